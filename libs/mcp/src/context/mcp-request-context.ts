@@ -1,0 +1,33 @@
+import type { McpProtocolVersion } from '../mcp.constants.js';
+import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
+import type { JsonRpcId } from '../protocol/json-rpc.js';
+import type { McpSessionRecord } from '../session/mcp-session.interface.js';
+
+/**
+ * Everything a handler may want to know about the MCP request it serves: the second argument
+ * of every tool, resource and prompt handler, and what `@McpCtx()` injects.
+ * @publicApi
+ */
+export interface McpRequestContext {
+  /** The JSON-RPC id of the request. */
+  readonly requestId: JsonRpcId;
+  /** The JSON-RPC method (`tools/call`, `resources/read`, `prompts/get`). */
+  readonly method: string;
+  /** The session, when the request belongs to one. */
+  readonly sessionId?: string;
+  readonly session?: Readonly<McpSessionRecord>;
+  /** The protocol version that governs this request. */
+  readonly protocolVersion: McpProtocolVersion;
+  readonly transport: McpTransportKind;
+  /** The raw transport request (the Express request over HTTP). */
+  readonly request: unknown;
+  /** Aborted when the request is cancelled or the server shuts down. */
+  readonly signal: AbortSignal;
+  /** `params._meta` of the request, as sent. */
+  readonly meta?: Record<string, unknown>;
+  /**
+   * Sends a notification related to this request, before its response (over HTTP the POST
+   * answer becomes an SSE stream).
+   */
+  sendNotification(method: string, params?: Record<string, unknown>): Promise<void>;
+}

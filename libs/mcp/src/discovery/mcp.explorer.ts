@@ -1,0 +1,92 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
+import { McpPromptRegistry } from '../registry/mcp-prompt.registry.js';
+import { McpResourceRegistry, buildResourceDescriptor } from '../registry/mcp-resource.registry.js';
+import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
+import { compileOutputSchema, compileSchema } from '../schema/index.js';
+import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import { INVALID_TOOL_NAME } from '../mcp.messages.js';
+import { isValidToolName } from '../registry/tool-name.js';
+import type { McpPromptOptions } from '../interfaces/mcp-prompt-options.interface.js';
+import type { McpResourceOptions } from '../interfaces/mcp-resource-options.interface.js';
+import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
+import { buildPromptDescriptor, buildToolDescriptor } from './mcp-descriptors.js';
+import { McpHandlerFactory } from './mcp-handler.factory.js';
+import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
+
+/**
+ * Finds `@McpTool`, `@McpResource` and `@McpPrompt` methods on every provider and controller
+ * once, at startup, and fills the registries. Definition errors fail `app.init()`.
+ */
+@Injectable()
+export class McpExplorer implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly accessor: McpMetadataAccessor,
+    private readonly handlerFactory: McpHandlerFactory,
+    private readonly tools: McpToolRegistry,
+    private readonly resources: McpResourceRegistry,
+    private readonly prompts: McpPromptRegistry,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
+    for (const wrapper of wrappers) {
+      const { instance } = wrapper;
+      if (!instance || typeof instance !== 'object' || wrapper.isAlias) continue;
+      const prototype = Object.getPrototypeOf(instance) as Record<string, unknown> | null;
+      if (!prototype) continue;
+      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        await this.explore(wrapper, prototype[methodName], methodName);
+      }
+    }
+  }
+
+  private async explore(wrapper: InstanceWrapper, method: unknown, methodName: string): Promise<void> {
+    const source = `${(wrapper.instance as object).constructor.name}.${methodName}`;
+    const tool = this.accessor.getTool(method);
+    if (tool) await this.addTool(wrapper, methodName, tool, source);
+    const resource = this.accessor.getResource(method);
+    if (resource) this.addResource(wrapper, methodName, resource, source);
+    const prompt = this.accessor.getPrompt(method);
+    if (prompt) this.addPrompt(wrapper, methodName, prompt, source);
+  }
+
+  private async addTool(wrapper: InstanceWrapper, methodName: string, options: McpToolOptions, source: string) {
+    if (!isValidToolName(options.name)) throw new McpDefinitionError(INVALID_TOOL_NAME(String(options.name), source));
+    const input = await compileSchema(options.input, `${source} (input)`);
+    const output = options.output ? await compileOutputSchema(options.output, `${source} (output)`) : undefined;
+    this.tools.register({
+      name: options.name,
+      descriptor: buildToolDescriptor(options, input, output),
+      input,
+      output,
+      handler: this.handlerFactory.create(wrapper, methodName),
+      source,
+    });
+  }
+
+  private addResource(wrapper: InstanceWrapper, methodName: string, options: McpResourceOptions, source: string) {
+    const { uri, ...metadata } = options;
+    this.resources.register({
+      uri,
+      descriptor: buildResourceDescriptor(uri, metadata),
+      mimeType: metadata.mimeType,
+      handler: this.handlerFactory.create(wrapper, methodName),
+      source,
+    });
+  }
+
+  private addPrompt(wrapper: InstanceWrapper, methodName: string, options: McpPromptOptions, source: string) {
+    this.prompts.register({
+      name: options.name,
+      descriptor: buildPromptDescriptor(options),
+      arguments: options.arguments ?? [],
+      description: options.description,
+      handler: this.handlerFactory.create(wrapper, methodName),
+      source,
+    });
+  }
+}

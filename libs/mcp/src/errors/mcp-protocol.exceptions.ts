@@ -1,0 +1,62 @@
+import { JsonRpcErrorCode } from '../protocol/json-rpc.js';
+import { McpException } from './mcp.exception.js';
+
+/** `-32700` Parse error: the bytes are not JSON. @publicApi */
+export class McpParseErrorException extends McpException {
+  constructor(detail = 'The message is not valid JSON') {
+    super(JsonRpcErrorCode.ParseError, 'Parse error', detail);
+  }
+}
+
+/** `-32600` Invalid Request: JSON, but not a valid JSON-RPC request for this state. @publicApi */
+export class McpInvalidRequestException extends McpException {
+  constructor(detail: string, message = 'Invalid Request') {
+    super(JsonRpcErrorCode.InvalidRequest, message, detail);
+  }
+}
+
+/** `-32601` Method not found. @publicApi */
+export class McpMethodNotFoundException extends McpException {
+  constructor(method: string) {
+    super(JsonRpcErrorCode.MethodNotFound, 'Method not found', `Method '${method}' is not supported`);
+  }
+}
+
+/**
+ * `-32602` Invalid params. Throw it from a resource, prompt or tool handler when its input is
+ * unusable, for example when the data behind a resource is missing; `detail` reaches the client.
+ * @publicApi
+ */
+export class McpInvalidParamsException extends McpException {
+  constructor(detail: string, data?: Record<string, unknown>) {
+    super(JsonRpcErrorCode.InvalidParams, 'Invalid params', detail, data);
+  }
+}
+
+/** `-32603` Internal error. The detail never carries the original error text. @publicApi */
+export class McpInternalErrorException extends McpException {
+  constructor(correlationId: string) {
+    super(
+      JsonRpcErrorCode.InternalError,
+      'Internal error',
+      `An internal error occurred (correlation id ${correlationId})`,
+      { correlationId },
+    );
+  }
+}
+
+/** `-32002` Resource not found, with `data.uri`. @publicApi */
+export class McpResourceNotFoundException extends McpException {
+  constructor(uri: string, code: number = JsonRpcErrorCode.ResourceNotFound) {
+    super(code, 'Resource not found', `Resource '${uri}' is not registered`, { uri });
+  }
+}
+
+/** `-32000` Session required: the method needs a session and the request has none. @publicApi */
+export class McpSessionRequiredException extends McpException {
+  constructor(
+    detail = 'This request needs a session: send initialize over Streamable HTTP (with session management on) or WebSocket first, then pass the MCP-Session-Id it returns',
+  ) {
+    super(JsonRpcErrorCode.SessionRequired, 'Session required', detail);
+  }
+}

@@ -1,0 +1,26 @@
+export * from './mcp.module.js';
+export { MCP_MODULE_OPTIONS, MCP_OPTIONS_TYPE, MCP_ASYNC_OPTIONS_TYPE } from './mcp.module-definition.js';
+export {
+  MCP_CONTEXT_TYPE,
+  MCP_SESSION_STORE,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  LATEST_PROTOCOL_VERSION,
+  type McpProtocolVersion,
+} from './mcp.constants.js';
+export * from './decorators/index.js';
+export type * from './interfaces/mcp-module-options.interface.js';
+export type * from './interfaces/mcp-tool-options.interface.js';
+export type * from './interfaces/mcp-resource-options.interface.js';
+export type * from './interfaces/mcp-prompt-options.interface.js';
+export type * from './interfaces/mcp-icon.interface.js';
+export type * from './interfaces/mcp-transport.interface.js';
+export type { McpRequestContext } from './context/mcp-request-context.js';
+export { McpExecutionContext, isMcpContext } from './context/mcp-execution-context.js';
+export * from './errors/index.js';
+export { McpToolRegistry, McpResourceRegistry, McpPromptRegistry } from './registry/index.js';
+export { McpSessionManager } from './session/mcp-session.manager.js';
+export { McpServerStats } from './session/mcp-server-stats.js';
+export type { McpSessionRecord, McpSessionStore } from './session/mcp-session.interface.js';
+export { InMemorySessionStore } from './session/in-memory-session.store.js';
+export * from './results/index.js';
+export type { McpSchemaInput, JsonSchemaObject } from './schema/schema.types.js';

@@ -1,0 +1,91 @@
+import type { McpProtocolVersion } from '../mcp.constants.js';
+import type { McpIcon } from './mcp-icon.interface.js';
+
+/** Identity of the server, sent in the `initialize` result. @publicApi */
+export interface McpServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  icons?: McpIcon[];
+  websiteUrl?: string;
+}
+
+/**
+ * Wire profile (DECISIONS D1).
+ * - `gateway` (default): subscribe/unsubscribe answer `{ subscribed|unsubscribed: true, uri }` and
+ *   subscribing to an unknown resource is `-32601`, as the gateway specification says.
+ * - `strict`: the MCP schema's shapes (`{}` and `-32002`), which the official SDK client needs.
+ * @publicApi
+ */
+export type McpWireProfile = 'gateway' | 'strict';
+
+/**
+ * Options of `McpModule.forRoot()` / `forRootAsync()`.
+ * @publicApi
+ */
+export interface McpModuleOptions {
+  /** Server identity reported by `initialize`. */
+  serverInfo: McpServerInfo;
+  /** Instructions for the model, sent in the `initialize` result. */
+  instructions?: string;
+  /**
+   * The version `initialize` reports when set (DECISIONS D3: it wins over the client's request
+   * only when the request is not a supported version). Usually read from `MCP_PROTOCOL_VERSION`.
+   * @default undefined (answer the client's version when supported, else 2025-11-25)
+   */
+  protocolVersion?: McpProtocolVersion;
+  /**
+   * Session management. Off means stateless: every POST stands alone, no GET stream, and
+   * subscriptions answer `-32000`.
+   * @default true
+   */
+  sessions?: boolean;
+  /** @default 1_800_000 (30 minutes) */
+  sessionIdleTimeoutMs?: number;
+  /** How often expired sessions are swept. @default 60_000 */
+  sessionCleanupIntervalMs?: number;
+  /** Page size of every list method. @default 100 */
+  pageSize?: number;
+  /**
+   * Origins allowed to call the HTTP endpoints (`'*'` for any). The literal `null` origin is
+   * always refused. Requests without an `Origin` header are allowed.
+   * @default localhost origins only
+   */
+  allowedOrigins?: string[];
+  /**
+   * Values allowed in the `Host` header (`name` or `name:port`; `'*'` for any): the DNS
+   * rebinding defence.
+   * @default localhost, 127.0.0.1 and [::1] on any port
+   */
+  allowedHosts?: string[];
+  /** Largest accepted request body, in bytes. @default 4 MiB */
+  maxBodyBytes?: number;
+  /**
+   * Validate the `MCP-Protocol-Version` header (400 when it names an unsupported version).
+   * @default true
+   */
+  validateProtocolVersionHeader?: boolean;
+  /** @default 'gateway' */
+  wireProfile?: McpWireProfile;
+  /** Interval of SSE keep-alive comments. @default 15_000 */
+  sseKeepAliveMs?: number;
+}
+
+/**
+ * Options that shape the module graph, so they must be known synchronously even with
+ * `forRootAsync` (they decide which controllers exist and on which path).
+ * @publicApi
+ */
+export interface McpModuleExtras {
+  /** Register the module globally. @default true */
+  isGlobal?: boolean;
+  /** Streamable HTTP endpoint; `false` disables it. @default { path: '/mcp' } */
+  http?: { path?: string } | false;
+}
+
+/** Options after defaults are applied. */
+export type ResolvedMcpOptions = Required<
+  Omit<McpModuleOptions, 'instructions' | 'protocolVersion' | 'allowedOrigins' | 'allowedHosts'>
+> &
+  Pick<McpModuleOptions, 'instructions' | 'protocolVersion' | 'allowedOrigins' | 'allowedHosts'>;

@@ -1,0 +1,26 @@
+import type { McpSchemaInput } from '../schema/schema.types.js';
+import type { McpIcon } from './mcp-icon.interface.js';
+
+/** Behaviour hints of a tool (clients treat them as untrusted). @publicApi */
+export interface McpToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** Options of `@McpTool()`. @publicApi */
+export interface McpToolOptions {
+  /** Unique tool name: 1 to 128 characters of `A-Z a-z 0-9 _ - .` (checked at startup). */
+  name: string;
+  title?: string;
+  description: string;
+  /** Input model: a class-validator DTO class, a zod 4 schema or a JSON Schema. Default: no arguments. */
+  input?: McpSchemaInput;
+  /** Output model. When set, the result is also sent as `structuredContent`. */
+  output?: McpSchemaInput;
+  annotations?: McpToolAnnotations;
+  icons?: McpIcon[];
+  _meta?: Record<string, unknown>;
+}

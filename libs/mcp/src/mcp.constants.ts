@@ -1,0 +1,31 @@
+/** Metadata key of `@McpTool()` on a method. */
+export const MCP_TOOL_METADATA = 'mcp:tool';
+/** Metadata key of `@McpResource()` on a method. */
+export const MCP_RESOURCE_METADATA = 'mcp:resource';
+/** Metadata key of `@McpPrompt()` on a method. */
+export const MCP_PROMPT_METADATA = 'mcp:prompt';
+
+/** The value of `ExecutionContext#getType()` inside MCP handlers. */
+export const MCP_CONTEXT_TYPE = 'mcp';
+
+/** Protocol versions this library speaks, newest first. */
+export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+export type McpProtocolVersion = (typeof SUPPORTED_PROTOCOL_VERSIONS)[number];
+export const LATEST_PROTOCOL_VERSION: McpProtocolVersion = '2025-11-25';
+/** Assumed when a client sends no `MCP-Protocol-Version` header and nothing was negotiated. */
+export const FALLBACK_HEADER_PROTOCOL_VERSION: McpProtocolVersion = '2025-03-26';
+
+/** DI token of the session store (`McpSessionStore`). */
+export const MCP_SESSION_STORE = Symbol('MCP_SESSION_STORE');
+
+export const DEFAULT_MCP_PATH = '/mcp';
+export const DEFAULT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+export const DEFAULT_SESSION_CLEANUP_INTERVAL_MS = 60 * 1000;
+export const DEFAULT_PAGE_SIZE = 100;
+export const DEFAULT_SSE_KEEP_ALIVE_MS = 15 * 1000;
+
+/** HTTP header names (lower case, as Node presents them). */
+export const SESSION_ID_HEADER = 'mcp-session-id';
+export const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
+export const LAST_EVENT_ID_HEADER = 'last-event-id';

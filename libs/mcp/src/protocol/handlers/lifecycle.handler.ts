@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { McpInvalidParamsException, McpInvalidRequestException } from '../../errors/mcp-protocol.exceptions.js';
+import { McpSessionManager } from '../../session/mcp-session.manager.js';
+import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import { negotiateProtocolVersion } from '../protocol-version.js';
+import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+
+type CapabilitySource = () => Record<string, unknown>;
+
+/** `initialize` and `ping`. */
+@Injectable()
+export class LifecycleHandler implements McpMethodGroup {
+  private capabilities: CapabilitySource = () => ({});
+  private readonly serverInfo: Record<string, unknown>;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly sessions: McpSessionManager,
+  ) {
+    this.serverInfo = Object.fromEntries(Object.entries(options.serverInfo).filter(([, v]) => v !== undefined));
+  }
+
+  /** The dispatcher tells us how to compute capabilities (they depend on what is registered). */
+  useCapabilities(source: CapabilitySource): void {
+    this.capabilities = source;
+  }
+
+  methods(): Record<string, McpMethodFn> {
+    return {
+      initialize: (params, _ctx, dispatch) => this.initialize(params, dispatch),
+      ping: async () => ({}),
+    };
+  }
+
+  private async initialize(params: Record<string, unknown>, dispatch: McpDispatchContext) {
+    if (dispatch.session) {
+      throw new McpInvalidRequestException('This session is already initialized; start a new session to initialize again');
+    }
+    if (typeof params.protocolVersion !== 'string') {
+      throw new McpInvalidParamsException("Missing required parameter 'protocolVersion'");
+    }
+    const protocolVersion = negotiateProtocolVersion(params.protocolVersion, this.options.protocolVersion);
+    if (dispatch.sessionsEnabled) {
+      dispatch.session = await this.sessions.create({
+        protocolVersion,
+        transport: dispatch.transport,
+        clientInfo: asObject(params.clientInfo),
+        clientCapabilities: asObject(params.capabilities),
+      });
+    }
+    const result: Record<string, unknown> = {
+      protocolVersion,
+      capabilities: this.capabilities(),
+      serverInfo: this.serverInfo,
+    };
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
+    return result;
+  }
+}
+
+const asObject = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

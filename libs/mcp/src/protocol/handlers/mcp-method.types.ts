@@ -1,0 +1,17 @@
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+
+/** One JSON-RPC method of the protocol core. `params` is always an object here. */
+export type McpMethodFn = (
+  params: Record<string, unknown>,
+  ctx: McpRequestContext,
+  dispatch: McpDispatchContext,
+) => Promise<Record<string, unknown>>;
+
+/** A group of methods (`tools/*`, `resources/*`, ...) contributed to the dispatcher. */
+export interface McpMethodGroup {
+  /** Method name → implementation. */
+  methods(): Record<string, McpMethodFn>;
+  /** The capability this group declares in `initialize`, when the feature is present. */
+  capability?(): [name: string, value: Record<string, unknown>] | undefined;
+}

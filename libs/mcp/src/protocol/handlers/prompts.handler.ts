@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
+import { McpPromptRegistry, type McpPromptEntry } from '../../registry/mcp-prompt.registry.js';
+import { cursorOf } from './tools.handler.js';
+import { optionalObject, requireString } from './params.js';
+import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+
+/** `prompts/list` and `prompts/get`. */
+@Injectable()
+export class PromptsHandler implements McpMethodGroup {
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly prompts: McpPromptRegistry,
+  ) {}
+
+  methods(): Record<string, McpMethodFn> {
+    return {
+      'prompts/list': async (params) => this.list(params),
+      'prompts/get': (params, ctx) => this.get(params, ctx),
+    };
+  }
+
+  capability(): [string, Record<string, unknown>] | undefined {
+    return this.prompts.size > 0 ? ['prompts', {}] : undefined;
+  }
+
+  get available(): boolean {
+    return this.prompts.size > 0;
+  }
+
+  private list(params: Record<string, unknown>) {
+    const page = this.prompts.page(params.cursor, this.options.pageSize);
+    return { prompts: page.items.map((prompt) => prompt.descriptor), ...cursorOf(page.nextCursor) };
+  }
+
+  private async get(params: Record<string, unknown>, ctx: McpRequestContext) {
+    const name = requireString(params, 'name');
+    const prompt = this.prompts.get(name);
+    if (!prompt) throw new McpInvalidParamsException(`Unknown prompt '${name}'`, { name });
+    const args = checkArguments(prompt, optionalObject(params, 'arguments'));
+    return toPromptResult(prompt, await prompt.handler(args, ctx));
+  }
+}
+
+/** Prompt arguments are strings; required ones must be present. Unknown ones are refused. */
+function checkArguments(prompt: McpPromptEntry, args: Record<string, unknown>): Record<string, string> {
+  const declared = new Map(prompt.arguments.map((argument) => [argument.name, argument]));
+  for (const [name, value] of Object.entries(args)) {
+    if (!declared.has(name)) throw new McpInvalidParamsException(`Unknown argument '${name}' for prompt '${prompt.name}'`);
+    if (typeof value !== 'string') {
+      throw new McpInvalidParamsException(`Argument '${name}' of prompt '${prompt.name}' must be a string`);
+    }
+  }
+  for (const argument of prompt.arguments) {
+    if (argument.required && !Object.hasOwn(args, argument.name)) {
+      throw new McpInvalidParamsException(`Missing required argument '${argument.name}' for prompt '${prompt.name}'`);
+    }
+  }
+  return args as Record<string, string>;
+}
+
+/** A handler returns `{ messages }`, an array of messages, or a string (one user message). */
+function toPromptResult(prompt: McpPromptEntry, value: unknown): Record<string, unknown> {
+  const description = prompt.description !== undefined ? { description: prompt.description } : {};
+  if (typeof value === 'string') {
+    return { ...description, messages: [{ role: 'user', content: { type: 'text', text: value } }] };
+  }
+  if (Array.isArray(value)) return { ...description, messages: value };
+  return { ...description, ...(value as Record<string, unknown>) };
+}

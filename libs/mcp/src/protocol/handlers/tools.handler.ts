@@ -1,0 +1,98 @@
+import { HttpException, Inject, Injectable } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpException } from '../../errors/mcp.exception.js';
+import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
+import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
+import { isToolResult, textContent, toolError, type McpToolResult } from '../../results/tool-result.helpers.js';
+import { httpExceptionDetail, McpErrorMapper } from '../mcp-error.mapper.js';
+import { isAtLeast } from '../protocol-version.js';
+import { optionalObject, requireString } from './params.js';
+import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+
+/** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
+const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
+
+/** `tools/list` and `tools/call`. */
+@Injectable()
+export class ToolsHandler implements McpMethodGroup {
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly tools: McpToolRegistry,
+    private readonly errors: McpErrorMapper,
+  ) {}
+
+  methods(): Record<string, McpMethodFn> {
+    return {
+      'tools/list': async (params) => this.list(params),
+      'tools/call': (params, ctx) => this.call(params, ctx),
+    };
+  }
+
+  capability(): [string, Record<string, unknown>] | undefined {
+    return this.tools.size > 0 ? ['tools', {}] : undefined;
+  }
+
+  private list(params: Record<string, unknown>) {
+    const page = this.tools.page(params.cursor, this.options.pageSize);
+    return { tools: page.items.map((tool) => tool.descriptor), ...cursorOf(page.nextCursor) };
+  }
+
+  private async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpToolResult> {
+    const name = requireString(params, 'name');
+    const tool = this.tools.get(name);
+    if (!tool) throw new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
+    const validation = await tool.input.validate(optionalObject(params, 'arguments'));
+    if (!validation.ok) return this.invalidArguments(tool, validation.errors.join('; '), ctx);
+    let value: unknown;
+    try {
+      value = await tool.handler(validation.value, ctx);
+    } catch (error) {
+      return this.failure(tool, error, ctx);
+    }
+    return this.shape(tool, value, ctx);
+  }
+
+  /** DECISIONS D2: an `isError` result from 2025-11-25 on (SEP-1303), `-32602` before it. */
+  private invalidArguments(tool: McpToolEntry, detail: string, ctx: McpRequestContext): McpToolResult {
+    const text = `Invalid arguments for tool '${tool.name}': ${detail}`;
+    if (isAtLeast(ctx.protocolVersion, '2025-11-25')) return toolError(text);
+    throw new McpInvalidParamsException(text);
+  }
+
+  private failure(tool: McpToolEntry, error: unknown, ctx: McpRequestContext): McpToolResult {
+    if (error instanceof McpException) throw error;
+    if (error instanceof HttpException) {
+      const status = error.getStatus();
+      if (status === 400 || status === 422) return this.invalidArguments(tool, httpExceptionDetail(error), ctx);
+      throw error;
+    }
+    if (!(error instanceof Error) || INTERNAL_ERROR_TYPES.some((type) => error.constructor === type)) {
+      return toolError(this.errors.internal(error, `tools/call ${tool.name}`).detail!);
+    }
+    return toolError(error.message);
+  }
+
+  private async shape(tool: McpToolEntry, value: unknown, ctx: McpRequestContext): Promise<McpToolResult> {
+    if (isToolResult(value)) return value;
+    if (tool.output) {
+      const checked = await tool.output.validate(value);
+      if (!checked.ok) {
+        const failure = this.errors.internal(
+          new Error(`Tool '${tool.name}' returned output that does not match its output schema: ${checked.errors.join('; ')}`),
+          ctx.method,
+        );
+        return toolError(failure.detail!);
+      }
+      const structured = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+      return { content: [textContent(JSON.stringify(structured))], structuredContent: structured };
+    }
+    if (value === undefined) return { content: [] };
+    return { content: [textContent(typeof value === 'string' ? value : JSON.stringify(value))] };
+  }
+}
+
+export const cursorOf = (nextCursor: string | undefined): { nextCursor?: string } =>
+  nextCursor === undefined ? {} : { nextCursor };

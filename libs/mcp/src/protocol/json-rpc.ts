@@ -1,0 +1,122 @@
+/** A JSON-RPC request id. MCP forbids `null`; numbers must be safe integers. */
+export type JsonRpcId = string | number;
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+export interface JsonRpcSuccessResponse {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  result: Record<string, unknown>;
+}
+
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: JsonRpcId | null;
+  error: JsonRpcErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcSuccessResponse | JsonRpcErrorResponse;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** JSON-RPC 2.0 and MCP error codes used by this library. */
+export const enum JsonRpcErrorCode {
+  ParseError = -32700,
+  InvalidRequest = -32600,
+  MethodNotFound = -32601,
+  InvalidParams = -32602,
+  InternalError = -32603,
+  /** Implementation-defined: session required, or a transport-level rejection (spec section 7). */
+  SessionRequired = -32000,
+  /** Implementation-defined: the session id is unknown or expired (as the official SDK answers). */
+  SessionNotFound = -32001,
+  /** Implementation-defined: a guard denied access. */
+  Forbidden = -32003,
+  /** Implementation-defined: rate limited. */
+  TooManyRequests = -32004,
+  /** Implementation-defined: a guard rejected the caller as unauthenticated. */
+  Unauthorized = -32005,
+  /** MCP: resource not found. */
+  ResourceNotFound = -32002,
+}
+
+/** The shape of one inbound message after framing checks. */
+export type ClassifiedMessage =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response'; message: JsonRpcResponse }
+  | { kind: 'invalid'; id: JsonRpcId | null; detail: string };
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const isValidId = (id: unknown): id is JsonRpcId =>
+  typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
+
+/**
+ * Checks one parsed JSON value against JSON-RPC 2.0 framing, with MCP's stricter id rule.
+ * Never throws; anything malformed comes back as `invalid` with a reason.
+ */
+export function classifyMessage(value: unknown): ClassifiedMessage {
+  if (!isPlainObject(value)) {
+    return { kind: 'invalid', id: null, detail: 'A JSON-RPC message must be an object' };
+  }
+  const hasId = Object.hasOwn(value, 'id');
+  const readableId = hasId && isValidId(value.id) ? value.id : null;
+  if (value.jsonrpc !== '2.0') {
+    return { kind: 'invalid', id: readableId, detail: 'The "jsonrpc" member must be exactly "2.0"' };
+  }
+  if (hasId && !isValidId(value.id)) {
+    return {
+      kind: 'invalid',
+      id: null,
+      detail: 'The "id" member must be a string or a safe integer (null is not allowed)',
+    };
+  }
+  if (Object.hasOwn(value, 'method')) {
+    if (typeof value.method !== 'string') {
+      return { kind: 'invalid', id: readableId, detail: 'The "method" member must be a string' };
+    }
+    if (Object.hasOwn(value, 'params') && value.params !== undefined && !isPlainObject(value.params)) {
+      return { kind: 'invalid', id: readableId, detail: 'The "params" member must be an object' };
+    }
+    return hasId
+      ? { kind: 'request', message: value as unknown as JsonRpcRequest }
+      : { kind: 'notification', message: value as unknown as JsonRpcNotification };
+  }
+  if (hasId && (Object.hasOwn(value, 'result') || isPlainObject(value.error))) {
+    return { kind: 'response', message: value as unknown as JsonRpcResponse };
+  }
+  return { kind: 'invalid', id: readableId, detail: 'A JSON-RPC message needs a "method", or a "result" or "error"' };
+}
+
+export const successResponse = (id: JsonRpcId, result: Record<string, unknown>): JsonRpcSuccessResponse => ({
+  jsonrpc: '2.0',
+  id,
+  result,
+});
+
+export const errorResponse = (id: JsonRpcId | null, error: JsonRpcErrorObject): JsonRpcErrorResponse => ({
+  jsonrpc: '2.0',
+  id,
+  error,
+});
+
+export const isErrorResponse = (message: JsonRpcResponse): message is JsonRpcErrorResponse =>
+  Object.hasOwn(message, 'error');

@@ -1,0 +1,170 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { FALLBACK_HEADER_PROTOCOL_VERSION, type McpProtocolVersion } from '../mcp.constants.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
+import { McpInvalidRequestException, McpMethodNotFoundException } from '../errors/mcp-protocol.exceptions.js';
+import { McpSessionManager } from '../session/mcp-session.manager.js';
+import { McpServerStats } from '../session/mcp-server-stats.js';
+import { LifecycleHandler } from './handlers/lifecycle.handler.js';
+import type { McpMethodFn, McpMethodGroup } from './handlers/mcp-method.types.js';
+import { PromptsHandler } from './handlers/prompts.handler.js';
+import { ResourcesHandler } from './handlers/resources.handler.js';
+import { ToolsHandler } from './handlers/tools.handler.js';
+import {
+  classifyMessage,
+  errorResponse,
+  JsonRpcErrorCode,
+  successResponse,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from './json-rpc.js';
+import type { McpDispatchContext } from './mcp-dispatch-context.js';
+import { McpErrorMapper } from './mcp-error.mapper.js';
+
+/** Methods that work before `initialize` on transports that have sessions. */
+const PRE_INITIALIZE_METHODS = new Set(['initialize', 'ping']);
+
+/**
+ * The transport-agnostic protocol core: one entry, `dispatch(message, ctx)`, for every transport.
+ * It checks framing, routes methods, gates features, and turns every failure into the right
+ * JSON-RPC error. It never touches HTTP, sockets or streams.
+ */
+@Injectable()
+export class McpDispatcher {
+  private readonly logger = new Logger('McpDispatcher');
+  private readonly methods = new Map<string, McpMethodFn>();
+  private readonly groups: McpMethodGroup[];
+
+  constructor(
+    private readonly sessions: McpSessionManager,
+    private readonly errors: McpErrorMapper,
+    private readonly stats: McpServerStats,
+    lifecycle: LifecycleHandler,
+    tools: ToolsHandler,
+    private readonly resources: ResourcesHandler,
+    private readonly prompts: PromptsHandler,
+  ) {
+    this.groups = [lifecycle, tools, resources, prompts];
+    for (const group of this.groups) {
+      for (const [name, fn] of Object.entries(group.methods())) this.methods.set(name, fn);
+    }
+    lifecycle.useCapabilities(() => this.capabilities());
+  }
+
+  /**
+   * Handles one parsed JSON value (a message, or a batch on 2025-03-26). Resolves to the
+   * response(s) to send, or `undefined` when nothing is to be answered (notifications, responses).
+   */
+  async dispatch(payload: unknown, ctx: McpDispatchContext): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    return Array.isArray(payload) ? this.dispatchBatch(payload, ctx) : this.dispatchOne(payload, ctx);
+  }
+
+  /** The version that governs a message: negotiated, else the header's, else 2025-03-26 (D3). */
+  versionOf(ctx: McpDispatchContext): McpProtocolVersion {
+    return ctx.session?.protocolVersion ?? ctx.headerProtocolVersion ?? FALLBACK_HEADER_PROTOCOL_VERSION;
+  }
+
+  /** Capabilities are declared only for the features that exist. */
+  capabilities(): Record<string, unknown> {
+    const capabilities: Record<string, unknown> = {};
+    for (const group of this.groups) {
+      const entry = group.capability?.();
+      if (entry) capabilities[entry[0]] = entry[1];
+    }
+    return capabilities;
+  }
+
+  private async dispatchBatch(batch: unknown[], ctx: McpDispatchContext) {
+    const version = this.versionOf(ctx);
+    if (version !== '2025-03-26') {
+      return invalidRequest(`JSON-RPC batches are not supported on protocol version ${version}`);
+    }
+    if (batch.length === 0) return invalidRequest('An empty batch is not a valid request');
+    if (batch.some((item) => (item as { method?: unknown } | null)?.method === 'initialize')) {
+      return invalidRequest('initialize must not be sent in a batch');
+    }
+    const responses = await Promise.all(batch.map((item) => this.dispatchOne(item, ctx)));
+    const answered = responses.filter((response): response is JsonRpcResponse => response !== undefined);
+    return answered.length > 0 ? answered : undefined;
+  }
+
+  private async dispatchOne(value: unknown, ctx: McpDispatchContext): Promise<JsonRpcResponse | undefined> {
+    const classified = classifyMessage(value);
+    switch (classified.kind) {
+      case 'invalid':
+        return errorResponse(classified.id, new McpInvalidRequestException(classified.detail).toJsonRpcError());
+      case 'notification':
+        await this.handleNotification(classified.message, ctx);
+        return undefined;
+      case 'response':
+        // Answers to server-initiated requests; none are outstanding in this version.
+        return undefined;
+      case 'request':
+        return this.handleRequest(classified.message, ctx);
+    }
+  }
+
+  private async handleRequest(request: JsonRpcRequest, ctx: McpDispatchContext): Promise<JsonRpcResponse> {
+    const method = this.methods.get(request.method);
+    this.stats.recordRequest();
+    try {
+      if (!method || !this.isAvailable(request.method)) throw new McpMethodNotFoundException(request.method);
+      if (ctx.sessionsEnabled && !ctx.session && !PRE_INITIALIZE_METHODS.has(request.method)) {
+        throw new McpInvalidRequestException('Send initialize before any other request', 'Server not initialized');
+      }
+      const params = request.params ?? {};
+      const result = await method(params, this.createRequestContext(request, params, ctx), ctx);
+      return successResponse(request.id, result);
+    } catch (error) {
+      return errorResponse(request.id, this.errors.toJsonRpcError(error, request.method));
+    }
+  }
+
+  private async handleNotification(notification: JsonRpcNotification, ctx: McpDispatchContext): Promise<void> {
+    if (notification.method === 'notifications/initialized' && ctx.session && !ctx.session.initialized) {
+      ctx.session.initialized = true;
+      await this.sessions.markInitialized(ctx.session.id);
+    }
+    // Other notifications (and any "notification" naming a request method) are ignored: a
+    // message without an id never runs a handler.
+  }
+
+  private isAvailable(method: string): boolean {
+    if (method.startsWith('resources/')) return this.resources.available;
+    if (method.startsWith('prompts/')) return this.prompts.available;
+    return true;
+  }
+
+  private createRequestContext(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    ctx: McpDispatchContext,
+  ): McpRequestContext {
+    const meta = params._meta;
+    return {
+      requestId: request.id,
+      method: request.method,
+      sessionId: ctx.session?.id,
+      session: ctx.session,
+      protocolVersion: this.versionOf(ctx),
+      transport: ctx.transport,
+      request: ctx.request,
+      signal: new AbortController().signal,
+      meta: typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : undefined,
+      sendNotification: async (method, notificationParams) => {
+        if (!ctx.sendRelated) {
+          this.logger.debug(`Dropped ${method}: the transport has no channel for related messages`);
+          return;
+        }
+        ctx.sendRelated(
+          notificationParams === undefined
+            ? { jsonrpc: '2.0', method }
+            : { jsonrpc: '2.0', method, params: notificationParams },
+        );
+      },
+    };
+  }
+}
+
+const invalidRequest = (detail: string): JsonRpcResponse =>
+  errorResponse(null, { code: JsonRpcErrorCode.InvalidRequest, message: 'Invalid Request', data: { detail } });

@@ -1,0 +1,16 @@
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type McpProtocolVersion } from '../mcp.constants.js';
+
+export const isSupportedProtocolVersion = (value: unknown): value is McpProtocolVersion =>
+  typeof value === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(value);
+
+/**
+ * The version `initialize` answers (DECISIONS D3): the configured one when set; otherwise the
+ * client's when supported; otherwise the latest.
+ */
+export function negotiateProtocolVersion(requested: unknown, configured?: McpProtocolVersion): McpProtocolVersion {
+  if (configured) return configured;
+  return isSupportedProtocolVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
+}
+
+/** Versions compare as their ISO dates. */
+export const isAtLeast = (version: McpProtocolVersion, minimum: McpProtocolVersion): boolean => version >= minimum;

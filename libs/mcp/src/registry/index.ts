@@ -1,0 +1,5 @@
+export * from './mcp-tool.registry.js';
+export * from './mcp-prompt.registry.js';
+export * from './mcp-resource.registry.js';
+export type { Page } from './keyed-collection.js';
+export type { McpHandlerFn } from './mcp-handler.types.js';

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import { DUPLICATE_PROMPT } from '../mcp.messages.js';
+import type { McpPromptArgument } from '../interfaces/mcp-prompt-options.interface.js';
+import { KeyedCollection, type Page } from './keyed-collection.js';
+import type { McpHandlerFn } from './mcp-handler.types.js';
+
+/** A prompt ready to serve. */
+export interface McpPromptEntry {
+  readonly name: string;
+  readonly descriptor: Readonly<Record<string, unknown>>;
+  readonly arguments: readonly McpPromptArgument[];
+  readonly description?: string;
+  readonly handler: McpHandlerFn;
+  readonly source: string;
+}
+
+/** The prompts of this server, by exact name. @publicApi */
+@Injectable()
+export class McpPromptRegistry {
+  private readonly prompts = new KeyedCollection<McpPromptEntry>();
+
+  register(entry: McpPromptEntry): void {
+    const existing = this.prompts.get(entry.name);
+    if (existing) throw new McpDefinitionError(DUPLICATE_PROMPT(entry.name, entry.source, existing.source));
+    this.prompts.set(entry.name, entry);
+  }
+
+  unregister(name: string): boolean {
+    return this.prompts.delete(name);
+  }
+
+  get(name: string): McpPromptEntry | undefined {
+    return this.prompts.get(name);
+  }
+
+  get size(): number {
+    return this.prompts.size;
+  }
+
+  page(cursor: unknown, pageSize: number): Page<McpPromptEntry> {
+    return this.prompts.page(cursor, pageSize);
+  }
+}

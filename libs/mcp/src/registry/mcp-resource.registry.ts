@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import { DUPLICATE_RESOURCE, INVALID_RESOURCE_URI } from '../mcp.messages.js';
+import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
+import { KeyedCollection, type Page } from './keyed-collection.js';
+import type { McpHandlerFn } from './mcp-handler.types.js';
+
+/** A resource ready to serve. */
+export interface McpResourceEntry {
+  readonly uri: string;
+  /** The `resources/list` item (`name` defaults to the URI, DECISIONS D4). */
+  readonly descriptor: Readonly<Record<string, unknown>>;
+  readonly mimeType?: string;
+  readonly handler: McpHandlerFn;
+  readonly source: string;
+}
+
+const URI_WITH_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/;
+
+/** RFC 3986 scheme, then anything without whitespace. */
+export const hasUriScheme = (uri: unknown): uri is string => typeof uri === 'string' && URI_WITH_SCHEME.test(uri);
+
+/** Builds the wire descriptor of a resource from its metadata. */
+export function buildResourceDescriptor(uri: string, metadata: McpResourceMetadata): Record<string, unknown> {
+  const descriptor: Record<string, unknown> = { uri, name: metadata.name ?? uri };
+  if (metadata.title !== undefined) descriptor.title = metadata.title;
+  if (metadata.description !== undefined) descriptor.description = metadata.description;
+  if (metadata.mimeType !== undefined) descriptor.mimeType = metadata.mimeType;
+  if (metadata.icons !== undefined) descriptor.icons = metadata.icons;
+  if (metadata._meta !== undefined) descriptor._meta = metadata._meta;
+  return descriptor;
+}
+
+/**
+ * The resources of this server, by exact (case-sensitive) URI. Declared and runtime resources
+ * live here alike; list and read see both.
+ * @publicApi
+ */
+@Injectable()
+export class McpResourceRegistry {
+  private readonly resources = new KeyedCollection<McpResourceEntry>();
+
+  /** Adds a resource; a URI without a scheme or a duplicate URI is a definition error. */
+  register(entry: McpResourceEntry): void {
+    if (!hasUriScheme(entry.uri)) throw new McpDefinitionError(INVALID_RESOURCE_URI(String(entry.uri), entry.source));
+    const existing = this.resources.get(entry.uri);
+    if (existing) throw new McpDefinitionError(DUPLICATE_RESOURCE(entry.uri, entry.source, existing.source));
+    this.resources.set(entry.uri, entry);
+  }
+
+  unregister(uri: string): boolean {
+    return this.resources.delete(uri);
+  }
+
+  get(uri: string): McpResourceEntry | undefined {
+    return this.resources.get(uri);
+  }
+
+  has(uri: string): boolean {
+    return this.resources.has(uri);
+  }
+
+  get size(): number {
+    return this.resources.size;
+  }
+
+  page(cursor: unknown, pageSize: number): Page<McpResourceEntry> {
+    return this.resources.page(cursor, pageSize);
+  }
+}

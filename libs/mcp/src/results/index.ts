@@ -1,0 +1,1 @@
+export * from './tool-result.helpers.js';

@@ -1,0 +1,105 @@
+import type { JsonSchemaObject } from './schema.types.js';
+import { CLASS_REF_PREFIX, dtoConverters } from './dto-converters.js';
+import { dtoClassSchema } from './dto-class-schema.js';
+import { mapSchema } from './json-schema-walk.js';
+
+/** Every class reachable from `root`, with its own schema and the classes it nests. */
+function collectClasses(root: Function) {
+  const classes: Function[] = [];
+  const ids = new Map<Function, number>();
+  const classRef = (cls: Function): string => {
+    if (!ids.has(cls)) {
+      ids.set(cls, classes.length);
+      classes.push(cls);
+    }
+    return `${CLASS_REF_PREFIX}${ids.get(cls)}`;
+  };
+  classRef(root);
+  const schemas = new Map<Function, JsonSchemaObject>();
+  const nests = new Map<Function, Set<Function>>();
+  const requiredProperties = new Map<Function, readonly string[]>();
+  // `classes` grows while we walk it: each schema registers the classes it nests.
+  for (let i = 0; i < classes.length; i++) {
+    const cls = classes[i];
+    const nested = new Set<Function>();
+    const converters = dtoConverters((target) => {
+      nested.add(target);
+      return classRef(target);
+    });
+    const { schema, required } = dtoClassSchema(cls, converters);
+    schemas.set(cls, schema);
+    requiredProperties.set(cls, required);
+    nests.set(cls, nested);
+  }
+  return { classes, schemas, nests, requiredProperties };
+}
+
+/** The classes that can reach themselves through their nested classes. */
+function recursiveClasses(classes: Function[], nests: Map<Function, Set<Function>>): Set<Function> {
+  const recursive = new Set<Function>();
+  for (const start of classes) {
+    const seen = new Set<Function>();
+    const pending = [...nests.get(start)!];
+    while (pending.length > 0) {
+      const cls = pending.pop()!;
+      if (cls === start) {
+        recursive.add(start);
+        break;
+      }
+      if (seen.has(cls)) continue;
+      seen.add(cls);
+      pending.push(...nests.get(cls)!);
+    }
+  }
+  return recursive;
+}
+
+function uniqueDefNames(classes: Iterable<Function>): Map<Function, string> {
+  const names = new Map<Function, string>();
+  const taken = new Set<string>();
+  for (const cls of classes) {
+    const base = cls.name || 'Dto';
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+    taken.add(name);
+    names.set(cls, name);
+  }
+  return names;
+}
+
+export interface DtoJsonSchema {
+  /** The self-contained JSON Schema of the DTO. */
+  readonly jsonSchema: JsonSchemaObject;
+  /** The required properties (instance names) of the DTO and of each class it nests. */
+  readonly requiredProperties: ReadonlyMap<Function, readonly string[]>;
+}
+
+/**
+ * The self-contained JSON Schema (2020-12, without `$schema`) of a class-validator DTO: nested
+ * DTOs are inlined, and only recursive ones go to `$defs` (the root itself is `#`).
+ */
+export function dtoToJsonSchema(root: Function): DtoJsonSchema {
+  const { classes, schemas, nests, requiredProperties } = collectClasses(root);
+  const recursive = recursiveClasses(classes, nests);
+  const defNames = uniqueDefNames(classes.filter((cls) => cls !== root && recursive.has(cls)));
+
+  const build = (cls: Function): JsonSchemaObject =>
+    mapSchema(schemas.get(cls)!, (node) => {
+      const { $ref, ...siblings } = node;
+      if (typeof $ref !== 'string' || !$ref.startsWith(CLASS_REF_PREFIX)) return node;
+      const target = classes[Number($ref.slice(CLASS_REF_PREFIX.length))];
+      const replacement =
+        target === root && recursive.has(root)
+          ? { $ref: '#' }
+          : defNames.has(target)
+            ? { $ref: `#/$defs/${defNames.get(target)}` }
+            : build(target);
+      return { ...replacement, ...siblings };
+    });
+
+  const jsonSchema = build(root);
+  if (defNames.size > 0) {
+    jsonSchema.$defs = Object.fromEntries([...defNames].map(([cls, name]) => [name, build(cls)]));
+  }
+  return { jsonSchema, requiredProperties };
+}

@@ -1,0 +1,146 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * The request body is (or is declared to be) larger than the limit.
+ * The request stream has been paused; answer 413 with `Connection: close`.
+ */
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+
+  constructor(
+    /** The limit that was exceeded, in bytes. */
+    readonly limit: number,
+    /** The `Content-Length` the client declared, when that is what exceeded the limit. */
+    readonly declaredLength?: number,
+  ) {
+    super(
+      declaredLength === undefined
+        ? `Request body exceeds the limit of ${limit} bytes`
+        : `Declared Content-Length ${declaredLength} exceeds the limit of ${limit} bytes`,
+    );
+  }
+}
+
+/** The client aborted or closed the connection before the whole body arrived. */
+export class BodyAbortedError extends Error {
+  override readonly name = 'BodyAbortedError';
+
+  constructor(options?: { cause?: unknown }) {
+    super('The client closed the connection before the request body was complete', options);
+  }
+}
+
+/** Result of {@link decodeJsonBody}. */
+export type DecodedJsonBody = { ok: true; value: unknown } | { ok: false; detail: string };
+
+const DECIMAL = /^\d+$/;
+const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
+
+/**
+ * Reads the whole request body into one buffer, never holding more than `limitBytes`.
+ *
+ * Rejects with {@link BodyTooLargeError} before reading anything when `Content-Length` declares more than
+ * the limit, or as soon as the streamed byte count passes it (chunked bodies). In both cases the request is
+ * paused and left unconsumed: answer 413 with `Connection: close`, and destroy the socket once the response
+ * has finished if the client may still be pushing data.
+ *
+ * Rejects with {@link BodyAbortedError} when the client aborts or the request is destroyed mid-body.
+ * All listeners added here are removed once the promise settles.
+ *
+ * Slow senders are not timed out here; the server's `requestTimeout` covers that.
+ */
+export function readRequestBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) {
+      reject(new RangeError(`limitBytes must be a non-negative safe integer, got ${String(limitBytes)}`));
+      return;
+    }
+    // 'end' will never fire again, so waiting would hang. Checked first: a fully read request is auto-destroyed too.
+    if (req.readableEnded) {
+      reject(new Error('The request body has already been consumed'));
+      return;
+    }
+    if (req.destroyed) {
+      reject(new BodyAbortedError());
+      return;
+    }
+
+    const declared = req.headers['content-length'];
+    if (typeof declared === 'string' && DECIMAL.test(declared.trim())) {
+      const declaredLength = Number(declared.trim());
+      if (declaredLength > limitBytes) {
+        req.pause();
+        reject(new BodyTooLargeError(limitBytes, declaredLength));
+        return;
+      }
+    }
+
+    const chunks: Buffer[] = [];
+    let received = 0;
+
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('aborted', onAborted);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const fail = (error: Error): void => {
+      cleanup();
+      chunks.length = 0;
+      reject(error);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      if (received + buf.length > limitBytes) {
+        req.pause();
+        req.unpipe();
+        fail(new BodyTooLargeError(limitBytes));
+        return;
+      }
+      received += buf.length;
+      chunks.push(buf);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks, received));
+    };
+    const onAborted = (): void => fail(new BodyAbortedError());
+    const onError = (error: Error): void => fail(new BodyAbortedError({ cause: error }));
+    // On Node 20 'close' follows 'end' for a complete body, so an unsettled 'close' means the body never finished.
+    const onClose = (): void => fail(new BodyAbortedError());
+
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('aborted', onAborted);
+    req.on('error', onError);
+    req.on('close', onClose);
+    // Someone may have paused the stream earlier; adding a 'data' listener alone would not restart it then.
+    req.resume();
+  });
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const MAX_DETAIL_CHARS = 200;
+
+/**
+ * Decodes a complete request body as strict UTF-8 JSON (one leading BOM is tolerated). Never throws.
+ * Decode the concatenated body, never chunk by chunk, or multi-byte characters split across chunks break.
+ */
+export function decodeJsonBody(buf: Buffer): DecodedJsonBody {
+  let text: string;
+  try {
+    text = UTF8.decode(buf);
+  } catch {
+    return { ok: false, detail: 'Request body is not valid UTF-8' };
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (JSON_WHITESPACE_ONLY.test(text)) return { ok: false, detail: 'Request body is empty' };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const clipped = reason.length > MAX_DETAIL_CHARS ? `${reason.slice(0, MAX_DETAIL_CHARS)}…` : reason;
+    return { ok: false, detail: `Request body is not valid JSON: ${clipped}` };
+  }
+}

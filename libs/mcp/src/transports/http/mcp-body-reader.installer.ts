@@ -1,0 +1,65 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MCP_HTTP_PATH } from './mcp-http.tokens.js';
+import { McpHttpHandler } from './mcp-http.handler.js';
+
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+type RouterLayer = { handle?: { name?: string } };
+
+const FRAMEWORK_PARSERS = new Set(['jsonParser', 'urlencodedParser']);
+
+/**
+ * Puts the MCP body reader in front of Express's body parsers for POSTs to the MCP path.
+ *
+ * Nest registers its JSON parser during `app.init()`, before any module hook runs, and that
+ * parser answers malformed or large bodies with its own non-JSON-RPC errors (and a 100 KB
+ * limit). So the reader is added as middleware and then moved ahead of those parsers in the
+ * Express router stack. Once it has consumed the body, the parsers see a finished request and
+ * step aside.
+ */
+@Injectable()
+export class McpBodyReaderInstaller implements OnModuleInit {
+  private readonly logger = new Logger('McpHttp');
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly handler: McpHttpHandler,
+    @Inject(MCP_HTTP_PATH) private readonly path: string,
+  ) {}
+
+  onModuleInit(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (!adapter || adapter.getType() !== 'express') return;
+    const app = adapter.getInstance() as { use(fn: Middleware): void; router?: { stack?: RouterLayer[] } };
+    const path = normalizePath(this.path);
+    const reader: Middleware = (req, res, next) => {
+      if (req.method === 'POST' && normalizePath(pathOf(req.url)) === path) {
+        this.handler.readBody(req, res, next);
+      } else {
+        next();
+      }
+    };
+    Object.defineProperty(reader, 'name', { value: 'mcpBodyReader' });
+    app.use(reader);
+    const stack = app.router?.stack;
+    if (!stack) {
+      this.logger.warn('Could not place the MCP body reader before the body parsers');
+      return;
+    }
+    const layer = stack.pop()!;
+    const firstParser = stack.findIndex((entry) => FRAMEWORK_PARSERS.has(entry.handle?.name ?? ''));
+    stack.splice(firstParser === -1 ? stack.length : firstParser, 0, layer);
+  }
+}
+
+const pathOf = (url: string | undefined): string => {
+  const raw = url ?? '/';
+  const query = raw.indexOf('?');
+  return query === -1 ? raw : raw.slice(0, query);
+};
+
+const normalizePath = (path: string): string => {
+  const withSlash = path.startsWith('/') ? path : `/${path}`;
+  return withSlash.length > 1 && withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;
+};

@@ -1,0 +1,318 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER, type McpProtocolVersion } from '../../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
+import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
+import {
+  isErrorResponse,
+  isValidId,
+  JsonRpcErrorCode,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+} from '../../protocol/json-rpc.js';
+import { isSupportedProtocolVersion } from '../../protocol/protocol-version.js';
+import { McpSessionManager } from '../../session/mcp-session.manager.js';
+import type { McpSessionRecord } from '../../session/mcp-session.interface.js';
+import { BodyTooLargeError, decodeJsonBody, readRequestBody } from './body-reader.js';
+import { createHostOriginValidator } from './host-origin.validator.js';
+import { rejectHttp } from './http-rejection.js';
+import { isJsonContentType, negotiateAccept } from './media-type.js';
+import { SseConnection } from './sse-connection.js';
+import { SseStream } from './sse.stream.js';
+
+/** Where the body reader leaves the raw bytes of an MCP POST. */
+export const MCP_RAW_BODY = Symbol('mcp:raw-body');
+
+type McpHttpRequest = IncomingMessage & { [MCP_RAW_BODY]?: Buffer };
+
+const ALLOW = { Allow: 'GET, POST, DELETE' };
+
+/** Errors that mean "this is not a valid JSON-RPC message" get HTTP 400 (DECISIONS D2). */
+const FRAMING_ERRORS = new Set<number>([JsonRpcErrorCode.ParseError, JsonRpcErrorCode.InvalidRequest]);
+
+/**
+ * The Streamable HTTP transport (MCP 2025-11-25, DECISIONS D2/D5): header checks, sessions,
+ * JSON or SSE answers. It frames bytes and leaves every protocol decision to the dispatcher.
+ */
+@Injectable()
+export class McpHttpHandler {
+  private readonly logger = new Logger('McpHttp');
+  private readonly checkHostOrigin: ReturnType<typeof createHostOriginValidator>;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly dispatcher: McpDispatcher,
+    private readonly sessions: McpSessionManager,
+  ) {
+    this.checkHostOrigin = createHostOriginValidator({
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
+    });
+  }
+
+  /**
+   * Runs before any framework body parser: refuses foreign origins and oversized bodies
+   * without reading them, and keeps the raw bytes for `post()`.
+   */
+  readBody(req: McpHttpRequest, res: ServerResponse, next: () => void): void {
+    if (!this.allowHostOrigin(req, res)) return;
+    readRequestBody(req, this.options.maxBodyBytes).then(
+      (body) => {
+        req[MCP_RAW_BODY] = body;
+        next();
+      },
+      (error: unknown) => this.rejectBody(res, error),
+    );
+  }
+
+  async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
+    try {
+      await this.handlePost(req, res);
+    } catch (error) {
+      this.fail(res, error);
+    }
+  }
+
+  async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.handleGet(req, res);
+    } catch (error) {
+      this.fail(res, error);
+    }
+  }
+
+  async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.handleDelete(req, res);
+    } catch (error) {
+      this.fail(res, error);
+    }
+  }
+
+  /** Any other HTTP method. */
+  methodNotAllowed(_req: IncomingMessage, res: ServerResponse): void {
+    rejectHttp(res, 405, JsonRpcErrorCode.SessionRequired, 'Method not allowed', 'Use POST, GET or DELETE', {
+      headers: ALLOW,
+    });
+  }
+
+  private async handlePost(req: McpHttpRequest, res: ServerResponse): Promise<void> {
+    if (!this.allowHostOrigin(req, res)) return;
+    const accept = negotiateAccept(req.headers.accept);
+    if (!accept.json && !accept.sse) {
+      return this.reject(res, 406, 'Not Acceptable', 'Accept must allow application/json or text/event-stream');
+    }
+    if (!isJsonContentType(req.headers['content-type'])) {
+      return this.reject(res, 415, 'Unsupported Media Type', 'Content-Type must be application/json');
+    }
+    const headerVersion = this.headerVersion(req, res);
+    if (headerVersion === false) return;
+
+    const body = req[MCP_RAW_BODY] ?? (await this.readBodyLate(req, res));
+    if (!body) return;
+    const decoded = decodeJsonBody(body);
+    if (!decoded.ok) {
+      return rejectHttp(res, 400, JsonRpcErrorCode.ParseError, 'Parse error', decoded.detail);
+    }
+    const payload = decoded.value;
+
+    const session = await this.sessionForPost(req, res, payload);
+    if (session === false) return;
+
+    let stream: SseStream | undefined;
+    const ctx: McpDispatchContext = {
+      transport: 'streamable-http',
+      request: req,
+      sessionsEnabled: this.options.sessions,
+      session,
+      headerProtocolVersion: headerVersion,
+      sendRelated: (message) => {
+        if (accept.sse) {
+          stream ??= this.openPostStream(res, ctx.session);
+          stream.send(message);
+        } else {
+          this.routeToSessionStream(ctx.session, message);
+        }
+      },
+    };
+    const answer = await this.dispatcher.dispatch(payload, ctx);
+
+    if (stream) {
+      if (answer) stream.send(answer);
+      stream.close();
+      return;
+    }
+    if (!answer) {
+      res.writeHead(202).end();
+      return;
+    }
+    if (!accept.json) {
+      const sse = this.openPostStream(res, ctx.session);
+      sse.send(answer);
+      sse.close();
+      return;
+    }
+    this.writeJson(res, statusFor(answer), answer, ctx.session);
+  }
+
+  private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.allowHostOrigin(req, res)) return;
+    if (req.method === 'HEAD' || !this.options.sessions) {
+      return rejectHttp(res, 405, JsonRpcErrorCode.SessionRequired, 'Method not allowed', this.options.sessions
+        ? 'HEAD is not supported on the MCP endpoint'
+        : 'This server is stateless: there is no GET stream', { headers: this.options.sessions ? ALLOW : { Allow: 'POST' } });
+    }
+    if (!negotiateAccept(req.headers.accept).sse) {
+      return this.reject(res, 406, 'Not Acceptable', 'GET needs Accept: text/event-stream');
+    }
+    if (this.headerVersion(req, res) === false) return;
+    const session = await this.requireSession(req, res, null);
+    if (!session) return;
+
+    const stream = new SseStream(res, {
+      keepAliveMs: this.options.sseKeepAliveMs,
+      maxBufferedBytes: this.options.maxBodyBytes,
+    });
+    stream.open({ 'MCP-Session-Id': session.id });
+    const connection = new SseConnection(stream);
+    this.sessions.attachConnection(session.id, connection);
+    stream.onClose(() => this.sessions.detachConnection(session.id, connection));
+  }
+
+  private async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.allowHostOrigin(req, res)) return;
+    if (!this.options.sessions) {
+      return rejectHttp(res, 405, JsonRpcErrorCode.SessionRequired, 'Method not allowed', 'This server is stateless: there are no sessions to end', { headers: { Allow: 'POST' } });
+    }
+    if (this.headerVersion(req, res) === false) return;
+    const session = await this.requireSession(req, res, null);
+    if (!session) return;
+    await this.sessions.end(session.id, 'deleted');
+    res.writeHead(204).end();
+  }
+
+  /** Which session a POST belongs to; `false` when the answer was already sent. */
+  private async sessionForPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    payload: unknown,
+  ): Promise<McpSessionRecord | undefined | false> {
+    if (!this.options.sessions) return undefined;
+    if (isInitializeRequest(payload)) {
+      // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
+      // is minted; a live one makes the dispatcher refuse a second initialize.
+      return this.sessions.resolve(req.headers[SESSION_ID_HEADER]);
+    }
+    return (await this.requireSession(req, res, readableId(payload))) ?? false;
+  }
+
+  private async requireSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    id: JsonRpcId | null,
+  ): Promise<McpSessionRecord | undefined> {
+    const header = req.headers[SESSION_ID_HEADER];
+    if (header === undefined) {
+      this.reject(res, 400, 'Session required', 'Send the MCP-Session-Id header returned by initialize (or initialize first)', id);
+      return undefined;
+    }
+    const session = await this.sessions.resolve(header);
+    if (!session) {
+      rejectHttp(res, 404, JsonRpcErrorCode.SessionNotFound, 'Session not found', 'The session is unknown or has expired: initialize a new one', { id });
+    }
+    return session;
+  }
+
+  /** The header's version; `undefined` when absent; `false` when refused (400 sent). */
+  private headerVersion(req: IncomingMessage, res: ServerResponse): McpProtocolVersion | undefined | false {
+    const value = req.headers[PROTOCOL_VERSION_HEADER];
+    if (value === undefined) return undefined;
+    if (isSupportedProtocolVersion(value)) return value;
+    if (!this.options.validateProtocolVersionHeader) return undefined;
+    this.reject(res, 400, 'Unsupported protocol version', `MCP-Protocol-Version '${String(value).slice(0, 64)}' is not supported (supported: 2025-11-25, 2025-06-18, 2025-03-26)`);
+    return false;
+  }
+
+  private allowHostOrigin(req: IncomingMessage, res: ServerResponse): boolean {
+    const verdict = this.checkHostOrigin(req.headers);
+    if (verdict.ok) return true;
+    this.reject(res, 403, 'Forbidden', verdict.reason);
+    return false;
+  }
+
+  /** The body when no pre-parser ran (a non-Express adapter, or the reader was not installed). */
+  private async readBodyLate(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
+    const parsed = (req as IncomingMessage & { body?: unknown }).body;
+    if (req.readableEnded && parsed !== undefined) return Buffer.from(JSON.stringify(parsed));
+    try {
+      return await readRequestBody(req, this.options.maxBodyBytes);
+    } catch (error) {
+      this.rejectBody(res, error);
+      return undefined;
+    }
+  }
+
+  private rejectBody(res: ServerResponse, error: unknown): void {
+    if (error instanceof BodyTooLargeError) {
+      rejectHttp(res, 413, JsonRpcErrorCode.InvalidRequest, 'Request body too large', `The body exceeds ${this.options.maxBodyBytes} bytes`, { headers: { Connection: 'close' } });
+      res.once('finish', () => res.socket?.destroy());
+      return;
+    }
+    res.destroy();
+  }
+
+  private openPostStream(res: ServerResponse, session: McpSessionRecord | undefined): SseStream {
+    const stream = new SseStream(res, {
+      keepAliveMs: this.options.sseKeepAliveMs,
+      maxBufferedBytes: this.options.maxBodyBytes,
+    });
+    stream.open(session ? { 'MCP-Session-Id': session.id } : undefined);
+    return stream;
+  }
+
+  /** A JSON-only client cannot take related messages on its POST: use its GET stream. */
+  private routeToSessionStream(session: McpSessionRecord | undefined, message: JsonRpcMessage): void {
+    const connection = session && this.sessions.getConnection(session.id);
+    if (!connection?.send(message)) {
+      this.logger.debug(`Dropped a related message: the client accepts JSON only and has no open GET stream`);
+    }
+  }
+
+  private writeJson(
+    res: ServerResponse,
+    status: number,
+    answer: JsonRpcResponse | JsonRpcResponse[],
+    session: McpSessionRecord | undefined,
+  ): void {
+    const body = JSON.stringify(answer);
+    const headers: Record<string, string | number> = {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+    };
+    if (session) headers['MCP-Session-Id'] = session.id;
+    res.writeHead(status, headers).end(body);
+  }
+
+  private reject(res: ServerResponse, status: number, message: string, detail: string, id: JsonRpcId | null = null) {
+    rejectHttp(res, status, JsonRpcErrorCode.SessionRequired, message, detail, { id });
+  }
+
+  private fail(res: ServerResponse, error: unknown): void {
+    this.logger.error(`MCP HTTP request failed: ${(error as Error)?.stack ?? String(error)}`);
+    rejectHttp(res, 500, JsonRpcErrorCode.InternalError, 'Internal error', 'The server failed to handle the request');
+  }
+}
+
+const isInitializeRequest = (payload: unknown): boolean =>
+  typeof payload === 'object' && payload !== null && (payload as { method?: unknown }).method === 'initialize';
+
+const readableId = (payload: unknown): JsonRpcId | null => {
+  const id = (payload as { id?: unknown } | null)?.id;
+  return isValidId(id) ? id : null;
+};
+
+const statusFor = (answer: JsonRpcResponse | JsonRpcResponse[]): number =>
+  !Array.isArray(answer) && isErrorResponse(answer) && FRAMING_ERRORS.has(answer.error.code) ? 400 : 200;

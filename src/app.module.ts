@@ -1,0 +1,40 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { McpModule } from '@app/mcp';
+import { DemoPrompts } from './demo/demo.prompts.js';
+import { DemoResources } from './demo/demo.resources.js';
+import { DemoTools } from './demo/demo.tools.js';
+import { GATEWAY_CONFIG, type GatewayConfig } from './gateway.config.js';
+import { GATEWAY_NAME, GATEWAY_VERSION } from './gateway.info.js';
+
+/** The reference gateway: the library plus a demo of every feature. */
+@Module({})
+export class AppModule {
+  static forConfig(config: GatewayConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        McpModule.forRoot({
+          serverInfo: {
+            name: GATEWAY_NAME,
+            version: GATEWAY_VERSION,
+            title: 'MCP Resource Gateway',
+            description: 'The reference gateway of the NestJS MCP library',
+          },
+          instructions: 'Tools: echo, add. Resources: system://info, system://metrics, config://gateway and the README.',
+          protocolVersion: config.protocolVersion,
+          sessions: !config.stateless,
+          wireProfile: config.wireProfile,
+          allowedHosts: allowedHostsFor(config),
+        }),
+      ],
+      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, DemoTools, DemoResources, DemoPrompts],
+    };
+  }
+}
+
+/** Localhost names by default; a non-loopback bind address must also be allowed as Host. */
+function allowedHostsFor(config: GatewayConfig): string[] | undefined {
+  const host = config.url.hostname;
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(host);
+  return loopback ? undefined : ['localhost', '127.0.0.1', '[::1]', host];
+}

@@ -1,0 +1,82 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { McpInvalidParamsException, McpResource, McpServerStats, McpSessionManager } from '@app/mcp';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config.js';
+import { GATEWAY_NAME, GATEWAY_VERSION } from '../gateway.info.js';
+
+/** The project's README, served as a `file://` resource. */
+const README_PATH = fileURLToPath(new URL('../../../README.md', import.meta.url));
+export const README_URI = pathToFileURL(README_PATH).href;
+
+/** The demo's resources: system information, live metrics, the configuration and a file. */
+@Injectable()
+export class DemoResources {
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly stats: McpServerStats,
+    private readonly sessions: McpSessionManager,
+  ) {}
+
+  @McpResource({
+    uri: 'system://info',
+    name: 'System information',
+    description: 'Name, version, reported protocol version and uptime of the gateway.',
+    mimeType: 'application/json',
+  })
+  info() {
+    return {
+      name: GATEWAY_NAME,
+      version: GATEWAY_VERSION,
+      protocolVersion: this.config.protocolVersion ?? '2025-11-25',
+      uptimeSeconds: Math.floor((Date.now() - this.stats.startedAt) / 1000),
+    };
+  }
+
+  @McpResource({
+    uri: 'system://metrics',
+    name: 'Live metrics',
+    description: 'Memory use, open sessions and requests served, read at the moment of the request.',
+    mimeType: 'application/json',
+  })
+  async metrics() {
+    const memory = process.memoryUsage();
+    return {
+      rss: memory.rss,
+      heapUsed: memory.heapUsed,
+      openSessions: await this.sessions.count(),
+      requestsServed: this.stats.requestsServed,
+    };
+  }
+
+  @McpResource({
+    uri: 'config://gateway',
+    name: 'Gateway configuration',
+    description: 'The effective configuration of the gateway (it holds no secrets).',
+    mimeType: 'application/json',
+  })
+  configuration() {
+    return {
+      url: this.config.url.origin,
+      endpoint: '/mcp',
+      sessions: !this.config.stateless,
+      protocolVersion: this.config.protocolVersion ?? null,
+      wireProfile: this.config.wireProfile,
+    };
+  }
+
+  @McpResource({
+    uri: README_URI,
+    name: 'README.md',
+    title: 'Gateway README',
+    description: 'How to install, run and use the gateway and the library.',
+    mimeType: 'text/markdown',
+  })
+  async readme(): Promise<string> {
+    try {
+      return await readFile(README_PATH, 'utf8');
+    } catch {
+      throw new McpInvalidParamsException('The README file is missing on this installation');
+    }
+  }
+}
