@@ -3,6 +3,10 @@ import { McpModule } from '@app/mcp';
 import { DemoPrompts } from './demo/demo.prompts.js';
 import { DemoResources } from './demo/demo.resources.js';
 import { DemoTools } from './demo/demo.tools.js';
+import { NotesPrompts } from './notes/notes.prompts.js';
+import { NotesResources } from './notes/notes.resources.js';
+import { NotesStore } from './notes/notes.store.js';
+import { NotesTools } from './notes/notes.tools.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './gateway.info.js';
 
@@ -20,14 +24,24 @@ export class AppModule {
             title: 'MCP Resource Gateway',
             description: 'The reference gateway of the NestJS MCP library',
           },
-          instructions: 'Tools: echo, add. Resources: system://info, system://metrics, config://gateway and the README.',
+          instructions:
+            'Tools: echo, add, notes.create, notes.update, notes.delete. Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
           protocolVersion: config.protocolVersion,
           sessions: !config.stateless,
           wireProfile: config.wireProfile,
           allowedHosts: allowedHostsFor(config),
         }),
       ],
-      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, DemoTools, DemoResources, DemoPrompts],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
+        DemoTools,
+        DemoResources,
+        DemoPrompts,
+        NotesStore,
+        NotesTools,
+        NotesResources,
+        NotesPrompts,
+      ],
     };
   }
 }

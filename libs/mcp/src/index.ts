@@ -24,3 +24,9 @@ export type { McpSessionRecord, McpSessionStore } from './session/mcp-session.in
 export { InMemorySessionStore } from './session/in-memory-session.store.js';
 export * from './results/index.js';
 export type { McpSchemaInput, JsonSchemaObject } from './schema/schema.types.js';
+export { ResourceNotificationService } from './notifications/resource-notification.service.js';
+export { MCP_NOTIFICATION_BUS, type McpNotificationBus } from './notifications/mcp-notification.bus.js';
+export { McpResourceService, type McpResourceReader } from './resources/mcp-resource.service.js';
+export { MCP_SUBSCRIPTION_STORE, type McpSubscriptionStore } from './subscriptions/mcp-subscription.store.js';
+export { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
+export type { McpConnection } from './session/mcp-session.interface.js';

@@ -5,6 +5,9 @@ import {
   DEFAULT_SESSION_CLEANUP_INTERVAL_MS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   DEFAULT_SSE_KEEP_ALIVE_MS,
+  DEFAULT_REPLAY_BUFFER_SIZE,
+  DEFAULT_STREAM_BUFFER_BYTES,
+  DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp.constants.js';
 import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
@@ -49,5 +52,9 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     validateProtocolVersionHeader: options.validateProtocolVersionHeader ?? true,
     wireProfile: options.wireProfile ?? 'gateway',
     sseKeepAliveMs: positive(options.sseKeepAliveMs, DEFAULT_SSE_KEEP_ALIVE_MS, 'sseKeepAliveMs'),
+    replayBufferSize: Math.floor(positive(options.replayBufferSize, DEFAULT_REPLAY_BUFFER_SIZE, 'replayBufferSize')),
+    maxStreamBufferBytes: positive(options.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES, 'maxStreamBufferBytes'),
+    listChangedDebounceMs:
+      options.listChangedDebounceMs === 0 ? 0 : positive(options.listChangedDebounceMs, DEFAULT_LIST_CHANGED_DEBOUNCE_MS, 'listChangedDebounceMs'),
   };
 }

@@ -19,6 +19,15 @@ import { InMemorySessionStore } from './session/in-memory-session.store.js';
 import { McpSessionManager } from './session/mcp-session.manager.js';
 import { McpServerStats } from './session/mcp-server-stats.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
+import { SubscriptionsHandler } from './protocol/handlers/subscriptions.handler.js';
+import { MCP_SUBSCRIPTION_STORE } from './subscriptions/mcp-subscription.store.js';
+import { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
+import { SubscriptionCleanup } from './subscriptions/subscription-cleanup.js';
+import { MCP_NOTIFICATION_BUS } from './notifications/mcp-notification.bus.js';
+import { LocalNotificationBus } from './notifications/local-notification.bus.js';
+import { ListChangedCoalescer } from './notifications/list-changed.coalescer.js';
+import { ResourceNotificationService } from './notifications/resource-notification.service.js';
+import { McpResourceService } from './resources/mcp-resource.service.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and
@@ -36,7 +45,13 @@ import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
     { provide: MCP_SESSION_STORE, useClass: InMemorySessionStore },
+    { provide: MCP_SUBSCRIPTION_STORE, useClass: InMemorySubscriptionStore },
+    { provide: MCP_NOTIFICATION_BUS, useClass: LocalNotificationBus },
     McpSessionManager,
+    SubscriptionCleanup,
+    ListChangedCoalescer,
+    ResourceNotificationService,
+    McpResourceService,
     McpServerStats,
     McpToolRegistry,
     McpResourceRegistry,
@@ -49,12 +64,17 @@ import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
     ToolsHandler,
     ResourcesHandler,
     PromptsHandler,
+    SubscriptionsHandler,
     McpDispatcher,
     McpHttpHandler,
   ],
   exports: [
     MCP_RESOLVED_OPTIONS,
     MCP_SESSION_STORE,
+    MCP_SUBSCRIPTION_STORE,
+    MCP_NOTIFICATION_BUS,
+    ResourceNotificationService,
+    McpResourceService,
     McpSessionManager,
     McpServerStats,
     McpToolRegistry,

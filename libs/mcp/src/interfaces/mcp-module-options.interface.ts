@@ -70,6 +70,20 @@ export interface McpModuleOptions {
   wireProfile?: McpWireProfile;
   /** Interval of SSE keep-alive comments. @default 15_000 */
   sseKeepAliveMs?: number;
+  /**
+   * Messages kept per session for replay on `Last-Event-ID`; older ones are dropped (a client
+   * resuming from a dropped id gets a resync).
+   * @default 256
+   */
+  replayBufferSize?: number;
+  /**
+   * Largest write backlog of one SSE stream, in bytes. A stream whose client stops reading is
+   * closed past it (with a `retry:` hint) and resumes from the replay buffer.
+   * @default 1 MiB
+   */
+  maxStreamBufferBytes?: number;
+  /** Window in which list-changed notifications are coalesced into one. @default 50 */
+  listChangedDebounceMs?: number;
 }
 
 /**

@@ -8,6 +8,7 @@ import { LifecycleHandler } from './handlers/lifecycle.handler.js';
 import type { McpMethodFn, McpMethodGroup } from './handlers/mcp-method.types.js';
 import { PromptsHandler } from './handlers/prompts.handler.js';
 import { ResourcesHandler } from './handlers/resources.handler.js';
+import { SubscriptionsHandler } from './handlers/subscriptions.handler.js';
 import { ToolsHandler } from './handlers/tools.handler.js';
 import {
   classifyMessage,
@@ -43,8 +44,9 @@ export class McpDispatcher {
     tools: ToolsHandler,
     private readonly resources: ResourcesHandler,
     private readonly prompts: PromptsHandler,
+    subscriptions: SubscriptionsHandler,
   ) {
-    this.groups = [lifecycle, tools, resources, prompts];
+    this.groups = [lifecycle, tools, resources, subscriptions, prompts];
     for (const group of this.groups) {
       for (const [name, fn] of Object.entries(group.methods())) this.methods.set(name, fn);
     }

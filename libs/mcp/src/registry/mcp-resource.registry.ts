@@ -13,6 +13,8 @@ export interface McpResourceEntry {
   readonly mimeType?: string;
   readonly handler: McpHandlerFn;
   readonly source: string;
+  /** Registered through `McpResourceService` (replaceable and removable at runtime). */
+  readonly runtime?: boolean;
 }
 
 const URI_WITH_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/;
@@ -39,9 +41,16 @@ export function buildResourceDescriptor(uri: string, metadata: McpResourceMetada
 @Injectable()
 export class McpResourceRegistry {
   private readonly resources = new KeyedCollection<McpResourceEntry>();
+  private dynamic = false;
+
+  /** True once resources exist or have been registered at runtime (the feature is in use). */
+  get inUse(): boolean {
+    return this.dynamic || this.resources.size > 0;
+  }
 
   /** Adds a resource; a URI without a scheme or a duplicate URI is a definition error. */
   register(entry: McpResourceEntry): void {
+    if (entry.runtime) this.dynamic = true;
     if (!hasUriScheme(entry.uri)) throw new McpDefinitionError(INVALID_RESOURCE_URI(String(entry.uri), entry.source));
     const existing = this.resources.get(entry.uri);
     if (existing) throw new McpDefinitionError(DUPLICATE_RESOURCE(entry.uri, entry.source, existing.source));

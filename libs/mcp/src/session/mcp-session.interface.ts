@@ -36,7 +36,10 @@ export interface McpSessionStore {
 
 /** A live outbound channel of a session on this instance (an SSE stream, a socket). */
 export interface McpConnection {
-  /** Sends one JSON-RPC message; resolves false when the channel could not take it. */
-  send(message: object): boolean;
+  /**
+   * Sends one JSON-RPC message; false when the channel could not take it. `eventId` is the
+   * message's id in the session's replay buffer (SSE writes it as the `id:` line).
+   */
+  send(message: object, eventId?: string): boolean;
   close(): void;
 }

@@ -107,6 +107,11 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     if (this.connections.get(id) === connection) this.connections.delete(id);
   }
 
+  /** Sessions that hold a live standalone stream on this instance. */
+  connectedSessionIds(): IterableIterator<string> {
+    return this.connections.keys();
+  }
+
   /** The live standalone stream of a session on this instance, if any. */
   getConnection(id: string): McpConnection | undefined {
     return this.connections.get(id);

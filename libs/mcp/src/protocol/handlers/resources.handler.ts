@@ -24,12 +24,12 @@ export class ResourcesHandler implements McpMethodGroup {
   }
 
   capability(): [string, Record<string, unknown>] | undefined {
-    return this.resources.size > 0 ? ['resources', {}] : undefined;
+    return this.available ? ['resources', { subscribe: this.options.sessions, listChanged: true }] : undefined;
   }
 
   /** Resources may be registered at runtime, so availability is checked per request. */
   get available(): boolean {
-    return this.resources.size > 0;
+    return this.resources.inUse;
   }
 
   private list(params: Record<string, unknown>) {

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER, type McpProtocolVersion } from '../../mcp.constants.js';
+import {
+  LAST_EVENT_ID_HEADER,
+  PROTOCOL_VERSION_HEADER,
+  SESSION_ID_HEADER,
+  type McpProtocolVersion,
+} from '../../mcp.constants.js';
+import { MCP_NOTIFICATION_BUS, type McpNotificationBus } from '../../notifications/mcp-notification.bus.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
@@ -46,6 +52,7 @@ export class McpHttpHandler {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
     private readonly sessions: McpSessionManager,
+    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
   ) {
     this.checkHostOrigin = createHostOriginValidator({
       allowedHosts: options.allowedHosts,
@@ -174,12 +181,13 @@ export class McpHttpHandler {
 
     const stream = new SseStream(res, {
       keepAliveMs: this.options.sseKeepAliveMs,
-      maxBufferedBytes: this.options.maxBodyBytes,
+      maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
     stream.open({ 'MCP-Session-Id': session.id });
     const connection = new SseConnection(stream);
-    this.sessions.attachConnection(session.id, connection);
     stream.onClose(() => this.sessions.detachConnection(session.id, connection));
+    const lastEventId = req.headers[LAST_EVENT_ID_HEADER];
+    await this.bus.attach(session.id, connection, typeof lastEventId === 'string' ? lastEventId : undefined);
   }
 
   private async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -267,7 +275,7 @@ export class McpHttpHandler {
   private openPostStream(res: ServerResponse, session: McpSessionRecord | undefined): SseStream {
     const stream = new SseStream(res, {
       keepAliveMs: this.options.sseKeepAliveMs,
-      maxBufferedBytes: this.options.maxBodyBytes,
+      maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
     stream.open(session ? { 'MCP-Session-Id': session.id } : undefined);
     return stream;

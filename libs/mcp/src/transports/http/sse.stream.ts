@@ -7,7 +7,9 @@ export interface SseStreamOptions {
   keepAliveMs?: number;
   /**
    * Largest amount of unsent data (`res.writableLength`) tolerated after a write before the client counts as
-   * a slow consumer and the stream is closed. Default {@link DEFAULT_SSE_MAX_BUFFERED_BYTES}.
+   * a slow consumer and the stream is closed. This includes a burst written within one tick (Node corks the
+   * socket until the next tick), so keep it above the largest burst sent at once.
+   * Default {@link DEFAULT_SSE_MAX_BUFFERED_BYTES}.
    */
   maxBufferedBytes?: number;
   /**

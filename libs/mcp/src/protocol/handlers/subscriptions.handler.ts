@@ -1,0 +1,63 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpException } from '../../errors/mcp.exception.js';
+import { McpResourceNotFoundException, McpSessionRequiredException } from '../../errors/mcp-protocol.exceptions.js';
+import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
+import { MCP_SUBSCRIPTION_STORE, type McpSubscriptionStore } from '../../subscriptions/mcp-subscription.store.js';
+import { JsonRpcErrorCode } from '../json-rpc.js';
+import { requireString } from './params.js';
+import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+
+/**
+ * `resources/subscribe` and `resources/unsubscribe`: exact URIs, per session (spec 4.4, 4.5).
+ * The wire profile picks the result shapes and the not-found code (DECISIONS D1, D2).
+ */
+@Injectable()
+export class SubscriptionsHandler implements McpMethodGroup {
+  private readonly strict: boolean;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
+    private readonly resources: McpResourceRegistry,
+    @Inject(MCP_SUBSCRIPTION_STORE) private readonly subscriptions: McpSubscriptionStore,
+  ) {
+    this.strict = options.wireProfile === 'strict';
+  }
+
+  methods(): Record<string, McpMethodFn> {
+    return {
+      'resources/subscribe': (params, ctx) => this.subscribe(params, ctx),
+      'resources/unsubscribe': (params, ctx) => this.unsubscribe(params, ctx),
+    };
+  }
+
+  private async subscribe(params: Record<string, unknown>, ctx: McpRequestContext) {
+    const uri = requireString(params, 'uri');
+    const sessionId = requireSession(ctx);
+    // Patterns (`*`, `**`, regular expressions) are not supported: they are plain URIs that
+    // do not exist, so they fail here like any other unknown URI.
+    if (!this.resources.has(uri)) throw this.notFound(uri);
+    await this.subscriptions.subscribe(sessionId, uri);
+    return this.strict ? {} : { subscribed: true, uri };
+  }
+
+  private async unsubscribe(params: Record<string, unknown>, ctx: McpRequestContext) {
+    const uri = requireString(params, 'uri');
+    const sessionId = requireSession(ctx);
+    await this.subscriptions.unsubscribe(sessionId, uri);
+    return this.strict ? {} : { unsubscribed: true, uri };
+  }
+
+  private notFound(uri: string): McpException {
+    return this.strict
+      ? new McpResourceNotFoundException(uri)
+      : new McpResourceNotFoundException(uri, JsonRpcErrorCode.MethodNotFound);
+  }
+}
+
+function requireSession(ctx: McpRequestContext): string {
+  if (!ctx.sessionId) throw new McpSessionRequiredException();
+  return ctx.sessionId;
+}

@@ -1,0 +1,44 @@
+import { IsNotEmpty, IsString } from 'class-validator';
+
+export class CreateNoteInput {
+  @IsString()
+  @IsNotEmpty()
+  title!: string;
+
+  @IsString()
+  body!: string;
+}
+
+export class CreateNoteOutput {
+  @IsString()
+  id!: string;
+
+  @IsString()
+  uri!: string;
+}
+
+export class UpdateNoteInput {
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+
+  @IsString()
+  body!: string;
+}
+
+export class UpdateNoteOutput {
+  @IsString()
+  id!: string;
+
+  @IsString()
+  uri!: string;
+
+  @IsString()
+  updatedAt!: string;
+}
+
+export class DeleteNoteInput {
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+}
