@@ -29,6 +29,8 @@ export class AppModule {
           protocolVersion: config.protocolVersion,
           sessions: !config.stateless,
           wireProfile: config.wireProfile,
+          sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
+          sessionCleanupIntervalMs: config.sessionCleanupIntervalMs,
           allowedHosts: allowedHostsFor(config),
         }),
       ],

@@ -10,6 +10,10 @@ export interface GatewayConfig {
   stateless: boolean;
   /** `MCP_WIRE_PROFILE`: `gateway` (default) or `strict`. */
   wireProfile: McpWireProfile;
+  /** `MCP_SESSION_IDLE_TIMEOUT_MS` (default 30 minutes). */
+  sessionIdleTimeoutMs?: number;
+  /** `MCP_SESSION_CLEANUP_INTERVAL_MS` (default 60 seconds). */
+  sessionCleanupIntervalMs?: number;
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -29,9 +33,16 @@ function urlsFromArgv(argv: readonly string[]): string | undefined {
  * Builds the configuration; a bad value stops startup with a message saying which and why.
  * `URLS` may list several addresses separated by `;` (as ASP.NET does); the first one is used.
  */
-export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env, argv: readonly string[] = process.argv): GatewayConfig {
+export function loadGatewayConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  argv: readonly string[] = process.argv,
+): GatewayConfig {
   const urls = urlsFromArgv(argv) ?? env.URLS ?? DEFAULT_URLS;
-  const first = urls.split(';').map((entry) => entry.trim()).find(Boolean) ?? DEFAULT_URLS;
+  const first =
+    urls
+      .split(';')
+      .map((entry) => entry.trim())
+      .find(Boolean) ?? DEFAULT_URLS;
   let url: URL;
   try {
     url = new URL(first);
@@ -55,7 +66,18 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env, argv: re
     protocolVersion: version as McpProtocolVersion | undefined,
     stateless: env.MCP_STATELESS === '1' || env.MCP_STATELESS === 'true',
     wireProfile: wire,
+    sessionIdleTimeoutMs: milliseconds(env, 'MCP_SESSION_IDLE_TIMEOUT_MS'),
+    sessionCleanupIntervalMs: milliseconds(env, 'MCP_SESSION_CLEANUP_INTERVAL_MS'),
   };
+}
+
+function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new Error(`${name} is '${raw}': use a positive number of milliseconds`);
+  return value;
 }
 
 /** The port of a URL, with the scheme's default when it names none. */

@@ -7,13 +7,7 @@ import {
   ResourceNotificationService,
   toolError,
 } from '@app/mcp';
-import {
-  CreateNoteInput,
-  CreateNoteOutput,
-  DeleteNoteInput,
-  UpdateNoteInput,
-  UpdateNoteOutput,
-} from './notes.dto.js';
+import { CreateNoteInput, CreateNoteOutput, DeleteNoteInput, UpdateNoteInput, UpdateNoteOutput } from './notes.dto.js';
 import { NOTES_URI } from './notes.resources.js';
 import { noteUri, NotesStore, type Note } from './notes.store.js';
 

@@ -33,15 +33,23 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     options.protocolVersion !== undefined &&
     !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(options.protocolVersion)
   ) {
-    throw new McpDefinitionError(INVALID_PROTOCOL_VERSION_SETTING(options.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS));
+    throw new McpDefinitionError(
+      INVALID_PROTOCOL_VERSION_SETTING(options.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS),
+    );
   }
   if (options.wireProfile !== undefined && options.wireProfile !== 'gateway' && options.wireProfile !== 'strict') {
-    throw new McpDefinitionError(`McpModule option 'wireProfile' must be 'gateway' or 'strict', got '${options.wireProfile}'`);
+    throw new McpDefinitionError(
+      `McpModule option 'wireProfile' must be 'gateway' or 'strict', got '${options.wireProfile}'`,
+    );
   }
   return {
     ...options,
     sessions: options.sessions ?? true,
-    sessionIdleTimeoutMs: positive(options.sessionIdleTimeoutMs, DEFAULT_SESSION_IDLE_TIMEOUT_MS, 'sessionIdleTimeoutMs'),
+    sessionIdleTimeoutMs: positive(
+      options.sessionIdleTimeoutMs,
+      DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+      'sessionIdleTimeoutMs',
+    ),
     sessionCleanupIntervalMs: positive(
       options.sessionCleanupIntervalMs,
       DEFAULT_SESSION_CLEANUP_INTERVAL_MS,
@@ -55,6 +63,8 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     replayBufferSize: Math.floor(positive(options.replayBufferSize, DEFAULT_REPLAY_BUFFER_SIZE, 'replayBufferSize')),
     maxStreamBufferBytes: positive(options.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES, 'maxStreamBufferBytes'),
     listChangedDebounceMs:
-      options.listChangedDebounceMs === 0 ? 0 : positive(options.listChangedDebounceMs, DEFAULT_LIST_CHANGED_DEBOUNCE_MS, 'listChangedDebounceMs'),
+      options.listChangedDebounceMs === 0
+        ? 0
+        : positive(options.listChangedDebounceMs, DEFAULT_LIST_CHANGED_DEBOUNCE_MS, 'listChangedDebounceMs'),
   };
 }

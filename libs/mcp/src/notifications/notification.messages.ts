@@ -12,7 +12,10 @@ export const resourceListChanged = (): JsonRpcNotification => ({
   method: 'notifications/resources/list_changed',
 });
 
-export const toolListChanged = (): JsonRpcNotification => ({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+export const toolListChanged = (): JsonRpcNotification => ({
+  jsonrpc: '2.0',
+  method: 'notifications/tools/list_changed',
+});
 
 export const promptListChanged = (): JsonRpcNotification => ({
   jsonrpc: '2.0',

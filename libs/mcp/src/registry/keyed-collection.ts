@@ -10,7 +10,8 @@ export interface Page<T> {
 const CURSOR_PREFIX = 'k1:';
 
 /** Cursors are opaque to clients: base64url of a versioned last key. */
-export const encodeCursor = (lastKey: string): string => Buffer.from(CURSOR_PREFIX + lastKey, 'utf8').toString('base64url');
+export const encodeCursor = (lastKey: string): string =>
+  Buffer.from(CURSOR_PREFIX + lastKey, 'utf8').toString('base64url');
 
 export function decodeCursor(cursor: unknown): string {
   if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]+$/.test(cursor)) {

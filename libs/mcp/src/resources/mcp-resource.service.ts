@@ -42,7 +42,9 @@ export class McpResourceService {
     }
     const existing = this.registry.get(uri);
     if (existing && !existing.runtime) {
-      throw new McpDefinitionError(`Resource '${uri}' is declared by ${existing.source} and cannot be replaced at runtime`);
+      throw new McpDefinitionError(
+        `Resource '${uri}' is declared by ${existing.source} and cannot be replaced at runtime`,
+      );
     }
     if (existing) this.registry.unregister(uri);
     this.registry.register({

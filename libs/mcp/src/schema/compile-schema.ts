@@ -7,7 +7,11 @@ import { compileJsonSchema } from './json-schema.js';
 import { isDtoClass, isPlainObject, isZodSchema } from './schema-guards.js';
 import { compileZodSchema } from './zod-schema.js';
 
-async function compile(input: McpSchemaInput | undefined, where: string, io: 'input' | 'output'): Promise<CompiledSchema> {
+async function compile(
+  input: McpSchemaInput | undefined,
+  where: string,
+  io: 'input' | 'output',
+): Promise<CompiledSchema> {
   if (input === undefined) return compileEmptySchema();
   if (isZodSchema(input)) return compileZodSchema(input, where, io);
   if (isDtoClass(input)) return compileDtoSchema(input, where);

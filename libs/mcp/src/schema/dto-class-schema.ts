@@ -44,7 +44,8 @@ function defaultValues(cls: Function): Map<string, unknown> {
   }
   const defaults = new Map<string, unknown>();
   for (const [property, value] of Object.entries(instance)) {
-    if (value !== undefined) defaults.set(wireName(cls, property), isJsonValue(value) ? structuredClone(value) : undefined);
+    if (value !== undefined)
+      defaults.set(wireName(cls, property), isJsonValue(value) ? structuredClone(value) : undefined);
   }
   return defaults;
 }
@@ -77,7 +78,9 @@ export function dtoClassSchema(cls: Function, converters: ISchemaConverters): Dt
     if (defaults.get(name) !== undefined) property = { ...property, default: defaults.get(name) };
     properties[name] = property;
   }
-  const required = ((generated.required ?? []) as string[]).filter((name) => !optional.has(name) && !defaults.has(name));
+  const required = ((generated.required ?? []) as string[]).filter(
+    (name) => !optional.has(name) && !defaults.has(name),
+  );
   const schema: JsonSchemaObject = { type: 'object', ...generated, properties, additionalProperties: false };
   if (required.length > 0) schema.required = required;
   else delete schema.required;

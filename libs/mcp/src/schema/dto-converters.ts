@@ -9,10 +9,28 @@ import type { JsonSchemaObject } from './schema.types.js';
 export const CLASS_REF_PREFIX = 'mcp-dto-class:';
 
 /** Types that `design:type` reports for non-class values; they are never nested DTOs. */
-const BUILT_INS = new Set<unknown>([String, Number, Boolean, Array, Object, Date, Map, Set, Function, Symbol, BigInt, Promise]);
+const BUILT_INS = new Set<unknown>([
+  String,
+  Number,
+  Boolean,
+  Array,
+  Object,
+  Date,
+  Map,
+  Set,
+  Function,
+  Symbol,
+  BigInt,
+  Promise,
+]);
 
 function anyDate(): JsonSchemaObject {
-  return { anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] };
+  return {
+    anyOf: [
+      { type: 'string', format: 'date' },
+      { type: 'string', format: 'date-time' },
+    ],
+  };
 }
 
 type ClassRefs = (cls: Function) => string;

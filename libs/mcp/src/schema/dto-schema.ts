@@ -44,7 +44,9 @@ export function compileDtoSchema(dto: Type<unknown>, where: string): CompiledSch
     generated = dtoToJsonSchema(dto);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new McpDefinitionError(INVALID_SCHEMA(where, `cannot generate a JSON Schema from the class ${dto.name}: ${reason}`));
+    throw new McpDefinitionError(
+      INVALID_SCHEMA(where, `cannot generate a JSON Schema from the class ${dto.name}: ${reason}`),
+    );
   }
   const { jsonSchema, requiredProperties } = generated;
   return { jsonSchema, validate: (value) => validateDto(dto, requiredProperties, value) };

@@ -30,7 +30,8 @@ function formatAjvError(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') message += `: '${String(params.additionalProperty)}'`;
   if (error.keyword === 'unevaluatedProperties') message += `: '${String(params.unevaluatedProperty)}'`;
-  if (error.keyword === 'enum') message += `: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  if (error.keyword === 'enum')
+    message += `: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   return error.instancePath ? `${error.instancePath} ${message}` : message;
 }
 

@@ -12,9 +12,7 @@ export type JsonSchemaObject = Record<string, unknown>;
  */
 export type McpSchemaInput = Type<unknown> | JsonSchemaObject | { readonly _zod: unknown };
 
-export type SchemaValidationResult =
-  | { ok: true; value: unknown }
-  | { ok: false; errors: string[] };
+export type SchemaValidationResult = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
 /** A schema ready to serve: its wire form and its validator, built once at startup. */
 export interface CompiledSchema {

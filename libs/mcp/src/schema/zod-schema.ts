@@ -34,12 +34,16 @@ export async function compileZodSchema(
   try {
     z = await loadZod();
   } catch {
-    throw new McpDefinitionError(INVALID_SCHEMA(where, "a zod schema needs the 'zod' package (version 4), which cannot be loaded"));
+    throw new McpDefinitionError(
+      INVALID_SCHEMA(where, "a zod schema needs the 'zod' package (version 4), which cannot be loaded"),
+    );
   }
   const zodSchema = schema as core.$ZodType;
   let generated: JsonSchemaObject;
   try {
-    generated = JSON.parse(JSON.stringify(z.toJSONSchema(zodSchema, { target: 'draft-2020-12', io }))) as JsonSchemaObject;
+    generated = JSON.parse(
+      JSON.stringify(z.toJSONSchema(zodSchema, { target: 'draft-2020-12', io })),
+    ) as JsonSchemaObject;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new McpDefinitionError(INVALID_SCHEMA(where, `the zod schema has no JSON Schema equivalent: ${reason}`));
@@ -54,7 +58,9 @@ export async function compileZodSchema(
     jsonSchema,
     validate: async (value): Promise<SchemaValidationResult> => {
       const result = await z.safeParseAsync(zodSchema, value);
-      return result.success ? { ok: true, value: result.data } : { ok: false, errors: result.error.issues.map(formatIssue) };
+      return result.success
+        ? { ok: true, value: result.data }
+        : { ok: false, errors: result.error.issues.map(formatIssue) };
     },
   };
 }

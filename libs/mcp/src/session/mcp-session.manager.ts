@@ -49,7 +49,13 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
 
   async create(init: NewSession): Promise<McpSessionRecord> {
     const now = Date.now();
-    const record: McpSessionRecord = { ...init, id: generateSessionId(), initialized: false, createdAt: now, lastActivityAt: now };
+    const record: McpSessionRecord = {
+      ...init,
+      id: generateSessionId(),
+      initialized: false,
+      createdAt: now,
+      lastActivityAt: now,
+    };
     await this.store.create(record);
     return record;
   }

@@ -36,7 +36,9 @@ export class LifecycleHandler implements McpMethodGroup {
 
   private async initialize(params: Record<string, unknown>, dispatch: McpDispatchContext) {
     if (dispatch.session) {
-      throw new McpInvalidRequestException('This session is already initialized; start a new session to initialize again');
+      throw new McpInvalidRequestException(
+        'This session is already initialized; start a new session to initialize again',
+      );
     }
     if (typeof params.protocolVersion !== 'string') {
       throw new McpInvalidParamsException("Missing required parameter 'protocolVersion'");

@@ -5,9 +5,7 @@ export function requireString(params: Record<string, unknown>, name: string): st
   const value = params[name];
   if (typeof value !== 'string') {
     throw new McpInvalidParamsException(
-      value === undefined
-        ? `Missing required parameter '${name}'`
-        : `Parameter '${name}' must be a string`,
+      value === undefined ? `Missing required parameter '${name}'` : `Parameter '${name}' must be a string`,
     );
   }
   return value;

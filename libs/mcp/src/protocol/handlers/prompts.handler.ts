@@ -49,7 +49,8 @@ export class PromptsHandler implements McpMethodGroup {
 function checkArguments(prompt: McpPromptEntry, args: Record<string, unknown>): Record<string, string> {
   const declared = new Map(prompt.arguments.map((argument) => [argument.name, argument]));
   for (const [name, value] of Object.entries(args)) {
-    if (!declared.has(name)) throw new McpInvalidParamsException(`Unknown argument '${name}' for prompt '${prompt.name}'`);
+    if (!declared.has(name))
+      throw new McpInvalidParamsException(`Unknown argument '${name}' for prompt '${prompt.name}'`);
     if (typeof value !== 'string') {
       throw new McpInvalidParamsException(`Argument '${name}' of prompt '${prompt.name}' must be a string`);
     }

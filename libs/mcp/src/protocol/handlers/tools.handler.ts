@@ -17,7 +17,6 @@ const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError
 /** `tools/list` and `tools/call`. */
 @Injectable()
 export class ToolsHandler implements McpMethodGroup {
-
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly tools: McpToolRegistry,
@@ -81,7 +80,9 @@ export class ToolsHandler implements McpMethodGroup {
       const checked = await tool.output.validate(value);
       if (!checked.ok) {
         const failure = this.errors.internal(
-          new Error(`Tool '${tool.name}' returned output that does not match its output schema: ${checked.errors.join('; ')}`),
+          new Error(
+            `Tool '${tool.name}' returned output that does not match its output schema: ${checked.errors.join('; ')}`,
+          ),
           ctx.method,
         );
         return toolError(failure.detail!);

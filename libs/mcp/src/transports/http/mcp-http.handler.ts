@@ -168,9 +168,16 @@ export class McpHttpHandler {
   private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.allowHostOrigin(req, res)) return;
     if (req.method === 'HEAD' || !this.options.sessions) {
-      return rejectHttp(res, 405, JsonRpcErrorCode.SessionRequired, 'Method not allowed', this.options.sessions
-        ? 'HEAD is not supported on the MCP endpoint'
-        : 'This server is stateless: there is no GET stream', { headers: this.options.sessions ? ALLOW : { Allow: 'POST' } });
+      return rejectHttp(
+        res,
+        405,
+        JsonRpcErrorCode.SessionRequired,
+        'Method not allowed',
+        this.options.sessions
+          ? 'HEAD is not supported on the MCP endpoint'
+          : 'This server is stateless: there is no GET stream',
+        { headers: this.options.sessions ? ALLOW : { Allow: 'POST' } },
+      );
     }
     if (!negotiateAccept(req.headers.accept).sse) {
       return this.reject(res, 406, 'Not Acceptable', 'GET needs Accept: text/event-stream');
@@ -193,7 +200,14 @@ export class McpHttpHandler {
   private async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.allowHostOrigin(req, res)) return;
     if (!this.options.sessions) {
-      return rejectHttp(res, 405, JsonRpcErrorCode.SessionRequired, 'Method not allowed', 'This server is stateless: there are no sessions to end', { headers: { Allow: 'POST' } });
+      return rejectHttp(
+        res,
+        405,
+        JsonRpcErrorCode.SessionRequired,
+        'Method not allowed',
+        'This server is stateless: there are no sessions to end',
+        { headers: { Allow: 'POST' } },
+      );
     }
     if (this.headerVersion(req, res) === false) return;
     const session = await this.requireSession(req, res, null);
@@ -224,12 +238,25 @@ export class McpHttpHandler {
   ): Promise<McpSessionRecord | undefined> {
     const header = req.headers[SESSION_ID_HEADER];
     if (header === undefined) {
-      this.reject(res, 400, 'Session required', 'Send the MCP-Session-Id header returned by initialize (or initialize first)', id);
+      this.reject(
+        res,
+        400,
+        'Session required',
+        'Send the MCP-Session-Id header returned by initialize (or initialize first)',
+        id,
+      );
       return undefined;
     }
     const session = await this.sessions.resolve(header);
     if (!session) {
-      rejectHttp(res, 404, JsonRpcErrorCode.SessionNotFound, 'Session not found', 'The session is unknown or has expired: initialize a new one', { id });
+      rejectHttp(
+        res,
+        404,
+        JsonRpcErrorCode.SessionNotFound,
+        'Session not found',
+        'The session is unknown or has expired: initialize a new one',
+        { id },
+      );
     }
     return session;
   }
@@ -240,7 +267,12 @@ export class McpHttpHandler {
     if (value === undefined) return undefined;
     if (isSupportedProtocolVersion(value)) return value;
     if (!this.options.validateProtocolVersionHeader) return undefined;
-    this.reject(res, 400, 'Unsupported protocol version', `MCP-Protocol-Version '${String(value).slice(0, 64)}' is not supported (supported: 2025-11-25, 2025-06-18, 2025-03-26)`);
+    this.reject(
+      res,
+      400,
+      'Unsupported protocol version',
+      `MCP-Protocol-Version '${String(value).slice(0, 64)}' is not supported (supported: 2025-11-25, 2025-06-18, 2025-03-26)`,
+    );
     return false;
   }
 
@@ -265,7 +297,14 @@ export class McpHttpHandler {
 
   private rejectBody(res: ServerResponse, error: unknown): void {
     if (error instanceof BodyTooLargeError) {
-      rejectHttp(res, 413, JsonRpcErrorCode.InvalidRequest, 'Request body too large', `The body exceeds ${this.options.maxBodyBytes} bytes`, { headers: { Connection: 'close' } });
+      rejectHttp(
+        res,
+        413,
+        JsonRpcErrorCode.InvalidRequest,
+        'Request body too large',
+        `The body exceeds ${this.options.maxBodyBytes} bytes`,
+        { headers: { Connection: 'close' } },
+      );
       res.once('finish', () => res.socket?.destroy());
       return;
     }
