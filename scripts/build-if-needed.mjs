@@ -17,5 +17,6 @@ const newestIn = (dir) => {
 const sourceTime = Math.max(newestIn('src'), newestIn('libs'), statSync('tsconfig.json').mtimeMs);
 if (!existsSync(entry) || statSync(entry).mtimeMs < sourceTime) {
   console.error('Building the gateway (nest build)...');
-  execSync('npx nest build', { stdio: ['ignore', 'inherit', 'inherit'] });
+  // The build's output goes to stderr: in stdio mode stdout carries JSON-RPC only.
+  execSync('npx nest build', { stdio: ['ignore', process.stderr, 'inherit'] });
 }

@@ -32,6 +32,11 @@ export class AppModule {
           sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
           sessionCleanupIntervalMs: config.sessionCleanupIntervalMs,
           allowedHosts: allowedHostsFor(config),
+          // Every transport at once over HTTP; stdio mode opens no listener (DECISIONS D6).
+          http: config.stdio ? false : { path: '/mcp' },
+          ws: config.stdio ? false : { path: '/ws' },
+          sse: config.stdio ? false : { path: '/sse', messagesPath: '/messages' },
+          stdio: config.stdio,
         }),
       ],
       providers: [

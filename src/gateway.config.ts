@@ -10,6 +10,8 @@ export interface GatewayConfig {
   stateless: boolean;
   /** `MCP_WIRE_PROFILE`: `gateway` (default) or `strict`. */
   wireProfile: McpWireProfile;
+  /** `--stdio`: serve stdin/stdout only, with no HTTP listener. */
+  stdio: boolean;
   /** `MCP_SESSION_IDLE_TIMEOUT_MS` (default 30 minutes). */
   sessionIdleTimeoutMs?: number;
   /** `MCP_SESSION_CLEANUP_INTERVAL_MS` (default 60 seconds). */
@@ -66,6 +68,7 @@ export function loadGatewayConfig(
     protocolVersion: version as McpProtocolVersion | undefined,
     stateless: env.MCP_STATELESS === '1' || env.MCP_STATELESS === 'true',
     wireProfile: wire,
+    stdio: argv.includes('--stdio'),
     sessionIdleTimeoutMs: milliseconds(env, 'MCP_SESSION_IDLE_TIMEOUT_MS'),
     sessionCleanupIntervalMs: milliseconds(env, 'MCP_SESSION_CLEANUP_INTERVAL_MS'),
   };

@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { McpInvalidParamsException, McpResource, McpServerStats, McpSessionManager } from '@app/mcp';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../gateway.info.js';
+import { projectRoot } from '../project-root.js';
 
 /** The project's README, served as a `file://` resource. */
-const README_PATH = fileURLToPath(new URL('../../../README.md', import.meta.url));
+const README_PATH = join(projectRoot(), 'README.md');
 export const README_URI = pathToFileURL(README_PATH).href;
 
 /** The demo's resources: system information, live metrics, the configuration and a file. */

@@ -30,3 +30,6 @@ export { McpResourceService, type McpResourceReader } from './resources/mcp-reso
 export { MCP_SUBSCRIPTION_STORE, type McpSubscriptionStore } from './subscriptions/mcp-subscription.store.js';
 export { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
 export type { McpConnection } from './session/mcp-session.interface.js';
+export { runMcpStdio } from './transports/stdio/run-mcp-stdio.js';
+export { StderrLogger } from './transports/stdio/stderr.logger.js';
+export { MCP_WS_SUBPROTOCOL } from './transports/ws/mcp-ws.gateway.js';

@@ -10,61 +10,70 @@ import {
   DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp.constants.js';
-import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
 import { INVALID_PROTOCOL_VERSION_SETTING } from './mcp.messages.js';
 
 /** DI token of the options with defaults applied. */
 export const MCP_RESOLVED_OPTIONS = Symbol('MCP_RESOLVED_OPTIONS');
 
-const positive = (value: number | undefined, fallback: number, name: string): number => {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new McpDefinitionError(`McpModule option '${name}' must be a positive number, got ${value}`);
-  }
-  return value;
-};
+/** A positive number, or the default; bad values are reported by `validateMcpOptions`. */
+const positive = (value: number | undefined, fallback: number): number =>
+  value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
 
-/** Applies defaults and rejects settings that cannot work (at startup, never per request). */
-export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions {
+const NUMERIC_OPTIONS = [
+  'sessionIdleTimeoutMs',
+  'sessionCleanupIntervalMs',
+  'pageSize',
+  'maxBodyBytes',
+  'sseKeepAliveMs',
+  'replayBufferSize',
+  'maxStreamBufferBytes',
+] as const;
+
+/**
+ * The problems of a set of options, as messages; empty when they can work. Run at `init()`,
+ * so a bad setting rejects `app.init()` instead of aborting the process while it is built.
+ */
+export function validateMcpOptions(options: McpModuleOptions): string[] {
+  const problems: string[] = [];
   if (!options?.serverInfo?.name || !options.serverInfo.version) {
-    throw new McpDefinitionError('McpModule needs serverInfo.name and serverInfo.version');
+    problems.push('McpModule needs serverInfo.name and serverInfo.version');
   }
   if (
-    options.protocolVersion !== undefined &&
+    options?.protocolVersion !== undefined &&
     !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(options.protocolVersion)
   ) {
-    throw new McpDefinitionError(
-      INVALID_PROTOCOL_VERSION_SETTING(options.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS),
-    );
+    problems.push(INVALID_PROTOCOL_VERSION_SETTING(options.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS));
   }
-  if (options.wireProfile !== undefined && options.wireProfile !== 'gateway' && options.wireProfile !== 'strict') {
-    throw new McpDefinitionError(
-      `McpModule option 'wireProfile' must be 'gateway' or 'strict', got '${options.wireProfile}'`,
-    );
+  if (options?.wireProfile !== undefined && options.wireProfile !== 'gateway' && options.wireProfile !== 'strict') {
+    problems.push(`McpModule option 'wireProfile' must be 'gateway' or 'strict', got '${String(options.wireProfile)}'`);
   }
+  for (const name of NUMERIC_OPTIONS) {
+    const value = options?.[name];
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      problems.push(`McpModule option '${name}' must be a positive number, got ${String(value)}`);
+    }
+  }
+  const debounce = options?.listChangedDebounceMs;
+  if (debounce !== undefined && !(Number.isFinite(debounce) && debounce >= 0)) {
+    problems.push(`McpModule option 'listChangedDebounceMs' must be zero or more, got ${String(debounce)}`);
+  }
+  return problems;
+}
+
+/** Applies defaults (validation is `validateMcpOptions`'s job). */
+export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions {
   return {
     ...options,
     sessions: options.sessions ?? true,
-    sessionIdleTimeoutMs: positive(
-      options.sessionIdleTimeoutMs,
-      DEFAULT_SESSION_IDLE_TIMEOUT_MS,
-      'sessionIdleTimeoutMs',
-    ),
-    sessionCleanupIntervalMs: positive(
-      options.sessionCleanupIntervalMs,
-      DEFAULT_SESSION_CLEANUP_INTERVAL_MS,
-      'sessionCleanupIntervalMs',
-    ),
-    pageSize: Math.floor(positive(options.pageSize, DEFAULT_PAGE_SIZE, 'pageSize')),
-    maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_BODY_LIMIT_BYTES, 'maxBodyBytes'),
+    sessionIdleTimeoutMs: positive(options.sessionIdleTimeoutMs, DEFAULT_SESSION_IDLE_TIMEOUT_MS),
+    sessionCleanupIntervalMs: positive(options.sessionCleanupIntervalMs, DEFAULT_SESSION_CLEANUP_INTERVAL_MS),
+    pageSize: Math.floor(positive(options.pageSize, DEFAULT_PAGE_SIZE)),
+    maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_BODY_LIMIT_BYTES),
     validateProtocolVersionHeader: options.validateProtocolVersionHeader ?? true,
     wireProfile: options.wireProfile ?? 'gateway',
-    sseKeepAliveMs: positive(options.sseKeepAliveMs, DEFAULT_SSE_KEEP_ALIVE_MS, 'sseKeepAliveMs'),
-    replayBufferSize: Math.floor(positive(options.replayBufferSize, DEFAULT_REPLAY_BUFFER_SIZE, 'replayBufferSize')),
-    maxStreamBufferBytes: positive(options.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES, 'maxStreamBufferBytes'),
-    listChangedDebounceMs:
-      options.listChangedDebounceMs === 0
-        ? 0
-        : positive(options.listChangedDebounceMs, DEFAULT_LIST_CHANGED_DEBOUNCE_MS, 'listChangedDebounceMs'),
+    sseKeepAliveMs: positive(options.sseKeepAliveMs, DEFAULT_SSE_KEEP_ALIVE_MS),
+    replayBufferSize: Math.floor(positive(options.replayBufferSize, DEFAULT_REPLAY_BUFFER_SIZE)),
+    maxStreamBufferBytes: positive(options.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES),
+    listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
   };
 }

@@ -1,9 +1,47 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { ConfigurableModuleBuilder, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
-import { DEFAULT_MCP_PATH } from './mcp.constants.js';
+import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_MCP_PATH } from './mcp.constants.js';
 import { McpBodyReaderInstaller } from './transports/http/mcp-body-reader.installer.js';
 import { createMcpHttpController } from './transports/http/mcp-http.controller.js';
-import { MCP_HTTP_PATH } from './transports/http/mcp-http.tokens.js';
+import { MCP_BODY_PATHS } from './transports/http/mcp-http.tokens.js';
+import { createMcpLegacySseController } from './transports/sse/mcp-legacy-sse.controller.js';
+import { MCP_LEGACY_SSE_PATHS, McpLegacySseHandler } from './transports/sse/mcp-legacy-sse.handler.js';
+import { MCP_STDIO_OPTIONS, McpStdioTransport } from './transports/stdio/mcp-stdio.transport.js';
+import { createMcpWsGateway } from './transports/ws/mcp-ws.gateway.js';
+import { McpWsHandler } from './transports/ws/mcp-ws.handler.js';
+
+/** Adds the transports the extras ask for: controllers, gateway and providers. */
+function withTransports(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
+  const controllers: Type<unknown>[] = [];
+  const providers: Provider[] = [];
+  const bodyPaths: string[] = [];
+
+  if (extras.http !== false) {
+    const path = extras.http?.path ?? DEFAULT_MCP_PATH;
+    controllers.push(createMcpHttpController(path));
+    bodyPaths.push(path);
+  }
+  if (extras.sse) {
+    const paths = { ssePath: extras.sse.path ?? '/sse', messagesPath: extras.sse.messagesPath ?? '/messages' };
+    controllers.push(createMcpLegacySseController(paths));
+    providers.push({ provide: MCP_LEGACY_SSE_PATHS, useValue: paths }, McpLegacySseHandler);
+    bodyPaths.push(paths.messagesPath);
+  }
+  if (bodyPaths.length > 0) providers.push({ provide: MCP_BODY_PATHS, useValue: bodyPaths }, McpBodyReaderInstaller);
+  if (extras.ws) {
+    const gateway = createMcpWsGateway(extras.ws.path ?? '/ws', extras.ws.maxPayloadBytes ?? DEFAULT_BODY_LIMIT_BYTES);
+    providers.push(McpWsHandler, gateway);
+  }
+  if (extras.stdio) {
+    providers.push({ provide: MCP_STDIO_OPTIONS, useValue: extras.stdio === true ? {} : extras.stdio }, McpStdioTransport);
+  }
+  return {
+    ...definition,
+    controllers: [...(definition.controllers ?? []), ...controllers],
+    providers: [...(definition.providers ?? []), ...providers],
+    exports: [...(definition.exports ?? []), ...(extras.stdio ? [McpStdioTransport] : [])],
+  };
+}
 
 export const {
   ConfigurableModuleClass: McpConfigurableModuleClass,
@@ -12,16 +50,8 @@ export const {
   ASYNC_OPTIONS_TYPE: MCP_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<McpModuleOptions>({ moduleName: 'Mcp' })
   .setClassMethodName('forRoot')
-  .setExtras<McpModuleExtras>({ isGlobal: true, http: { path: DEFAULT_MCP_PATH } }, (definition, extras) => {
-    const http = extras.http === false ? undefined : { path: extras.http?.path ?? DEFAULT_MCP_PATH };
-    return {
-      ...definition,
-      global: extras.isGlobal ?? true,
-      controllers: [...(definition.controllers ?? []), ...(http ? [createMcpHttpController(http.path)] : [])],
-      providers: [
-        ...(definition.providers ?? []),
-        ...(http ? [{ provide: MCP_HTTP_PATH, useValue: http.path }, McpBodyReaderInstaller] : []),
-      ],
-    };
-  })
+  .setExtras<McpModuleExtras>(
+    { isGlobal: true, http: { path: DEFAULT_MCP_PATH }, ws: false, sse: false, stdio: false },
+    (definition, extras) => ({ ...withTransports(definition, extras), global: extras.isGlobal ?? true }),
+  )
   .build();

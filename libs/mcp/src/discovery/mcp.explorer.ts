@@ -1,4 +1,4 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { McpPromptRegistry } from '../registry/mcp-prompt.registry.js';
@@ -13,6 +13,9 @@ import type { McpResourceOptions } from '../interfaces/mcp-resource-options.inte
 import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
 import { buildPromptDescriptor, buildToolDescriptor } from './mcp-descriptors.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
+import { validateMcpOptions } from '../mcp-options.resolver.js';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 
 /**
@@ -29,9 +32,12 @@ export class McpExplorer implements OnModuleInit {
     private readonly tools: McpToolRegistry,
     private readonly resources: McpResourceRegistry,
     private readonly prompts: McpPromptRegistry,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
   ) {}
 
   async onModuleInit(): Promise<void> {
+    const problems = validateMcpOptions(this.options);
+    if (problems.length > 0) throw new McpDefinitionError(problems.join('; '));
     const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
     for (const wrapper of wrappers) {
       const { instance } = wrapper;

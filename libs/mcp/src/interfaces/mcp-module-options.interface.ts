@@ -30,8 +30,8 @@ export interface McpModuleOptions {
   /** Instructions for the model, sent in the `initialize` result. */
   instructions?: string;
   /**
-   * The version `initialize` reports when set (DECISIONS D3: it wins over the client's request
-   * only when the request is not a supported version). Usually read from `MCP_PROTOCOL_VERSION`.
+   * The version `initialize` always reports when set, whatever the client asks (DECISIONS D3);
+   * all supported versions stay accepted in the header. Usually read from `MCP_PROTOCOL_VERSION`.
    * @default undefined (answer the client's version when supported, else 2025-11-25)
    */
   protocolVersion?: McpProtocolVersion;
@@ -96,6 +96,23 @@ export interface McpModuleExtras {
   isGlobal?: boolean;
   /** Streamable HTTP endpoint; `false` disables it. @default { path: '/mcp' } */
   http?: { path?: string } | false;
+  /**
+   * WebSocket endpoint (one JSON-RPC message per text frame, subprotocol `mcp`). Needs the
+   * `ws` adapter: `app.useWebSocketAdapter(new WsAdapter(app))`.
+   * @default false; `{}` means `{ path: '/ws', maxPayloadBytes: 4 MiB }`
+   */
+  ws?: { path?: string; maxPayloadBytes?: number } | false;
+  /**
+   * Legacy HTTP+SSE transport (protocol 2024-11-05) for old clients.
+   * @default false; `{}` means `{ path: '/sse', messagesPath: '/messages' }`
+   */
+  sse?: { path?: string; messagesPath?: string } | false;
+  /**
+   * stdio transport: newline-delimited JSON-RPC on stdin/stdout. Start such an app with
+   * `runMcpStdio()`, which keeps every log line off stdout.
+   * @default false
+   */
+  stdio?: boolean | { maxLineBytes?: number };
 }
 
 /** Options after defaults are applied. */

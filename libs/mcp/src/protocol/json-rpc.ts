@@ -82,6 +82,12 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   if (value.jsonrpc !== '2.0') {
     return { kind: 'invalid', id: readableId, detail: 'The "jsonrpc" member must be exactly "2.0"' };
   }
+  const hasMethod = Object.hasOwn(value, 'method');
+  // An error response may carry `id: null` (or no id) when the peer could not read ours;
+  // it is still a response, and a response is never answered.
+  if (!hasMethod && isPlainObject(value.error) && (!hasId || value.id === null || isValidId(value.id))) {
+    return { kind: 'response', message: value as unknown as JsonRpcResponse };
+  }
   if (hasId && !isValidId(value.id)) {
     return {
       kind: 'invalid',
@@ -89,7 +95,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
       detail: 'The "id" member must be a string or a safe integer (null is not allowed)',
     };
   }
-  if (Object.hasOwn(value, 'method')) {
+  if (hasMethod) {
     if (typeof value.method !== 'string') {
       return { kind: 'invalid', id: readableId, detail: 'The "method" member must be a string' };
     }
@@ -100,7 +106,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
       ? { kind: 'request', message: value as unknown as JsonRpcRequest }
       : { kind: 'notification', message: value as unknown as JsonRpcNotification };
   }
-  if (hasId && (Object.hasOwn(value, 'result') || isPlainObject(value.error))) {
+  if (hasId && Object.hasOwn(value, 'result')) {
     return { kind: 'response', message: value as unknown as JsonRpcResponse };
   }
   return { kind: 'invalid', id: readableId, detail: 'A JSON-RPC message needs a "method", or a "result" or "error"' };

@@ -1,5 +1,6 @@
 import { HttpException, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { inspect } from 'node:util';
 import { McpException } from '../errors/mcp.exception.js';
 import { McpInternalErrorException, McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
 import { JsonRpcErrorCode, type JsonRpcErrorObject } from './json-rpc.js';
@@ -44,7 +45,7 @@ export class McpErrorMapper {
   /** Logs an unexpected error under a fresh correlation id and hides its text from the client. */
   internal(error: unknown, method: string): McpInternalErrorException {
     const correlationId = randomUUID();
-    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const text = error instanceof Error ? (error.stack ?? error.message) : inspect(error, { depth: 3 });
     this.logger.error(`Unexpected error in ${method} (correlation id ${correlationId}): ${text}`);
     return new McpInternalErrorException(correlationId);
   }

@@ -14,6 +14,9 @@ import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
 const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
 
+/** Unauthorized, Forbidden, Too Many Requests. */
+const PROTOCOL_STATUSES = new Set([401, 403, 429]);
+
 /** `tools/list` and `tools/call`. */
 @Injectable()
 export class ToolsHandler implements McpMethodGroup {
@@ -65,8 +68,11 @@ export class ToolsHandler implements McpMethodGroup {
     if (error instanceof McpException) throw error;
     if (error instanceof HttpException) {
       const status = error.getStatus();
+      // Guards and rate limiters throw these through the same path: they stay protocol errors.
+      if (PROTOCOL_STATUSES.has(status)) throw error;
       if (status === 400 || status === 422) return this.invalidArguments(tool, httpExceptionDetail(error), ctx);
-      throw error;
+      if (status < 500) return toolError(httpExceptionDetail(error));
+      return toolError(this.errors.internal(error, `tools/call ${tool.name}`).detail!);
     }
     if (!(error instanceof Error) || INTERNAL_ERROR_TYPES.some((type) => error.constructor === type)) {
       return toolError(this.errors.internal(error, `tools/call ${tool.name}`).detail!);

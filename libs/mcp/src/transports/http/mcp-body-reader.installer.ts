@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_HTTP_PATH } from './mcp-http.tokens.js';
+import { MCP_BODY_PATHS } from './mcp-http.tokens.js';
 import { McpHttpHandler } from './mcp-http.handler.js';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
@@ -10,7 +10,7 @@ type RouterLayer = { handle?: { name?: string } };
 const FRAMEWORK_PARSERS = new Set(['jsonParser', 'urlencodedParser']);
 
 /**
- * Puts the MCP body reader in front of Express's body parsers for POSTs to the MCP path.
+ * Puts the MCP body reader in front of Express's body parsers for POSTs to the MCP paths.
  *
  * Nest registers its JSON parser during `app.init()`, before any module hook runs, and that
  * parser answers malformed or large bodies with its own non-JSON-RPC errors (and a 100 KB
@@ -25,16 +25,16 @@ export class McpBodyReaderInstaller implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly handler: McpHttpHandler,
-    @Inject(MCP_HTTP_PATH) private readonly path: string,
+    @Inject(MCP_BODY_PATHS) private readonly paths: string[],
   ) {}
 
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter || adapter.getType() !== 'express') return;
     const app = adapter.getInstance() as { use(fn: Middleware): void; router?: { stack?: RouterLayer[] } };
-    const path = normalizePath(this.path);
+    const paths = new Set(this.paths.map(normalizePath));
     const reader: Middleware = (req, res, next) => {
-      if (req.method === 'POST' && normalizePath(pathOf(req.url)) === path) {
+      if (req.method === 'POST' && paths.has(normalizePath(pathOf(req.url)))) {
         this.handler.readBody(req, res, next);
       } else {
         next();

@@ -22,17 +22,14 @@ import {
 import { isSupportedProtocolVersion } from '../../protocol/protocol-version.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { McpSessionRecord } from '../../session/mcp-session.interface.js';
-import { BodyTooLargeError, decodeJsonBody, readRequestBody } from './body-reader.js';
+import { readRequestBody } from './body-reader.js';
+import { MCP_RAW_BODY, readJsonPayload, rejectBody, type McpHttpRequest } from './json-payload.js';
 import { createHostOriginValidator } from './host-origin.validator.js';
 import { rejectHttp } from './http-rejection.js';
-import { isJsonContentType, negotiateAccept } from './media-type.js';
-import { SseConnection } from './sse-connection.js';
+import { negotiateAccept } from './media-type.js';
+import { PostSseWriter, SseConnection } from './sse-connection.js';
+import { answerPreflight, applyCors } from './cors.js';
 import { SseStream } from './sse.stream.js';
-
-/** Where the body reader leaves the raw bytes of an MCP POST. */
-export const MCP_RAW_BODY = Symbol('mcp:raw-body');
-
-type McpHttpRequest = IncomingMessage & { [MCP_RAW_BODY]?: Buffer };
 
 const ALLOW = { Allow: 'GET, POST, DELETE' };
 
@@ -71,7 +68,7 @@ export class McpHttpHandler {
         req[MCP_RAW_BODY] = body;
         next();
       },
-      (error: unknown) => this.rejectBody(res, error),
+      (error: unknown) => rejectBody(res, error, this.options.maxBodyBytes),
     );
   }
 
@@ -99,8 +96,13 @@ export class McpHttpHandler {
     }
   }
 
-  /** Any other HTTP method. */
-  methodNotAllowed(_req: IncomingMessage, res: ServerResponse): void {
+  /** Any other HTTP method: CORS preflights from allowed origins, 405 for the rest. */
+  methodNotAllowed(req: IncomingMessage, res: ServerResponse): void {
+    if (!this.allowHostOrigin(req, res)) return;
+    if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
+      answerPreflight(req, res);
+      return;
+    }
     rejectHttp(res, 405, JsonRpcErrorCode.SessionRequired, 'Method not allowed', 'Use POST, GET or DELETE', {
       headers: ALLOW,
     });
@@ -112,24 +114,17 @@ export class McpHttpHandler {
     if (!accept.json && !accept.sse) {
       return this.reject(res, 406, 'Not Acceptable', 'Accept must allow application/json or text/event-stream');
     }
-    if (!isJsonContentType(req.headers['content-type'])) {
-      return this.reject(res, 415, 'Unsupported Media Type', 'Content-Type must be application/json');
-    }
-    const headerVersion = this.headerVersion(req, res);
-    if (headerVersion === false) return;
-
-    const body = req[MCP_RAW_BODY] ?? (await this.readBodyLate(req, res));
+    const body = await readJsonPayload(req, res, this.options.maxBodyBytes);
     if (!body) return;
-    const decoded = decodeJsonBody(body);
-    if (!decoded.ok) {
-      return rejectHttp(res, 400, JsonRpcErrorCode.ParseError, 'Parse error', decoded.detail);
-    }
-    const payload = decoded.value;
+    const payload = body.value;
+    // The header is ignored on initialize itself: that is where the version is negotiated.
+    const headerVersion = isInitializeRequest(payload) ? undefined : this.headerVersion(req, res);
+    if (headerVersion === false) return;
 
     const session = await this.sessionForPost(req, res, payload);
     if (session === false) return;
 
-    let stream: SseStream | undefined;
+    let stream: PostSseWriter | undefined;
     const ctx: McpDispatchContext = {
       transport: 'streamable-http',
       request: req,
@@ -278,46 +273,21 @@ export class McpHttpHandler {
 
   private allowHostOrigin(req: IncomingMessage, res: ServerResponse): boolean {
     const verdict = this.checkHostOrigin(req.headers);
-    if (verdict.ok) return true;
+    if (verdict.ok) {
+      applyCors(req, res);
+      return true;
+    }
     this.reject(res, 403, 'Forbidden', verdict.reason);
     return false;
   }
 
-  /** The body when no pre-parser ran (a non-Express adapter, or the reader was not installed). */
-  private async readBodyLate(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
-    const parsed = (req as IncomingMessage & { body?: unknown }).body;
-    if (req.readableEnded && parsed !== undefined) return Buffer.from(JSON.stringify(parsed));
-    try {
-      return await readRequestBody(req, this.options.maxBodyBytes);
-    } catch (error) {
-      this.rejectBody(res, error);
-      return undefined;
-    }
-  }
-
-  private rejectBody(res: ServerResponse, error: unknown): void {
-    if (error instanceof BodyTooLargeError) {
-      rejectHttp(
-        res,
-        413,
-        JsonRpcErrorCode.InvalidRequest,
-        'Request body too large',
-        `The body exceeds ${this.options.maxBodyBytes} bytes`,
-        { headers: { Connection: 'close' } },
-      );
-      res.once('finish', () => res.socket?.destroy());
-      return;
-    }
-    res.destroy();
-  }
-
-  private openPostStream(res: ServerResponse, session: McpSessionRecord | undefined): SseStream {
+  private openPostStream(res: ServerResponse, session: McpSessionRecord | undefined): PostSseWriter {
     const stream = new SseStream(res, {
       keepAliveMs: this.options.sseKeepAliveMs,
       maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
     stream.open(session ? { 'MCP-Session-Id': session.id } : undefined);
-    return stream;
+    return new PostSseWriter(stream);
   }
 
   /** A JSON-only client cannot take related messages on its POST: use its GET stream. */

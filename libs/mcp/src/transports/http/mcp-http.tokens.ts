@@ -1,2 +1,2 @@
-/** DI token of the Streamable HTTP path (from the module extras). */
-export const MCP_HTTP_PATH = Symbol('MCP_HTTP_PATH');
+/** DI token of the POST paths whose bodies the MCP body reader owns (from the module extras). */
+export const MCP_BODY_PATHS = Symbol('MCP_BODY_PATHS');

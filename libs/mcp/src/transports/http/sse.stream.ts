@@ -146,6 +146,17 @@ export class SseStream {
   }
 
   /**
+   * Writes a named event with a one-line text payload (the legacy SSE transport's `endpoint`
+   * event). Throws for names or data that would break the framing.
+   */
+  sendEvent(event: string, data: string): boolean {
+    if (this.closed) return false;
+    this.#assertOpened();
+    if (!/^[A-Za-z0-9_.-]+$/.test(event) || /[\r\n]/.test(data)) throw new RangeError('Invalid SSE event name or data');
+    return this.#write(`event: ${event}\ndata: ${data}\n\n`);
+  }
+
+  /**
    * Writes an event with only an id and empty data: clients record the id as their Last-Event-ID without
    * dispatching anything, so they can resume even before the first real event.
    */

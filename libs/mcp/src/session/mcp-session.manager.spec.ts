@@ -1,0 +1,329 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { resolveMcpOptions } from '../mcp-options.resolver.js';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
+import { InMemorySessionStore } from './in-memory-session.store.js';
+import type { McpConnection } from './mcp-session.interface.js';
+import { McpSessionManager, type McpSessionEndListener } from './mcp-session.manager.js';
+
+const IDLE_TIMEOUT_MS = 10_000;
+const CLEANUP_INTERVAL_MS = 1_000;
+const START = new Date('2025-11-25T12:00:00Z').getTime();
+
+interface Harness {
+  manager: McpSessionManager;
+  store: InMemorySessionStore;
+  ended: jest.Mock<McpSessionEndListener>;
+}
+
+function createHarness(options: Partial<McpModuleOptions> = {}): Harness {
+  const store = new InMemorySessionStore();
+  const manager = new McpSessionManager(
+    store,
+    resolveMcpOptions({
+      serverInfo: { name: 't', version: '1' },
+      sessionIdleTimeoutMs: IDLE_TIMEOUT_MS,
+      sessionCleanupIntervalMs: CLEANUP_INTERVAL_MS,
+      ...options,
+    }),
+  );
+  const ended = jest.fn<McpSessionEndListener>();
+  manager.onSessionEnd(ended);
+  return { manager, store, ended };
+}
+
+const newSession = (manager: McpSessionManager) =>
+  manager.create({ protocolVersion: '2025-11-25', transport: 'streamable-http' });
+
+const fakeConnection = (): McpConnection & { close: jest.Mock<() => void> } => ({
+  send: jest.fn<(message: object) => boolean>().mockReturnValue(true),
+  close: jest.fn<() => void>(),
+});
+
+describe('McpSessionManager', () => {
+  let harness: Harness;
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: START });
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'debug').mockImplementation(() => undefined);
+    harness = createHarness();
+  });
+
+  afterEach(async () => {
+    await harness.manager.onApplicationShutdown();
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
+
+  describe('session ids', () => {
+    it('issues 10,000 distinct ids of at least 32 visible ASCII characters', async () => {
+      const ids = new Set<string>();
+      for (let i = 0; i < 10_000; i++) ids.add((await newSession(harness.manager)).id);
+
+      expect(ids.size).toBe(10_000);
+      const malformed = [...ids].filter((id) => !/^[\x21-\x7E]{16,256}$/.test(id) || id.length < 32);
+      expect(malformed).toEqual([]);
+    });
+
+    it('stamps a new session as not initialized, created and active now', async () => {
+      const session = await newSession(harness.manager);
+
+      expect(session).toMatchObject({ initialized: false, createdAt: START, lastActivityAt: START });
+      expect(await harness.store.get(session.id)).toMatchObject({ id: session.id, protocolVersion: '2025-11-25' });
+    });
+  });
+
+  describe('resolve', () => {
+    it.each([
+      ['the empty string', ''],
+      ['300 characters', 'a'.repeat(300)],
+      ['257 characters', 'a'.repeat(257)],
+      ['a space', 'abc def'],
+      ['a newline', 'abc\ndef'],
+      ['a trailing newline', 'abcdef\n'],
+      ['a tab', 'abc\tdef'],
+      ['a non-ASCII character', 'sessión'],
+      ['a DEL character', 'abc\x7F'],
+      ['a number', 42],
+      ['null', null],
+      ['undefined', undefined],
+      ['an array', ['abc']],
+      ['an object', { id: 'abc' }],
+    ])('answers undefined for an id with %s, without touching the store', async (_label, id) => {
+      const get = jest.spyOn(harness.store, 'get');
+
+      expect(await harness.manager.resolve(id)).toBeUndefined();
+      expect(get).not.toHaveBeenCalled();
+    });
+
+    it('looks up a well-formed id of 256 characters (and answers undefined when unknown)', async () => {
+      const get = jest.spyOn(harness.store, 'get');
+
+      expect(await harness.manager.resolve('a'.repeat(256))).toBeUndefined();
+      expect(get).toHaveBeenCalledWith('a'.repeat(256));
+    });
+
+    it('never adopts an unknown id', async () => {
+      expect(await harness.manager.resolve('client-chosen-session-id-0000000001')).toBeUndefined();
+      expect(await harness.store.count()).toBe(0);
+    });
+
+    it('finds a live session and marks activity', async () => {
+      const session = await newSession(harness.manager);
+      jest.setSystemTime(START + 4_000);
+
+      const resolved = await harness.manager.resolve(session.id);
+
+      expect(resolved?.id).toBe(session.id);
+      expect(resolved?.lastActivityAt).toBe(START + 4_000);
+      expect((await harness.store.get(session.id))?.lastActivityAt).toBe(START + 4_000);
+    });
+  });
+
+  describe('idle expiry', () => {
+    it('keeps a session idle for exactly the timeout, and ends one idle a millisecond longer', async () => {
+      const session = await newSession(harness.manager);
+
+      jest.setSystemTime(START + IDLE_TIMEOUT_MS);
+      expect(await harness.manager.resolve(session.id)).toBeDefined();
+
+      jest.setSystemTime(START + 2 * IDLE_TIMEOUT_MS + 1);
+      expect(await harness.manager.resolve(session.id)).toBeUndefined();
+      expect(harness.ended).toHaveBeenCalledTimes(1);
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+      expect(await harness.store.get(session.id)).toBeUndefined();
+    });
+
+    it('expires an idle session on resolve without waiting for the sweep', async () => {
+      const session = await newSession(harness.manager);
+      jest.setSystemTime(START + IDLE_TIMEOUT_MS + 1);
+
+      expect(await harness.manager.resolve(session.id)).toBeUndefined();
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+      expect(await harness.manager.resolve(session.id)).toBeUndefined();
+      expect(harness.ended).toHaveBeenCalledTimes(1);
+    });
+
+    it('extends the life of a session on every resolve', async () => {
+      const session = await newSession(harness.manager);
+
+      for (let step = 1; step <= 5; step++) {
+        jest.setSystemTime(START + step * 0.8 * IDLE_TIMEOUT_MS);
+        expect(await harness.manager.resolve(session.id)).toBeDefined();
+      }
+      expect(harness.ended).not.toHaveBeenCalled();
+
+      jest.setSystemTime(START + 4 * IDLE_TIMEOUT_MS + IDLE_TIMEOUT_MS + 1);
+      expect(await harness.manager.resolve(session.id)).toBeUndefined();
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+    });
+  });
+
+  describe('the periodic sweep', () => {
+    it('ends idle sessions on its own, leaves active ones, and tells the listeners', async () => {
+      harness.manager.onModuleInit();
+      const idle = await newSession(harness.manager);
+      const active = await newSession(harness.manager);
+      await jest.advanceTimersByTimeAsync(6_000);
+      await harness.manager.resolve(active.id);
+
+      await jest.advanceTimersByTimeAsync(IDLE_TIMEOUT_MS - 6_000);
+      expect(await harness.store.get(idle.id)).toBeDefined();
+
+      await jest.advanceTimersByTimeAsync(CLEANUP_INTERVAL_MS);
+      expect(await harness.store.get(idle.id)).toBeUndefined();
+      expect(await harness.store.get(active.id)).toBeDefined();
+      expect(harness.ended).toHaveBeenCalledTimes(1);
+      expect(harness.ended).toHaveBeenCalledWith(idle.id, 'expired');
+
+      await jest.advanceTimersByTimeAsync(6_000 + CLEANUP_INTERVAL_MS);
+      expect(await harness.store.get(active.id)).toBeUndefined();
+      expect(harness.ended).toHaveBeenLastCalledWith(active.id, 'expired');
+      expect(harness.ended).toHaveBeenCalledTimes(2);
+    });
+
+    it('counts the sessions it ended', async () => {
+      await newSession(harness.manager);
+      await newSession(harness.manager);
+      jest.setSystemTime(START + IDLE_TIMEOUT_MS + 1);
+      await newSession(harness.manager);
+
+      expect(await harness.manager.sweep()).toBe(2);
+      expect(await harness.manager.count()).toBe(1);
+    });
+
+    it('keeps a session with an attached connection alive through sweeps and idle checks', async () => {
+      harness.manager.onModuleInit();
+      const session = await newSession(harness.manager);
+      const connection = fakeConnection();
+      harness.manager.attachConnection(session.id, connection);
+
+      await jest.advanceTimersByTimeAsync(5 * IDLE_TIMEOUT_MS);
+
+      expect(harness.ended).not.toHaveBeenCalled();
+      expect(connection.close).not.toHaveBeenCalled();
+      expect(await harness.manager.resolve(session.id)).toBeDefined();
+
+      harness.manager.detachConnection(session.id, connection);
+      await jest.advanceTimersByTimeAsync(IDLE_TIMEOUT_MS + 2 * CLEANUP_INTERVAL_MS);
+
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+      expect(await harness.store.get(session.id)).toBeUndefined();
+    });
+
+    it('keeps a connected session alive on resolve even when its record looks idle', async () => {
+      const session = await newSession(harness.manager);
+      harness.manager.attachConnection(session.id, fakeConnection());
+      jest.setSystemTime(START + 3 * IDLE_TIMEOUT_MS);
+
+      expect(await harness.manager.resolve(session.id)).toBeDefined();
+      expect(harness.ended).not.toHaveBeenCalled();
+    });
+
+    it('starts no timer when session management is off', async () => {
+      const stateless = createHarness({ sessions: false });
+
+      stateless.manager.onModuleInit();
+
+      expect(jest.getTimerCount()).toBe(0);
+    });
+  });
+
+  describe('ending sessions', () => {
+    it('end(id, "deleted") removes the session, closes its connection and tells the listeners', async () => {
+      const session = await newSession(harness.manager);
+      const connection = fakeConnection();
+      harness.manager.attachConnection(session.id, connection);
+
+      expect(await harness.manager.end(session.id, 'deleted')).toBe(true);
+
+      expect(connection.close).toHaveBeenCalledTimes(1);
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'deleted');
+      expect(harness.manager.getConnection(session.id)).toBeUndefined();
+      expect(await harness.manager.resolve(session.id)).toBeUndefined();
+      expect(await harness.manager.end(session.id, 'deleted')).toBe(false);
+    });
+
+    it('keeps calling listeners after one of them fails', async () => {
+      const session = await newSession(harness.manager);
+      const after = jest.fn<McpSessionEndListener>();
+      harness.manager.onSessionEnd(async () => {
+        throw new Error('listener broke');
+      });
+      harness.manager.onSessionEnd(after);
+
+      await expect(harness.manager.end(session.id, 'deleted')).resolves.toBe(true);
+      expect(after).toHaveBeenCalledWith(session.id, 'deleted');
+    });
+  });
+
+  describe('connections', () => {
+    it('closes the previous connection when a new one is attached', async () => {
+      const session = await newSession(harness.manager);
+      const first = fakeConnection();
+      const second = fakeConnection();
+
+      harness.manager.attachConnection(session.id, first);
+      harness.manager.attachConnection(session.id, second);
+
+      expect(first.close).toHaveBeenCalledTimes(1);
+      expect(second.close).not.toHaveBeenCalled();
+      expect(harness.manager.getConnection(session.id)).toBe(second);
+    });
+
+    it('does not close a connection attached twice', async () => {
+      const session = await newSession(harness.manager);
+      const connection = fakeConnection();
+
+      harness.manager.attachConnection(session.id, connection);
+      harness.manager.attachConnection(session.id, connection);
+
+      expect(connection.close).not.toHaveBeenCalled();
+    });
+
+    it('ignores the detach of a connection that was already replaced', async () => {
+      const session = await newSession(harness.manager);
+      const old = fakeConnection();
+      const current = fakeConnection();
+      harness.manager.attachConnection(session.id, old);
+      harness.manager.attachConnection(session.id, current);
+
+      harness.manager.detachConnection(session.id, old);
+
+      expect(harness.manager.getConnection(session.id)).toBe(current);
+    });
+  });
+
+  describe('shutdown', () => {
+    it('clears the sweep timer and closes every open connection', async () => {
+      harness.manager.onModuleInit();
+      expect(jest.getTimerCount()).toBe(1);
+      const sessions = [await newSession(harness.manager), await newSession(harness.manager)];
+      const connections = sessions.map((session) => {
+        const connection = fakeConnection();
+        harness.manager.attachConnection(session.id, connection);
+        return connection;
+      });
+
+      await harness.manager.onApplicationShutdown();
+
+      expect(jest.getTimerCount()).toBe(0);
+      for (const connection of connections) expect(connection.close).toHaveBeenCalledTimes(1);
+      expect(harness.ended.mock.calls.map(([id, reason]) => [id, reason]).sort()).toEqual(
+        sessions.map((session) => [session.id, 'shutdown']).sort(),
+      );
+      expect(sessions.every((session) => harness.manager.getConnection(session.id) === undefined)).toBe(true);
+    });
+
+    it('runs no sweep after shutdown', async () => {
+      harness.manager.onModuleInit();
+      await newSession(harness.manager);
+      await harness.manager.onApplicationShutdown();
+
+      await jest.advanceTimersByTimeAsync(3 * IDLE_TIMEOUT_MS);
+
+      expect(harness.ended).not.toHaveBeenCalled();
+    });
+  });
+});

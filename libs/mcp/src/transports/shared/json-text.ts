@@ -1,0 +1,1 @@
+export { decodeJsonBody as decodeJsonText } from '../http/body-reader.js';

@@ -1,0 +1,31 @@
+import type { WebSocket } from 'ws';
+import type { McpConnection } from '../../session/mcp-session.interface.js';
+
+/** Close code sent when the session behind the socket ends (idle expiry, shutdown). */
+export const WS_CLOSE_SESSION_ENDED = 1001;
+/** Close code for a peer that cannot keep up with its messages (RFC 6455 "try again later"). */
+export const WS_CLOSE_SLOW_CONSUMER = 1013;
+
+/** A WebSocket as an `McpConnection`: one JSON-RPC message per text frame. */
+export class WsConnection implements McpConnection {
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly maxBufferedBytes: number,
+  ) {}
+
+  send(message: object): boolean {
+    if (this.socket.readyState !== this.socket.OPEN) return false;
+    if (this.socket.bufferedAmount > this.maxBufferedBytes) {
+      this.socket.close(WS_CLOSE_SLOW_CONSUMER, 'Too many undelivered messages');
+      return false;
+    }
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  close(): void {
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
+      this.socket.close(WS_CLOSE_SESSION_ENDED, 'Session ended');
+    }
+  }
+}
