@@ -17,7 +17,9 @@ async function bootstrap(): Promise<void> {
   app.enableShutdownHooks();
   await app.listen(portOf(config.url), hostOf(config.url));
   const origin = config.url.origin;
-  new Logger('Gateway').log(`MCP endpoints: ${origin}/mcp (Streamable HTTP), ws://${config.url.host}/ws, ${origin}/sse (legacy SSE)`);
+  new Logger('Gateway').log(
+    `MCP endpoints: ${origin}/mcp (Streamable HTTP), ws://${config.url.host}/ws, ${origin}/sse (legacy SSE)`,
+  );
 }
 
 bootstrap().catch((error: unknown) => {

@@ -33,7 +33,10 @@ function withTransports(definition: DynamicModule, extras: McpModuleExtras): Dyn
     providers.push(McpWsHandler, gateway);
   }
   if (extras.stdio) {
-    providers.push({ provide: MCP_STDIO_OPTIONS, useValue: extras.stdio === true ? {} : extras.stdio }, McpStdioTransport);
+    providers.push(
+      { provide: MCP_STDIO_OPTIONS, useValue: extras.stdio === true ? {} : extras.stdio },
+      McpStdioTransport,
+    );
   }
   return {
     ...definition,

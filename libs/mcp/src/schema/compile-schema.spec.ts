@@ -29,7 +29,12 @@ class CatalogDto {
   @ValidateNested() @Type(() => EntryDto) root!: EntryDto;
 }
 
-const entry = { name: 'root', weight: 1, link: { href: 'https://example.com', title: null }, children: [{ name: 'leaf', weight: 2 }] };
+const entry = {
+  name: 'root',
+  weight: 1,
+  link: { href: 'https://example.com', title: null },
+  children: [{ name: 'leaf', weight: 2 }],
+};
 
 const zodEntry = z.object({
   name: z.string(),

@@ -1,4 +1,5 @@
 import { getMetadataStorage } from 'class-validator';
+import type { DtoClass } from './schema-guards.js';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters.js';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
@@ -10,16 +11,16 @@ import { isPlainObject } from './schema-guards.js';
 const IS_OPTIONAL = 'isOptional';
 
 /** The name a property has on the wire (`@Expose({ name })` renames it). */
-function wireName(cls: Function, property: string): string {
+function wireName(cls: DtoClass, property: string): string {
   return defaultMetadataStorage.findExposeMetadata(cls, property)?.options.name ?? property;
 }
 
 /** The name a wire property has on a DTO instance. */
-function instanceName(cls: Function, name: string): string {
+function instanceName(cls: DtoClass, name: string): string {
   return defaultMetadataStorage.findExposeMetadataByCustomName(cls, name)?.propertyName ?? name;
 }
 
-function optionalProperties(cls: Function): Set<string> {
+function optionalProperties(cls: DtoClass): Set<string> {
   const metadatas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
   return new Set(metadatas.filter((meta) => meta.name === IS_OPTIONAL).map((meta) => wireName(cls, meta.propertyName)));
 }
@@ -35,7 +36,7 @@ function isJsonValue(value: unknown): boolean {
  * The field initializers of `cls`, read from a fresh instance: each maps to its JSON value, or to
  * `undefined` when it cannot be written as JSON (it still makes the property optional).
  */
-function defaultValues(cls: Function): Map<string, unknown> {
+function defaultValues(cls: DtoClass): Map<string, unknown> {
   let instance: object;
   try {
     instance = new (cls as new () => object)();
@@ -63,7 +64,7 @@ export interface DtoClassSchema {
  * `null`, as class-validator skips null there) or a field initializer (which becomes `default`).
  * `additionalProperties: false` matches the validator, which rejects unknown properties.
  */
-export function dtoClassSchema(cls: Function, converters: ISchemaConverters): DtoClassSchema {
+export function dtoClassSchema(cls: DtoClass, converters: ISchemaConverters): DtoClassSchema {
   const generated = targetConstructorToSchema(cls, {
     additionalConverters: converters,
     classTransformerMetadataStorage: defaultMetadataStorage,

@@ -4,6 +4,7 @@ import type { ValidationMetadata } from 'class-validator/types/metadata/Validati
 import type { ISchemaConverters } from 'class-validator-jsonschema/build/defaultConverters.js';
 import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import type { JsonSchemaObject } from './schema.types.js';
+import type { DtoClass } from './schema-guards.js';
 
 /** Prefix of the placeholder `$ref` that stands for a nested DTO class until it is inlined. */
 export const CLASS_REF_PREFIX = 'mcp-dto-class:';
@@ -33,7 +34,7 @@ function anyDate(): JsonSchemaObject {
   };
 }
 
-type ClassRefs = (cls: Function) => string;
+type ClassRefs = (cls: DtoClass) => string;
 
 function designType(meta: ValidationMetadata): unknown {
   return typeof meta.target === 'function'
@@ -85,7 +86,7 @@ export function dtoConverters(classRef: ClassRefs): ISchemaConverters {
       const declared = designType(meta);
       const nested: unknown = typeMeta ? typeMeta.typeFunction() : declared;
       const isClass = typeof nested === 'function' && !BUILT_INS.has(nested);
-      const schema = primitiveSchema(nested) ?? (isClass ? { $ref: classRef(nested as Function) } : {});
+      const schema = primitiveSchema(nested) ?? (isClass ? { $ref: classRef(nested as DtoClass) } : {});
       // Without `each`, @ValidateNested still validates every element of an array value.
       return declared === Array && !meta.each ? { type: 'array', items: schema } : schema;
     },

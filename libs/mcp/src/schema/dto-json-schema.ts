@@ -1,13 +1,14 @@
 import type { JsonSchemaObject } from './schema.types.js';
+import type { DtoClass } from './schema-guards.js';
 import { CLASS_REF_PREFIX, dtoConverters } from './dto-converters.js';
 import { dtoClassSchema } from './dto-class-schema.js';
 import { mapSchema } from './json-schema-walk.js';
 
 /** Every class reachable from `root`, with its own schema and the classes it nests. */
-function collectClasses(root: Function) {
-  const classes: Function[] = [];
-  const ids = new Map<Function, number>();
-  const classRef = (cls: Function): string => {
+function collectClasses(root: DtoClass) {
+  const classes: DtoClass[] = [];
+  const ids = new Map<DtoClass, number>();
+  const classRef = (cls: DtoClass): string => {
     if (!ids.has(cls)) {
       ids.set(cls, classes.length);
       classes.push(cls);
@@ -15,13 +16,13 @@ function collectClasses(root: Function) {
     return `${CLASS_REF_PREFIX}${ids.get(cls)}`;
   };
   classRef(root);
-  const schemas = new Map<Function, JsonSchemaObject>();
-  const nests = new Map<Function, Set<Function>>();
-  const requiredProperties = new Map<Function, readonly string[]>();
+  const schemas = new Map<DtoClass, JsonSchemaObject>();
+  const nests = new Map<DtoClass, Set<DtoClass>>();
+  const requiredProperties = new Map<DtoClass, readonly string[]>();
   // `classes` grows while we walk it: each schema registers the classes it nests.
   for (let i = 0; i < classes.length; i++) {
     const cls = classes[i];
-    const nested = new Set<Function>();
+    const nested = new Set<DtoClass>();
     const converters = dtoConverters((target) => {
       nested.add(target);
       return classRef(target);
@@ -35,10 +36,10 @@ function collectClasses(root: Function) {
 }
 
 /** The classes that can reach themselves through their nested classes. */
-function recursiveClasses(classes: Function[], nests: Map<Function, Set<Function>>): Set<Function> {
-  const recursive = new Set<Function>();
+function recursiveClasses(classes: DtoClass[], nests: Map<DtoClass, Set<DtoClass>>): Set<DtoClass> {
+  const recursive = new Set<DtoClass>();
   for (const start of classes) {
-    const seen = new Set<Function>();
+    const seen = new Set<DtoClass>();
     const pending = [...nests.get(start)!];
     while (pending.length > 0) {
       const cls = pending.pop()!;
@@ -54,8 +55,8 @@ function recursiveClasses(classes: Function[], nests: Map<Function, Set<Function
   return recursive;
 }
 
-function uniqueDefNames(classes: Iterable<Function>): Map<Function, string> {
-  const names = new Map<Function, string>();
+function uniqueDefNames(classes: Iterable<DtoClass>): Map<DtoClass, string> {
+  const names = new Map<DtoClass, string>();
   const taken = new Set<string>();
   for (const cls of classes) {
     const base = cls.name || 'Dto';
@@ -71,19 +72,19 @@ export interface DtoJsonSchema {
   /** The self-contained JSON Schema of the DTO. */
   readonly jsonSchema: JsonSchemaObject;
   /** The required properties (instance names) of the DTO and of each class it nests. */
-  readonly requiredProperties: ReadonlyMap<Function, readonly string[]>;
+  readonly requiredProperties: ReadonlyMap<DtoClass, readonly string[]>;
 }
 
 /**
  * The self-contained JSON Schema (2020-12, without `$schema`) of a class-validator DTO: nested
  * DTOs are inlined, and only recursive ones go to `$defs` (the root itself is `#`).
  */
-export function dtoToJsonSchema(root: Function): DtoJsonSchema {
+export function dtoToJsonSchema(root: DtoClass): DtoJsonSchema {
   const { classes, schemas, nests, requiredProperties } = collectClasses(root);
   const recursive = recursiveClasses(classes, nests);
   const defNames = uniqueDefNames(classes.filter((cls) => cls !== root && recursive.has(cls)));
 
-  const build = (cls: Function): JsonSchemaObject =>
+  const build = (cls: DtoClass): JsonSchemaObject =>
     mapSchema(schemas.get(cls)!, (node) => {
       const { $ref, ...siblings } = node;
       if (typeof $ref !== 'string' || !$ref.startsWith(CLASS_REF_PREFIX)) return node;

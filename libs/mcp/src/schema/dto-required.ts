@@ -1,3 +1,5 @@
+import type { DtoClass } from './schema-guards.js';
+
 /**
  * Messages for required properties that are `undefined` on a validated DTO instance (or on the
  * DTOs nested in it) and that class-validator did not report: it skips `undefined` for
@@ -8,14 +10,14 @@
  */
 export function missingRequired(
   value: unknown,
-  requiredProperties: ReadonlyMap<Function, readonly string[]>,
+  requiredProperties: ReadonlyMap<DtoClass, readonly string[]>,
   reported: ReadonlySet<string>,
   path = '',
 ): string[] {
   if (typeof value !== 'object' || value === null) return [];
   const messages: string[] = [];
   const record = value as Record<string, unknown>;
-  for (const name of requiredProperties.get(value.constructor) ?? []) {
+  for (const name of requiredProperties.get(value.constructor as DtoClass) ?? []) {
     const at = join(path, name);
     if (record[name] === undefined && !reported.has(at)) messages.push(`${at} is required`);
   }

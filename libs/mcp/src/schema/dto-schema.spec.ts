@@ -123,7 +123,9 @@ describe('compileSchema with a class-validator DTO', () => {
   it('accepts null for an @IsOptional() property', async () => {
     const { validate } = await compileSchema(CreateNoteDto, 'NotesTools.create');
 
-    expect(await validate({ ...valid, body: null, author: { name: 'Ada', homepage: null } })).toMatchObject({ ok: true });
+    expect(await validate({ ...valid, body: null, author: { name: 'Ada', homepage: null } })).toMatchObject({
+      ok: true,
+    });
   });
 
   it('reports readable messages with nested paths', async () => {
@@ -236,8 +238,18 @@ describe('compileSchema with a class-validator DTO', () => {
     const { jsonSchema } = await compileSchema(BasketDto, 'Basket.fill');
 
     expect(jsonSchema.properties).toEqual({
-      note: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
-      amount: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'], additionalProperties: false },
+      note: {
+        type: 'object',
+        properties: { text: { type: 'string' } },
+        required: ['text'],
+        additionalProperties: false,
+      },
+      amount: {
+        type: 'object',
+        properties: { count: { type: 'integer' } },
+        required: ['count'],
+        additionalProperties: false,
+      },
     });
   });
 
@@ -258,7 +270,10 @@ describe('compileSchema with a class-validator DTO', () => {
       note: { type: ['string', 'null'] },
     });
     expect(jsonSchema.required).toEqual(['new_name', 'id']);
-    expect(await validate({ id: 'f1', new_name: 'b.txt' })).toMatchObject({ ok: true, value: { id: 'f1', newName: 'b.txt' } });
+    expect(await validate({ id: 'f1', new_name: 'b.txt' })).toMatchObject({
+      ok: true,
+      value: { id: 'f1', newName: 'b.txt' },
+    });
   });
 
   it('describes dates with anyOf and turns them into Date objects', async () => {
@@ -270,7 +285,12 @@ describe('compileSchema with a class-validator DTO', () => {
     const { jsonSchema, validate } = await compileSchema(RemindDto, 'Reminders.add');
 
     expect(jsonSchema.properties).toEqual({
-      at: { anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] },
+      at: {
+        anyOf: [
+          { type: 'string', format: 'date' },
+          { type: 'string', format: 'date-time' },
+        ],
+      },
       payload: {},
     });
     const result = await validate({ at: '2030-01-02T03:04:05Z', payload: 1 });

@@ -58,12 +58,21 @@ describe('compileSchema with a raw JSON Schema', () => {
 
     expect(jsonSchema).toEqual(tuple);
     expect(await validate({ point: [1, 2] })).toMatchObject({ ok: true });
-    expect(await validate({ point: [1, 2, 3] })).toEqual({ ok: false, errors: ['/point must NOT have more than 2 items'] });
+    expect(await validate({ point: [1, 2, 3] })).toEqual({
+      ok: false,
+      errors: ['/point must NOT have more than 2 items'],
+    });
   });
 
   it('lets two schemas share an $id', async () => {
-    const first = await compileSchema({ $id: 'https://example.com/note.json', type: 'object', required: ['a'] }, 'Notes.a');
-    const second = await compileSchema({ $id: 'https://example.com/note.json', type: 'object', required: ['b'] }, 'Notes.b');
+    const first = await compileSchema(
+      { $id: 'https://example.com/note.json', type: 'object', required: ['a'] },
+      'Notes.a',
+    );
+    const second = await compileSchema(
+      { $id: 'https://example.com/note.json', type: 'object', required: ['b'] },
+      'Notes.b',
+    );
 
     expect(await first.validate({ a: 1 })).toMatchObject({ ok: true });
     expect(await second.validate({ b: 1 })).toMatchObject({ ok: true });
@@ -74,9 +83,21 @@ describe('compileSchema with a raw JSON Schema', () => {
     ['a root that is not an object', { type: 'array', items: {} }, 'the root of a JSON Schema must have type "object"'],
     ['a root without type', { properties: {} }, 'the root of a JSON Schema must have type "object"'],
     ['an invalid keyword value', { type: 'object', properties: { a: { type: 'strin' } } }, 'schema is invalid'],
-    ['a 2020-12 schema with draft-07 tuple items', { type: 'object', properties: { p: { items: [{}] } } }, 'schema is invalid'],
-    ['an unresolvable $ref', { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }, "can't resolve reference"],
-    ['an unsupported dialect', { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, "unsupported $schema"],
+    [
+      'a 2020-12 schema with draft-07 tuple items',
+      { type: 'object', properties: { p: { items: [{}] } } },
+      'schema is invalid',
+    ],
+    [
+      'an unresolvable $ref',
+      { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } },
+      "can't resolve reference",
+    ],
+    [
+      'an unsupported dialect',
+      { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' },
+      'unsupported $schema',
+    ],
   ])('throws McpDefinitionError naming the tool for %s', async (_case, schema, reason) => {
     const compiling = compileSchema(schema, 'NotesTools.create');
 

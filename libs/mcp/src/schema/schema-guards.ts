@@ -1,6 +1,9 @@
 import type { Type } from '@nestjs/common';
 import type { JsonSchemaObject } from './schema.types.js';
 
+/** Any class, as class-validator and class-transformer metadata refer to them. */
+export type DtoClass = abstract new (...args: any[]) => unknown;
+
 /** Whether `value` is a zod 4 schema (classic or mini): every zod 4 schema keeps its internals on `_zod`. */
 export function isZodSchema(value: unknown): value is { readonly _zod: unknown } {
   return typeof value === 'object' && value !== null && '_zod' in value;

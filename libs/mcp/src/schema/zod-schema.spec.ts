@@ -48,7 +48,10 @@ describe('compileSchema with a zod schema', () => {
     });
     const { validate } = await compileSchema(schema, 'Pages.create');
 
-    expect(await validate({ slug: 'Hello', code: 'free' })).toEqual({ ok: true, value: { slug: 'hello', code: 'free' } });
+    expect(await validate({ slug: 'Hello', code: 'free' })).toEqual({
+      ok: true,
+      value: { slug: 'hello', code: 'free' },
+    });
     expect(await validate({ slug: 'Hello', code: 'taken' })).toEqual({ ok: false, errors: ['code: code is taken'] });
   });
 
@@ -93,7 +96,11 @@ describe('compileSchema with a zod schema', () => {
 
   it.each([
     ['a non-object root', z.string(), /Invalid MCP schema on Tools.bad: the root of a zod schema must be an object/],
-    ['an unrepresentable type', z.object({ at: z.date() }), /Invalid MCP schema on Tools.bad: the zod schema has no JSON Schema equivalent/],
+    [
+      'an unrepresentable type',
+      z.object({ at: z.date() }),
+      /Invalid MCP schema on Tools.bad: the zod schema has no JSON Schema equivalent/,
+    ],
   ])('throws McpDefinitionError for %s', async (_case, schema, message) => {
     const compiling = compileSchema(schema, 'Tools.bad');
 

@@ -17,9 +17,19 @@ export type JsonPayload = { value: unknown } | undefined;
  * 400 `-32700` for bytes that are not UTF-8 JSON. Uses the bytes the early body reader kept
  * when it ran.
  */
-export async function readJsonPayload(req: McpHttpRequest, res: ServerResponse, maxBytes: number): Promise<JsonPayload> {
+export async function readJsonPayload(
+  req: McpHttpRequest,
+  res: ServerResponse,
+  maxBytes: number,
+): Promise<JsonPayload> {
   if (!isJsonContentType(req.headers['content-type'])) {
-    rejectHttp(res, 415, JsonRpcErrorCode.SessionRequired, 'Unsupported Media Type', 'Content-Type must be application/json');
+    rejectHttp(
+      res,
+      415,
+      JsonRpcErrorCode.SessionRequired,
+      'Unsupported Media Type',
+      'Content-Type must be application/json',
+    );
     return undefined;
   }
   const body = req[MCP_RAW_BODY] ?? (await readLate(req, res, maxBytes));

@@ -31,7 +31,7 @@ export class McpBodyReaderInstaller implements OnModuleInit {
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter || adapter.getType() !== 'express') return;
-    const app = adapter.getInstance() as { use(fn: Middleware): void; router?: { stack?: RouterLayer[] } };
+    const app = adapter.getInstance<{ use(fn: Middleware): void; router?: { stack?: RouterLayer[] } }>();
     const paths = new Set(this.paths.map(normalizePath));
     const reader: Middleware = (req, res, next) => {
       if (req.method === 'POST' && paths.has(normalizePath(pathOf(req.url)))) {

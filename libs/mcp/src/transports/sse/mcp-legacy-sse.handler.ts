@@ -95,7 +95,13 @@ export class McpLegacySseHandler implements OnApplicationShutdown {
     } catch (error) {
       this.logger.error(`Legacy SSE message failed: ${(error as Error)?.stack ?? String(error)}`);
       if (!res.headersSent) {
-        rejectHttp(res, 500, JsonRpcErrorCode.InternalError, 'Internal error', 'The server failed to handle the request');
+        rejectHttp(
+          res,
+          500,
+          JsonRpcErrorCode.InternalError,
+          'Internal error',
+          'The server failed to handle the request',
+        );
       }
     }
   }

@@ -63,7 +63,9 @@ export class McpStdioTransport implements OnApplicationBootstrap, OnApplicationS
       (line) => this.track(this.onLine(line)),
       () => this.writeError(JsonRpcErrorCode.InvalidRequest, 'Invalid Request', 'The line exceeds the size limit'),
     );
-    this.input.on('data', (chunk: Buffer | string) => splitter.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)));
+    this.input.on('data', (chunk: Buffer | string) =>
+      splitter.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)),
+    );
     this.input.once('end', () => {
       splitter.end();
       void Promise.all(this.pending).then(() => this.resolveFinished());

@@ -73,7 +73,14 @@ export class McpWsHandler implements OnApplicationShutdown {
     }
     const decoded = decodeJsonText(rawToBuffer(data));
     if (!decoded.ok) {
-      this.reply(socket, errorResponse(null, { code: JsonRpcErrorCode.ParseError, message: 'Parse error', data: { detail: decoded.detail } }));
+      this.reply(
+        socket,
+        errorResponse(null, {
+          code: JsonRpcErrorCode.ParseError,
+          message: 'Parse error',
+          data: { detail: decoded.detail },
+        }),
+      );
       return;
     }
     try {
@@ -81,7 +88,14 @@ export class McpWsHandler implements OnApplicationShutdown {
       if (answer) this.reply(socket, answer);
     } catch (error) {
       this.logger.error(`WebSocket message failed: ${(error as Error)?.stack ?? String(error)}`);
-      this.reply(socket, errorResponse(null, { code: JsonRpcErrorCode.InternalError, message: 'Internal error', data: { detail: 'The server failed to handle the message' } }));
+      this.reply(
+        socket,
+        errorResponse(null, {
+          code: JsonRpcErrorCode.InternalError,
+          message: 'Internal error',
+          data: { detail: 'The server failed to handle the message' },
+        }),
+      );
     }
   }
 
