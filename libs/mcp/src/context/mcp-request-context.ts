@@ -30,4 +30,10 @@ export interface McpRequestContext {
    * answer becomes an SSE stream).
    */
   sendNotification(method: string, params?: Record<string, unknown>): Promise<void>;
+  /**
+   * Sends `notifications/progress` with the client's progress token. Does nothing when the
+   * client sent no token, when `progress` does not exceed the last value sent, or once the
+   * response is on its way.
+   */
+  reportProgress(progress: number, total?: number, message?: string): Promise<void>;
 }

@@ -1,6 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { FALLBACK_HEADER_PROTOCOL_VERSION, type McpProtocolVersion } from '../mcp.constants.js';
-import type { McpRequestContext } from '../context/mcp-request-context.js';
+import { createRequestContext } from '../context/request-context.factory.js';
 import { McpInvalidRequestException, McpMethodNotFoundException } from '../errors/mcp-protocol.exceptions.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { McpServerStats } from '../session/mcp-server-stats.js';
@@ -32,7 +32,6 @@ const PRE_INITIALIZE_METHODS = new Set(['initialize', 'ping']);
  */
 @Injectable()
 export class McpDispatcher {
-  private readonly logger = new Logger('McpDispatcher');
   private readonly methods = new Map<string, McpMethodFn>();
   private readonly groups: McpMethodGroup[];
 
@@ -115,8 +114,12 @@ export class McpDispatcher {
         throw new McpInvalidRequestException('Send initialize before any other request', 'Server not initialized');
       }
       const params = request.params ?? {};
-      const result = await method(params, this.createRequestContext(request, params, ctx), ctx);
-      return successResponse(request.id, result);
+      const open = createRequestContext(request, params, ctx, this.versionOf(ctx));
+      try {
+        return successResponse(request.id, await method(params, open.context, ctx));
+      } finally {
+        open.complete();
+      }
     } catch (error) {
       return errorResponse(request.id, this.errors.toJsonRpcError(error, request.method));
     }
@@ -135,36 +138,6 @@ export class McpDispatcher {
     if (method.startsWith('resources/')) return this.resources.available;
     if (method.startsWith('prompts/')) return this.prompts.available;
     return true;
-  }
-
-  private createRequestContext(
-    request: JsonRpcRequest,
-    params: Record<string, unknown>,
-    ctx: McpDispatchContext,
-  ): McpRequestContext {
-    const meta = params._meta;
-    return {
-      requestId: request.id,
-      method: request.method,
-      sessionId: ctx.session?.id,
-      session: ctx.session,
-      protocolVersion: this.versionOf(ctx),
-      transport: ctx.transport,
-      request: ctx.request,
-      signal: new AbortController().signal,
-      meta: typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : undefined,
-      sendNotification: async (method, notificationParams) => {
-        if (!ctx.sendRelated) {
-          this.logger.debug(`Dropped ${method}: the transport has no channel for related messages`);
-          return;
-        }
-        ctx.sendRelated(
-          notificationParams === undefined
-            ? { jsonrpc: '2.0', method }
-            : { jsonrpc: '2.0', method, params: notificationParams },
-        );
-      },
-    };
   }
 }
 
