@@ -19,6 +19,7 @@ import { InMemorySessionStore } from './session/in-memory-session.store.js';
 import { McpSessionManager } from './session/mcp-session.manager.js';
 import { McpServerStats } from './session/mcp-server-stats.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
+import { McpOriginPolicy } from './transports/shared/origin-policy.js';
 import { SubscriptionsHandler } from './protocol/handlers/subscriptions.handler.js';
 import { MCP_SUBSCRIPTION_STORE } from './subscriptions/mcp-subscription.store.js';
 import { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
@@ -67,6 +68,7 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     SubscriptionsHandler,
     McpDispatcher,
     McpHttpHandler,
+    McpOriginPolicy,
   ],
   exports: [
     MCP_RESOLVED_OPTIONS,

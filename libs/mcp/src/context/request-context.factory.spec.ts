@@ -45,7 +45,7 @@ describe('createRequestContext', () => {
     await context.reportProgress(1);
     await context.reportProgress(0.5);
     await context.reportProgress(2);
-    expect(sent.map((m) => (m as { params: { progress: number } }).params.progress)).toEqual([1, 2]);
+    expect(sent.map((m) => (m as unknown as { params: { progress: number } }).params.progress)).toEqual([1, 2]);
   });
 
   it('sends nothing related once the response is decided', async () => {

@@ -24,11 +24,11 @@ import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { McpSessionRecord } from '../../session/mcp-session.interface.js';
 import { readRequestBody } from './body-reader.js';
 import { MCP_RAW_BODY, readJsonPayload, rejectBody, type McpHttpRequest } from './json-payload.js';
-import { createHostOriginValidator } from './host-origin.validator.js';
 import { rejectHttp } from './http-rejection.js';
 import { negotiateAccept } from './media-type.js';
 import { PostSseWriter, SseConnection } from './sse-connection.js';
-import { answerPreflight, applyCors } from './cors.js';
+import { answerPreflight } from './cors.js';
+import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { SseStream } from './sse.stream.js';
 
 const ALLOW = { Allow: 'GET, POST, DELETE' };
@@ -43,26 +43,21 @@ const FRAMING_ERRORS = new Set<number>([JsonRpcErrorCode.ParseError, JsonRpcErro
 @Injectable()
 export class McpHttpHandler {
   private readonly logger = new Logger('McpHttp');
-  private readonly checkHostOrigin: ReturnType<typeof createHostOriginValidator>;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
     private readonly sessions: McpSessionManager,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
-  ) {
-    this.checkHostOrigin = createHostOriginValidator({
-      allowedHosts: options.allowedHosts,
-      allowedOrigins: options.allowedOrigins,
-    });
-  }
+    private readonly originPolicy: McpOriginPolicy,
+  ) {}
 
   /**
    * Runs before any framework body parser: refuses foreign origins and oversized bodies
    * without reading them, and keeps the raw bytes for `post()`.
    */
   readBody(req: McpHttpRequest, res: ServerResponse, next: () => void): void {
-    if (!this.allowHostOrigin(req, res)) return;
+    if (!this.originPolicy.admit(req, res)) return;
     readRequestBody(req, this.options.maxBodyBytes).then(
       (body) => {
         req[MCP_RAW_BODY] = body;
@@ -98,7 +93,7 @@ export class McpHttpHandler {
 
   /** Any other HTTP method: CORS preflights from allowed origins, 405 for the rest. */
   methodNotAllowed(req: IncomingMessage, res: ServerResponse): void {
-    if (!this.allowHostOrigin(req, res)) return;
+    if (!this.originPolicy.admit(req, res)) return;
     if (req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined) {
       answerPreflight(req, res);
       return;
@@ -109,7 +104,7 @@ export class McpHttpHandler {
   }
 
   private async handlePost(req: McpHttpRequest, res: ServerResponse): Promise<void> {
-    if (!this.allowHostOrigin(req, res)) return;
+    if (!this.originPolicy.admit(req, res)) return;
     const accept = negotiateAccept(req.headers.accept);
     if (!accept.json && !accept.sse) {
       return this.reject(res, 406, 'Not Acceptable', 'Accept must allow application/json or text/event-stream');
@@ -161,7 +156,7 @@ export class McpHttpHandler {
   }
 
   private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!this.allowHostOrigin(req, res)) return;
+    if (!this.originPolicy.admit(req, res)) return;
     if (req.method === 'HEAD' || !this.options.sessions) {
       return rejectHttp(
         res,
@@ -193,7 +188,7 @@ export class McpHttpHandler {
   }
 
   private async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!this.allowHostOrigin(req, res)) return;
+    if (!this.originPolicy.admit(req, res)) return;
     if (!this.options.sessions) {
       return rejectHttp(
         res,
@@ -268,16 +263,6 @@ export class McpHttpHandler {
       'Unsupported protocol version',
       `MCP-Protocol-Version '${String(value).slice(0, 64)}' is not supported (supported: 2025-11-25, 2025-06-18, 2025-03-26)`,
     );
-    return false;
-  }
-
-  private allowHostOrigin(req: IncomingMessage, res: ServerResponse): boolean {
-    const verdict = this.checkHostOrigin(req.headers);
-    if (verdict.ok) {
-      applyCors(req, res);
-      return true;
-    }
-    this.reject(res, 403, 'Forbidden', verdict.reason);
     return false;
   }
 

@@ -7,7 +7,7 @@ import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
 import { JsonRpcErrorCode } from '../../protocol/json-rpc.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { generateSessionId } from '../../session/session-id.js';
-import { createHostOriginValidator, type HostOriginValidator } from '../http/host-origin.validator.js';
+import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { rejectHttp } from '../http/http-rejection.js';
 import { readJsonPayload, type McpHttpRequest } from '../http/json-payload.js';
 import { negotiateAccept } from '../http/media-type.js';
@@ -36,7 +36,6 @@ interface LegacyStream {
 @Injectable()
 export class McpLegacySseHandler implements OnApplicationShutdown {
   private readonly logger = new Logger('McpLegacySse');
-  private readonly checkHostOrigin: HostOriginValidator;
   /** Keyed by the stream id in the endpoint URL (not the MCP session id). */
   private readonly streams = new Map<string, LegacyStream>();
 
@@ -46,15 +45,11 @@ export class McpLegacySseHandler implements OnApplicationShutdown {
     private readonly dispatcher: McpDispatcher,
     private readonly sessions: McpSessionManager,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
-  ) {
-    this.checkHostOrigin = createHostOriginValidator({
-      allowedHosts: options.allowedHosts,
-      allowedOrigins: options.allowedOrigins,
-    });
-  }
+    private readonly originPolicy: McpOriginPolicy,
+  ) {}
 
   open(req: IncomingMessage, res: ServerResponse): void {
-    if (!this.allowHostOrigin(req, res)) return;
+    if (!this.originPolicy.admit(req, res)) return;
     if (!negotiateAccept(req.headers.accept).sse) {
       rejectHttp(res, 406, JsonRpcErrorCode.SessionRequired, 'Not Acceptable', 'GET needs Accept: text/event-stream');
       return;
@@ -81,7 +76,7 @@ export class McpLegacySseHandler implements OnApplicationShutdown {
 
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
     try {
-      if (!this.allowHostOrigin(req, res)) return;
+      if (!this.originPolicy.admit(req, res)) return;
       const entry = this.streams.get(streamIdOf(req.url));
       if (!entry) {
         rejectHttp(res, 404, JsonRpcErrorCode.SessionNotFound, 'Session not found', 'Open a stream with GET first');
@@ -109,12 +104,6 @@ export class McpLegacySseHandler implements OnApplicationShutdown {
   onApplicationShutdown(): void {
     for (const { stream } of this.streams.values()) stream.close();
     this.streams.clear();
-  }
-
-  private allowHostOrigin(req: IncomingMessage, res: ServerResponse): boolean {
-    const verdict = this.checkHostOrigin(req.headers);
-    if (!verdict.ok) rejectHttp(res, 403, JsonRpcErrorCode.SessionRequired, 'Forbidden', verdict.reason);
-    return verdict.ok;
   }
 }
 

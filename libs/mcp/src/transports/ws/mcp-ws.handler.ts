@@ -8,7 +8,7 @@ import { MCP_NOTIFICATION_BUS, type McpNotificationBus } from '../../notificatio
 import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
 import { errorResponse, JsonRpcErrorCode } from '../../protocol/json-rpc.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
-import { createHostOriginValidator, type HostOriginValidator } from '../http/host-origin.validator.js';
+import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { ConnectionSession } from '../shared/connection-session.js';
 import { decodeJsonText } from '../shared/json-text.js';
 import { WsConnection } from './ws.connection.js';
@@ -23,7 +23,6 @@ export const WS_CLOSE_UNSUPPORTED_DATA = 1003;
 @Injectable()
 export class McpWsHandler implements OnApplicationShutdown {
   private readonly logger = new Logger('McpWs');
-  private readonly checkHostOrigin: HostOriginValidator;
   private readonly heartbeats = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -31,16 +30,12 @@ export class McpWsHandler implements OnApplicationShutdown {
     private readonly dispatcher: McpDispatcher,
     private readonly sessions: McpSessionManager,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
-  ) {
-    this.checkHostOrigin = createHostOriginValidator({
-      allowedHosts: options.allowedHosts,
-      allowedOrigins: options.allowedOrigins,
-    });
-  }
+    private readonly originPolicy: McpOriginPolicy,
+  ) {}
 
   /** The upgrade check (`verifyClient`): foreign Origin or Host → 403. */
   verifyUpgrade(request: IncomingMessage): boolean {
-    return this.checkHostOrigin(request.headers).ok;
+    return this.originPolicy.allows(request.headers);
   }
 
   /** A new socket: wires messages, liveness and the session. */
