@@ -126,3 +126,7 @@ export const errorResponse = (id: JsonRpcId | null, error: JsonRpcErrorObject): 
 
 export const isErrorResponse = (message: JsonRpcResponse): message is JsonRpcErrorResponse =>
   Object.hasOwn(message, 'error');
+
+/** True for a message (before framing checks) that asks to `initialize`. */
+export const isInitializeMessage = (payload: unknown): boolean =>
+  typeof payload === 'object' && payload !== null && (payload as { method?: unknown }).method === 'initialize';

@@ -13,6 +13,7 @@ import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
 import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
 import {
   isErrorResponse,
+  isInitializeMessage,
   isValidId,
   JsonRpcErrorCode,
   type JsonRpcId,
@@ -113,7 +114,7 @@ export class McpHttpHandler {
     if (!body) return;
     const payload = body.value;
     // The header is ignored on initialize itself: that is where the version is negotiated.
-    const headerVersion = isInitializeRequest(payload) ? undefined : this.headerVersion(req, res);
+    const headerVersion = isInitializeMessage(payload) ? undefined : this.headerVersion(req, res);
     if (headerVersion === false) return;
 
     const session = await this.sessionForPost(req, res, payload);
@@ -213,7 +214,7 @@ export class McpHttpHandler {
     payload: unknown,
   ): Promise<McpSessionRecord | undefined | false> {
     if (!this.options.sessions) return undefined;
-    if (isInitializeRequest(payload)) {
+    if (isInitializeMessage(payload)) {
       // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
       // is minted; a live one makes the dispatcher refuse a second initialize.
       return this.sessions.resolve(req.headers[SESSION_ID_HEADER]);
@@ -307,9 +308,6 @@ export class McpHttpHandler {
     rejectHttp(res, 500, JsonRpcErrorCode.InternalError, 'Internal error', 'The server failed to handle the request');
   }
 }
-
-const isInitializeRequest = (payload: unknown): boolean =>
-  typeof payload === 'object' && payload !== null && (payload as { method?: unknown }).method === 'initialize';
 
 const readableId = (payload: unknown): JsonRpcId | null => {
   const id = (payload as { id?: unknown } | null)?.id;

@@ -1,7 +1,7 @@
 import type { McpTransportKind } from '../../interfaces/mcp-transport.interface.js';
 import type { McpNotificationBus } from '../../notifications/mcp-notification.bus.js';
 import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
-import type { JsonRpcResponse } from '../../protocol/json-rpc.js';
+import { isInitializeMessage, type JsonRpcResponse } from '../../protocol/json-rpc.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { McpConnection, McpSessionRecord } from '../../session/mcp-session.interface.js';
 
@@ -23,6 +23,8 @@ export class ConnectionSession {
   private session?: McpSessionRecord;
   private joined = false;
   private closed = false;
+  /** While `initialize` runs, later messages wait for it, so a pipelining client is served in order. */
+  private initializing?: Promise<unknown>;
 
   constructor(
     private readonly services: ConnectionSessionServices,
@@ -44,6 +46,16 @@ export class ConnectionSession {
 
   /** Dispatches one parsed message; resolves to what to send back, if anything. */
   async handle(payload: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    if (isInitializeMessage(payload)) {
+      const run = this.dispatch(payload);
+      this.initializing = run.catch(() => undefined);
+      return run;
+    }
+    if (this.initializing) await this.initializing;
+    return this.dispatch(payload);
+  }
+
+  private async dispatch(payload: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
     if (this.session && !(await this.services.sessions.resolve(this.session.id))) {
       this.session = undefined;
     }
