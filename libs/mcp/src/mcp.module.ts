@@ -21,6 +21,8 @@ import { McpServerStats } from './session/mcp-server-stats.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
 import { McpOriginPolicy } from './transports/shared/origin-policy.js';
 import { SubscriptionsHandler } from './protocol/handlers/subscriptions.handler.js';
+import { LoggingHandler } from './protocol/handlers/logging.handler.js';
+import { McpInflightRequests } from './protocol/inflight-requests.js';
 import { MCP_SUBSCRIPTION_STORE } from './subscriptions/mcp-subscription.store.js';
 import { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
 import { SubscriptionCleanup } from './subscriptions/subscription-cleanup.js';
@@ -66,6 +68,8 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     ResourcesHandler,
     PromptsHandler,
     SubscriptionsHandler,
+    LoggingHandler,
+    McpInflightRequests,
     McpDispatcher,
     McpHttpHandler,
     McpOriginPolicy,

@@ -1,4 +1,5 @@
 import type { McpProtocolVersion } from '../mcp.constants.js';
+import type { McpLogLevel } from '../logging/log-level.js';
 import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
 import type { JsonRpcId } from '../protocol/json-rpc.js';
 import type { McpSessionRecord } from '../session/mcp-session.interface.js';
@@ -36,4 +37,10 @@ export interface McpRequestContext {
    * response is on its way.
    */
   reportProgress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Sends `notifications/message { level, logger?, data }` to the client, when `level` passes
+   * the session's `logging/setLevel` (every level passes until the client sets one). Never put
+   * credentials or personal data in `data`.
+   */
+  log(level: McpLogLevel, data: unknown, logger?: string): Promise<void>;
 }

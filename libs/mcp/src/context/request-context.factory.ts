@@ -3,6 +3,7 @@ import type { McpProtocolVersion } from '../mcp.constants.js';
 import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
 import type { JsonRpcRequest } from '../protocol/json-rpc.js';
 import type { McpRequestContext } from './mcp-request-context.js';
+import { passesLogLevel } from '../logging/log-level.js';
 
 const logger = new Logger('McpRequest');
 
@@ -19,10 +20,10 @@ export function createRequestContext(
   params: Record<string, unknown>,
   dispatch: McpDispatchContext,
   protocolVersion: McpProtocolVersion,
+  controller: AbortController = new AbortController(),
 ): OpenRequestContext {
   const meta = isObject(params._meta) ? params._meta : undefined;
   const progressToken = meta?.progressToken;
-  const controller = new AbortController();
   let completed = false;
   let lastProgress = -Infinity;
 
@@ -53,6 +54,14 @@ export function createRequestContext(
     signal: controller.signal,
     meta,
     sendNotification,
+    log: async (level, data, loggerName) => {
+      if (!passesLogLevel(level, dispatch.session?.logLevel)) return;
+      await sendNotification('notifications/message', {
+        level,
+        ...(loggerName !== undefined ? { logger: loggerName } : {}),
+        data,
+      });
+    },
     reportProgress: async (progress, total, message) => {
       // Only when the client asked (a progress token), and strictly increasing (MCP MUST).
       if (!isProgressToken(progressToken) || !(progress > lastProgress)) return;

@@ -207,7 +207,7 @@ describe('McpDispatcher', () => {
     it('reports capabilities for every feature present, serverInfo without undefined fields, and instructions', async () => {
       const result = await client.result('initialize', { protocolVersion: '2025-11-25' }, httpContext());
 
-      expect(Object.keys(result.capabilities as object).sort()).toEqual(['prompts', 'resources', 'tools']);
+      expect(Object.keys(result.capabilities as object).sort()).toEqual(['logging', 'prompts', 'resources', 'tools']);
       expect(result.serverInfo).toStrictEqual({ name: 't', version: '1', title: 'Test server' });
       expect(result.instructions).toBe(INSTRUCTIONS);
     });
@@ -279,12 +279,12 @@ describe('McpDispatcher', () => {
   });
 
   describe('capabilities of smaller servers', () => {
-    it('declares only tools, and no instructions, for a server that has only tools', async () => {
+    it('declares only tools (and logging, always offered), and no instructions, for a server that has only tools', async () => {
       const toolsOnly = await McpTestClient.create({ providers: [OnlyTools] });
       try {
         const result = await toolsOnly.result('initialize', { protocolVersion: '2025-11-25' }, httpContext());
 
-        expect(Object.keys(result.capabilities as object)).toEqual(['tools']);
+        expect(Object.keys(result.capabilities as object).sort()).toEqual(['logging', 'tools']);
         expect('instructions' in result).toBe(false);
         expect(result.serverInfo).toStrictEqual({ name: 't', version: '1' });
       } finally {
@@ -311,12 +311,12 @@ describe('McpDispatcher', () => {
       }
     });
 
-    it('declares no capabilities for a server with nothing registered', async () => {
+    it('declares only logging for a server with nothing registered', async () => {
       const empty = await McpTestClient.create();
       try {
         const result = await empty.result('initialize', { protocolVersion: '2025-11-25' }, httpContext());
 
-        expect(result.capabilities).toStrictEqual({});
+        expect(result.capabilities).toStrictEqual({ logging: {} });
         expect(await empty.error('tools/call', { name: 'x' }, statelessContext())).toMatchObject({ code: -32602 });
       } finally {
         await empty.close();

@@ -9,10 +9,12 @@ import type { McpMethodFn, McpMethodGroup } from './handlers/mcp-method.types.js
 import { PromptsHandler } from './handlers/prompts.handler.js';
 import { ResourcesHandler } from './handlers/resources.handler.js';
 import { SubscriptionsHandler } from './handlers/subscriptions.handler.js';
+import { LoggingHandler } from './handlers/logging.handler.js';
 import { ToolsHandler } from './handlers/tools.handler.js';
 import {
   classifyMessage,
   errorResponse,
+  isValidId,
   JsonRpcErrorCode,
   successResponse,
   type JsonRpcNotification,
@@ -21,6 +23,7 @@ import {
 } from './json-rpc.js';
 import type { McpDispatchContext } from './mcp-dispatch-context.js';
 import { McpErrorMapper } from './mcp-error.mapper.js';
+import { McpInflightRequests, McpRequestCancelledError } from './inflight-requests.js';
 
 /** Methods that work before `initialize` on transports that have sessions. */
 const PRE_INITIALIZE_METHODS = new Set(['initialize', 'ping']);
@@ -39,13 +42,15 @@ export class McpDispatcher {
     private readonly sessions: McpSessionManager,
     private readonly errors: McpErrorMapper,
     private readonly stats: McpServerStats,
+    private readonly inflight: McpInflightRequests,
     lifecycle: LifecycleHandler,
     tools: ToolsHandler,
     private readonly resources: ResourcesHandler,
     private readonly prompts: PromptsHandler,
     subscriptions: SubscriptionsHandler,
+    logging: LoggingHandler,
   ) {
-    this.groups = [lifecycle, tools, resources, subscriptions, prompts];
+    this.groups = [lifecycle, tools, resources, subscriptions, prompts, logging];
     for (const group of this.groups) {
       for (const [name, fn] of Object.entries(group.methods())) this.methods.set(name, fn);
     }
@@ -105,30 +110,48 @@ export class McpDispatcher {
     }
   }
 
-  private async handleRequest(request: JsonRpcRequest, ctx: McpDispatchContext): Promise<JsonRpcResponse> {
+  /** Answers a request; `undefined` when the client cancelled it (no response is sent then). */
+  private async handleRequest(request: JsonRpcRequest, ctx: McpDispatchContext): Promise<JsonRpcResponse | undefined> {
     const method = this.methods.get(request.method);
     this.stats.recordRequest();
+    const controller = new AbortController();
+    // initialize cannot be cancelled; without a session a cancellation could not be attributed.
+    const finish =
+      ctx.session && request.method !== 'initialize'
+        ? this.inflight.start(ctx.session.id, request.id, controller)
+        : undefined;
+    let response: JsonRpcResponse;
     try {
       if (!method || !this.isAvailable(request.method)) throw new McpMethodNotFoundException(request.method);
       if (ctx.sessionsEnabled && !ctx.session && !PRE_INITIALIZE_METHODS.has(request.method)) {
         throw new McpInvalidRequestException('Send initialize before any other request', 'Server not initialized');
       }
       const params = request.params ?? {};
-      const open = createRequestContext(request, params, ctx, this.versionOf(ctx));
+      const open = createRequestContext(request, params, ctx, this.versionOf(ctx), controller);
       try {
-        return successResponse(request.id, await method(params, open.context, ctx));
+        response = successResponse(request.id, await method(params, open.context, ctx));
       } finally {
         open.complete();
       }
     } catch (error) {
-      return errorResponse(request.id, this.errors.toJsonRpcError(error, request.method));
+      response = errorResponse(request.id, this.errors.toJsonRpcError(error, request.method));
+    } finally {
+      finish?.();
     }
+    return controller.signal.reason instanceof McpRequestCancelledError ? undefined : response;
   }
 
   private async handleNotification(notification: JsonRpcNotification, ctx: McpDispatchContext): Promise<void> {
     if (notification.method === 'notifications/initialized' && ctx.session && !ctx.session.initialized) {
       ctx.session.initialized = true;
       await this.sessions.markInitialized(ctx.session.id);
+    }
+    if (notification.method === 'notifications/cancelled' && ctx.session) {
+      const { requestId, reason } = notification.params ?? {};
+      // Unknown, finished or malformed ids are ignored, as the specification asks.
+      if (isValidId(requestId)) {
+        this.inflight.cancel(ctx.session.id, requestId, typeof reason === 'string' ? reason : undefined);
+      }
     }
     // Other notifications (and any "notification" naming a request method) are ignored: a
     // message without an id never runs a handler.

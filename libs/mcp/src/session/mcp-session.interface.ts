@@ -1,5 +1,6 @@
 import type { McpProtocolVersion } from '../mcp.constants.js';
 import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
+import type { McpLogLevel } from '../logging/log-level.js';
 
 /** What is known about a session; plain data, so any store (memory, Redis) can hold it. @publicApi */
 export interface McpSessionRecord {
@@ -10,6 +11,8 @@ export interface McpSessionRecord {
   clientCapabilities?: Record<string, unknown>;
   /** Set when the client sent `notifications/initialized`. */
   initialized: boolean;
+  /** The least severe level the client wants in `notifications/message` (`logging/setLevel`). */
+  logLevel?: McpLogLevel;
   transport: McpTransportKind;
   createdAt: number;
   lastActivityAt: number;

@@ -82,6 +82,11 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     await this.store.update(id, { initialized: true });
   }
 
+  /** Changes stored facts of a session (its log level, ...). */
+  async update(id: string, patch: Partial<Omit<McpSessionRecord, 'id'>>): Promise<void> {
+    await this.store.update(id, patch);
+  }
+
   /** Ends a session: removes it from the store, closes its connections, tells the listeners. */
   async end(id: string, reason: McpSessionEndReason): Promise<boolean> {
     const existed = await this.store.delete(id);

@@ -24,7 +24,7 @@ export class PromptsHandler implements McpMethodGroup {
   }
 
   capability(): [string, Record<string, unknown>] | undefined {
-    return this.prompts.size > 0 ? ['prompts', {}] : undefined;
+    return this.prompts.size > 0 ? ['prompts', { listChanged: true }] : undefined;
   }
 
   get available(): boolean {

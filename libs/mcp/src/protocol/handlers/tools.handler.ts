@@ -34,7 +34,7 @@ export class ToolsHandler implements McpMethodGroup {
   }
 
   capability(): [string, Record<string, unknown>] | undefined {
-    return this.tools.size > 0 ? ['tools', {}] : undefined;
+    return this.tools.size > 0 ? ['tools', { listChanged: true }] : undefined;
   }
 
   private list(params: Record<string, unknown>) {
