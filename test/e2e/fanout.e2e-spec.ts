@@ -64,7 +64,11 @@ describe('fan-out to 1,000 sessions', () => {
       req.end(payload);
     });
 
-  const rpc = async (headers: Record<string, string>, method: string, params: Record<string, unknown>): Promise<any> => {
+  const rpc = async (
+    headers: Record<string, string>,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<any> => {
     const answer = await post({ jsonrpc: '2.0', id: requestId++, method, params }, headers);
     if (answer.status !== 200) throw new Error(`${method} answered HTTP ${answer.status}`);
     return answer.json;
@@ -73,7 +77,8 @@ describe('fan-out to 1,000 sessions', () => {
   const initialize = async (): Promise<Record<string, string>> => {
     const answer = await post(initializeRequest(1));
     const sessionId = answer.headers['mcp-session-id'];
-    if (answer.status !== 200 || typeof sessionId !== 'string') throw new Error(`initialize answered HTTP ${answer.status}`);
+    if (answer.status !== 200 || typeof sessionId !== 'string')
+      throw new Error(`initialize answered HTTP ${answer.status}`);
     const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': answer.json.result.protocolVersion };
     const initialized = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
     if (initialized.status !== 202) throw new Error(`notifications/initialized answered HTTP ${initialized.status}`);
@@ -93,7 +98,10 @@ describe('fan-out to 1,000 sessions', () => {
 
     const writer = await initialize();
     sessionHeaders.push(writer);
-    const created = await rpc(writer, 'tools/call', { name: 'notes.create', arguments: { title: 'Fan-out', body: 'v1' } });
+    const created = await rpc(writer, 'tools/call', {
+      name: 'notes.create',
+      arguments: { title: 'Fan-out', body: 'v1' },
+    });
     ({ id: noteId, uri: noteUri } = JSON.parse(created.result.content[0].text));
 
     const readers: Record<string, string>[] = new Array(SESSIONS);
@@ -128,7 +136,10 @@ describe('fan-out to 1,000 sessions', () => {
     const notifier = gateway.app.get(ResourceNotificationService);
     const notify = jest.spyOn(notifier, 'notifyResourceUpdated');
 
-    const updated = await rpc(sessionHeaders[0], 'tools/call', { name: 'notes.update', arguments: { id: noteId, body: 'v2' } });
+    const updated = await rpc(sessionHeaders[0], 'tools/call', {
+      name: 'notes.update',
+      arguments: { id: noteId, body: 'v2' },
+    });
     expect(updated.result.isError).toBeFalsy();
     expect(JSON.parse(updated.result.content[0].text)).toEqual(expect.objectContaining({ id: noteId, uri: noteUri }));
 
@@ -146,7 +157,9 @@ describe('fan-out to 1,000 sessions', () => {
     let othersReceivedNothing = 0;
     const wrong: string[] = [];
     streams.forEach((stream, i) => {
-      const noteUpdates = updatedUris(stream.events.slice(0, barriers[i].index)).filter((uri) => uri === noteUri).length;
+      const noteUpdates = updatedUris(stream.events.slice(0, barriers[i].index)).filter(
+        (uri) => uri === noteUri,
+      ).length;
       const expected = i % 2 === 0 ? 1 : 0;
       if (noteUpdates !== expected) wrong.push(`session ${i}: ${noteUpdates} note updates, expected ${expected}`);
       else if (expected === 1) subscribedReceivedOnce++;

@@ -191,13 +191,16 @@ describe('Streamable HTTP: bad input', () => {
       ['"str"', '"str"'],
       ['[]', '[]'],
       ['a number', '5'],
-    ])('tools/call with params %s (not an object) → 400 -32600', async (_name, rawParams) => {
-      const response = await post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":${rawParams}}`);
-      expect(response.status).toBe(400);
-      expect(response.json.error.code).toBe(-32600);
-      expect([4, null]).toContain(response.json.id);
-      await expectServing();
-    });
+    ])(
+      'tools/call with params %s (not an object) → 200 -32602 naming params (DECISIONS D2)',
+      async (_name, rawParams) => {
+        const response = await post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":${rawParams}}`);
+        expect(response.status).toBe(200);
+        expectRpcError(response.json, -32602, 4);
+        expect(response.json.error.data.detail).toContain('params');
+        await expectServing();
+      },
+    );
 
     it('tools/call with arguments that are not an object → -32602', async () => {
       const response = await post(rpc(5, 'tools/call', { name: 'echo', arguments: 'text' }));

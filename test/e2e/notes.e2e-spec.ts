@@ -80,7 +80,9 @@ describe('notes domain', () => {
     const updated = toolJson(await session.callTool('notes.update', { id, body: 'v2' }));
     expect(updated).toEqual({ id, uri, updatedAt: expect.any(String) });
     expect(Number.isNaN(Date.parse(updated.updatedAt))).toBe(false);
-    expect(await readJson(uri)).toEqual(expect.objectContaining({ id, title: 'Plan', body: 'v2', updatedAt: updated.updatedAt }));
+    expect(await readJson(uri)).toEqual(
+      expect.objectContaining({ id, title: 'Plan', body: 'v2', updatedAt: updated.updatedAt }),
+    );
   });
 
   it('notes.delete answers {id, deleted: true}; the note is gone from db://notes and reads -32002', async () => {
@@ -119,7 +121,11 @@ describe('notes domain', () => {
   it("db://notes/latest with no notes answers -32602 with data.detail 'No notes exist yet'", async () => {
     const response = await read(LATEST);
     expect(response.result).toBeUndefined();
-    expect(response.error).toEqual({ code: -32602, message: 'Invalid params', data: expect.objectContaining({ detail: 'No notes exist yet' }) });
+    expect(response.error).toEqual({
+      code: -32602,
+      message: 'Invalid params',
+      data: expect.objectContaining({ detail: 'No notes exist yet' }),
+    });
   });
 
   it('db://notes/latest is the most recently created or updated note', async () => {
@@ -137,7 +143,9 @@ describe('notes domain', () => {
     toolJson(await session.callTool('notes.delete', { id: b.id }));
     expect(await readJson(LATEST)).toEqual(expect.objectContaining({ id: a.id }));
     toolJson(await session.callTool('notes.delete', { id: a.id }));
-    expect((await read(LATEST)).error).toEqual(expect.objectContaining({ code: -32602, data: expect.objectContaining({ detail: 'No notes exist yet' }) }));
+    expect((await read(LATEST)).error).toEqual(
+      expect.objectContaining({ code: -32602, data: expect.objectContaining({ detail: 'No notes exist yet' }) }),
+    );
   });
 
   it('summarize-note returns a user message holding the title and body', async () => {
@@ -156,7 +164,9 @@ describe('notes domain', () => {
     for (const args of [{ id: 'no-such-note' }, {}]) {
       const response = await session.rpc('prompts/get', { name: 'summarize-note', arguments: args });
       expect(response.result).toBeUndefined();
-      expect(response.error).toEqual(expect.objectContaining({ code: -32602, data: expect.objectContaining({ detail: expect.any(String) }) }));
+      expect(response.error).toEqual(
+        expect.objectContaining({ code: -32602, data: expect.objectContaining({ detail: expect.any(String) }) }),
+      );
     }
   });
 

@@ -8,7 +8,13 @@
  * existed for the whole walk exactly once, no URI that was absent for the whole walk.
  */
 import { jest } from '@jest/globals';
-import { MCP_NOTIFICATION_BUS, McpDefinitionError, McpResourceService, ResourceNotificationService, type McpNotificationBus } from '@app/mcp';
+import {
+  MCP_NOTIFICATION_BUS,
+  McpDefinitionError,
+  McpResourceService,
+  ResourceNotificationService,
+  type McpNotificationBus,
+} from '@app/mcp';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSession, rawRequest } from '../support/raw-http.js';
 import { isListChanged, isUpdated, rawSession, type RawSession, type SseClient } from '../support/sse-client.js';
@@ -48,7 +54,9 @@ describe('runtime resources', () => {
     jest.restoreAllMocks();
     for (const stream of streams) stream.close();
     streams.clear();
-    await Promise.all(sessions.map((session) => rawRequest(gateway.endpoint, 'DELETE', session.headers).catch(() => undefined)));
+    await Promise.all(
+      sessions.map((session) => rawRequest(gateway.endpoint, 'DELETE', session.headers).catch(() => undefined)),
+    );
     sessions.length = 0;
     await gateway?.close();
   });
@@ -92,7 +100,8 @@ describe('runtime resources', () => {
     ]);
     const declared = new Set((await walk(walker1)).uris);
     const stable = Array.from({ length: STABLE }, (_, i) => `test://stable/${pad(i)}`);
-    for (const uri of stable) resources.register(uri, reader(uri), { name: `Stable ${uri}`, mimeType: 'application/json' });
+    for (const uri of stable)
+      resources.register(uri, reader(uri), { name: `Stable ${uri}`, mimeType: 'application/json' });
 
     // The truth, kept in step with the registry: registration changes are synchronous.
     const churn = Array.from({ length: CHURN_POOL }, (_, i) => `test://churn/${pad(i)}`);
@@ -137,13 +146,16 @@ describe('runtime resources', () => {
         for (const uri of uris) counts.set(uri, (counts.get(uri) ?? 0) + 1);
         for (const [uri, count] of counts) if (count > 1) failures.push(`walk ${walks}: ${uri} listed ${count} times`);
         for (const uri of [...declared, ...stable]) {
-          if (counts.get(uri) !== 1) failures.push(`walk ${walks}: ${uri} (present throughout) listed ${counts.get(uri) ?? 0} times`);
+          if (counts.get(uri) !== 1)
+            failures.push(`walk ${walks}: ${uri} (present throughout) listed ${counts.get(uri) ?? 0} times`);
         }
         for (const uri of churn) {
           if ((lastChange.get(uri) ?? 0) > seqAtStart) continue; // changed during the walk: either is fine
           const listed = counts.has(uri);
-          if (before.get(uri) && !listed) failures.push(`walk ${walks}: ${uri} existed for the whole walk but was missed`);
-          if (!before.get(uri) && listed) failures.push(`walk ${walks}: ${uri} was absent for the whole walk but was listed`);
+          if (before.get(uri) && !listed)
+            failures.push(`walk ${walks}: ${uri} existed for the whole walk but was missed`);
+          if (!before.get(uri) && listed)
+            failures.push(`walk ${walks}: ${uri} was absent for the whole walk but was listed`);
         }
         for (const uri of counts.keys()) {
           if (!declared.has(uri) && !uri.startsWith('test://stable/') && !uri.startsWith('test://churn/')) {
@@ -157,14 +169,16 @@ describe('runtime resources', () => {
     const reading = async (): Promise<void> => {
       const random = prng(11);
       while (!churnDone && inTime() && reads < 5_000) {
-        const uri = random() < 0.2 ? stable[Math.floor(random() * stable.length)] : churn[Math.floor(random() * churn.length)];
+        const uri =
+          random() < 0.2 ? stable[Math.floor(random() * stable.length)] : churn[Math.floor(random() * churn.length)];
         const response = await readerSession.request('resources/read', { uri });
         reads += 1;
         const { result, error } = response.json ?? {};
         if (response.status !== 200) failures.push(`read ${uri}: HTTP ${response.status}`);
         else if (result) {
           const text = result.contents?.[0]?.text;
-          if (JSON.stringify(JSON.parse(text)) !== JSON.stringify({ uri, ok: true })) failures.push(`read ${uri}: wrong content ${text}`);
+          if (JSON.stringify(JSON.parse(text)) !== JSON.stringify({ uri, ok: true }))
+            failures.push(`read ${uri}: wrong content ${text}`);
         } else if (error?.code !== -32002 || uri.startsWith('test://stable/')) {
           failures.push(`read ${uri}: unexpected error ${JSON.stringify(error)}`);
         }
@@ -175,13 +189,15 @@ describe('runtime resources', () => {
     const subscribing = async (): Promise<void> => {
       const random = prng(17);
       while (!churnDone && inTime() && subscribes < 5_000) {
-        const uri = random() < 0.2 ? stable[Math.floor(random() * stable.length)] : churn[Math.floor(random() * churn.length)];
+        const uri =
+          random() < 0.2 ? stable[Math.floor(random() * stable.length)] : churn[Math.floor(random() * churn.length)];
         const response = await subscriber.request('resources/subscribe', { uri });
         subscribes += 1;
         const { result, error } = response.json ?? {};
         if (response.status !== 200) failures.push(`subscribe ${uri}: HTTP ${response.status}`);
         else if (result) {
-          if (result.subscribed !== true || result.uri !== uri) failures.push(`subscribe ${uri}: wrong result ${JSON.stringify(result)}`);
+          if (result.subscribed !== true || result.uri !== uri)
+            failures.push(`subscribe ${uri}: wrong result ${JSON.stringify(result)}`);
         } else if (error?.code !== -32601 || uri.startsWith('test://stable/')) {
           failures.push(`subscribe ${uri}: unexpected error ${JSON.stringify(error)}`);
         }

@@ -116,6 +116,29 @@ describe('subscriptions and the end of a session', () => {
     expect((await idle.request('resources/subscribe', { uri: INFO })).status).toBe(404);
   });
 
+  it('an open stream keeps the session alive: when it drops, the client can reconnect and keeps its subscriptions', async () => {
+    // Spec 6.2 rule 5: after a lost stream the client reopens it. The idle clock starts when the
+    // stream ends, not when it was opened (DECISIONS D5: an open stream keeps its session alive).
+    await start({ MCP_SESSION_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS), MCP_SESSION_CLEANUP_INTERVAL_MS: '100000' });
+    const manager = gateway.app.get(McpSessionManager);
+    const session = await newSession(INFO);
+    const first = await openStream(session);
+    const opened = Date.now();
+    await waitUntil(() => Date.now() - opened > 2 * IDLE_TIMEOUT_MS, 5_000, 'a stream open for twice the idle timeout');
+    expect(first.isEnded).toBe(false);
+
+    first.close();
+    await waitUntil(
+      () => manager.getConnection(session.sessionId) === undefined,
+      5_000,
+      'the server noticing the drop',
+    );
+    const second = await openStream(session);
+    expect(second.status).toBe(200);
+    expect(await notifier.notifyResourceUpdated(INFO)).toBe(1);
+    await second.waitFor(isUpdated(INFO));
+  });
+
   it('a stateless gateway answers subscribe and unsubscribe with HTTP 200 and -32000 Session required', async () => {
     await start({ MCP_STATELESS: '1' });
     for (const method of ['resources/subscribe', 'resources/unsubscribe']) {
@@ -125,7 +148,11 @@ describe('subscriptions and the end of a session', () => {
       expect(response.json).toEqual({
         jsonrpc: '2.0',
         id: 'sub-1',
-        error: { code: -32000, message: 'Session required', data: expect.objectContaining({ detail: expect.stringMatching(/initialize/i) }) },
+        error: {
+          code: -32000,
+          message: 'Session required',
+          data: expect.objectContaining({ detail: expect.stringMatching(/initialize/i) }),
+        },
       });
     }
     expect(await notifier.notifyResourceUpdated(NOTES)).toBe(0);

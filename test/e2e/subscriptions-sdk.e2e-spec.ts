@@ -48,7 +48,11 @@ async function connect(gateway: RunningGateway, name: string): Promise<SdkClient
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no notifications/resources/updated for ${uri} within ${timeoutMs} ms (got ${JSON.stringify(updates)})`));
+          reject(
+            new Error(
+              `no notifications/resources/updated for ${uri} within ${timeoutMs} ms (got ${JSON.stringify(updates)})`,
+            ),
+          );
         }, timeoutMs);
         if (!check()) waiters.add(check);
       });

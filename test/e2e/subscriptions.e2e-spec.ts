@@ -61,8 +61,11 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
     return stream;
   };
 
-  const createNote = async (session: RawSession, title = 'A note', body = 'Body'): Promise<{ id: string; uri: string }> =>
-    toolJson(await session.callTool('notes.create', { title, body }));
+  const createNote = async (
+    session: RawSession,
+    title = 'A note',
+    body = 'Body',
+  ): Promise<{ id: string; uri: string }> => toolJson(await session.callTool('notes.create', { title, body }));
 
   const updateNote = async (session: RawSession, id: string, body: string) =>
     toolJson(await session.callTool('notes.update', { id, body }));
@@ -213,15 +216,22 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
     expect(await notifier.notifyResourceUpdated(uri)).toBe(0);
   });
 
-  it.each(['resources/subscribe', 'resources/unsubscribe'])('%s without uri, or with a non-string uri, answers -32602 naming uri', async (method) => {
-    const session = await newSession();
-    for (const params of [{}, { uri: 42 }, { uri: null }]) {
-      const response = await session.rpc(method, params);
-      expect(response.error).toEqual(
-        expect.objectContaining({ code: -32602, message: 'Invalid params', data: expect.objectContaining({ detail: expect.stringContaining('uri') }) }),
-      );
-    }
-  });
+  it.each(['resources/subscribe', 'resources/unsubscribe'])(
+    '%s without uri, or with a non-string uri, answers -32602 naming uri',
+    async (method) => {
+      const session = await newSession();
+      for (const params of [{}, { uri: 42 }, { uri: null }]) {
+        const response = await session.rpc(method, params);
+        expect(response.error).toEqual(
+          expect.objectContaining({
+            code: -32602,
+            message: 'Invalid params',
+            data: expect.objectContaining({ detail: expect.stringContaining('uri') }),
+          }),
+        );
+      }
+    },
+  );
 
   it('notes.delete sends resources/updated to the note subscriber, and a later subscribe fails with -32601', async () => {
     const writer = await newSession();

@@ -35,7 +35,11 @@ export interface SseClient {
    * Resolves with the first event at position >= `fromIndex` that matches; rejects after
    * `timeoutMs`, or when the stream ends first.
    */
-  waitFor(predicate: (event: SseClientEvent) => boolean, timeoutMs?: number, fromIndex?: number): Promise<SseClientEvent>;
+  waitFor(
+    predicate: (event: SseClientEvent) => boolean,
+    timeoutMs?: number,
+    fromIndex?: number,
+  ): Promise<SseClientEvent>;
   /** Closes the connection from the client side (idempotent). */
   close(): void;
 }
@@ -72,7 +76,11 @@ export function openSseClient(url: string, options: SseClientOptions = {}): Prom
     req.on('response', (res: IncomingMessage) => {
       clearTimeout(headerTimer);
       const events: SseClientEvent[] = [];
-      const waiters = new Set<{ predicate: (e: SseClientEvent) => boolean; from: number; done: (e?: SseClientEvent) => void }>();
+      const waiters = new Set<{
+        predicate: (e: SseClientEvent) => boolean;
+        from: number;
+        done: (e?: SseClientEvent) => void;
+      }>();
       let buffer = '';
       let text = '';
       let isEnded = false;
@@ -124,7 +132,10 @@ export function openSseClient(url: string, options: SseClientOptions = {}): Prom
         waitFor(predicate, waitMs = 5_000, fromIndex = 0) {
           const found = events.find((event) => event.index >= fromIndex && predicate(event));
           if (found) return Promise.resolve(found);
-          if (isEnded) return Promise.reject(new Error(`the SSE stream ended without a matching event (got ${summarize(events)})`));
+          if (isEnded)
+            return Promise.reject(
+              new Error(`the SSE stream ended without a matching event (got ${summarize(events)})`),
+            );
           return new Promise<SseClientEvent>((resolveEvent, rejectEvent) => {
             const waiter = {
               predicate,
@@ -192,11 +203,16 @@ export interface RawSession {
 let nextRequestId = 1;
 
 /** Wraps an initialized session (see `openSession` in raw-http.ts). */
-export function rawSession(endpoint: string, session: { sessionId: string; headers: Record<string, string> }): RawSession {
+export function rawSession(
+  endpoint: string,
+  session: { sessionId: string; headers: Record<string, string> },
+): RawSession {
   const request = (method: string, params?: Record<string, unknown>) =>
     rawPost(
       endpoint,
-      params === undefined ? { jsonrpc: '2.0', id: nextRequestId++, method } : { jsonrpc: '2.0', id: nextRequestId++, method, params },
+      params === undefined
+        ? { jsonrpc: '2.0', id: nextRequestId++, method }
+        : { jsonrpc: '2.0', id: nextRequestId++, method, params },
       session.headers,
     );
   const rpc = async (method: string, params?: Record<string, unknown>) => {

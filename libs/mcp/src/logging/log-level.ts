@@ -1,5 +1,14 @@
 /** RFC 5424 severities, as MCP names them, least severe first. @publicApi */
-export const MCP_LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const MCP_LOG_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
 export type McpLogLevel = (typeof MCP_LOG_LEVELS)[number];
 
 const SEVERITY = new Map<string, number>(MCP_LOG_LEVELS.map((level, index) => [level, index]));

@@ -113,7 +113,7 @@ describe('cancellation and logging', () => {
       const ctx = await client.initialize();
       const before: JsonRpcMessage[] = [];
       await client.dispatch(request('tools/call', { name: 'chatty' }), withSink(ctx, before));
-      expect(before.map((m) => (m as { params: { level: string } }).params.level)).toEqual([
+      expect(before.map((m) => (m as unknown as { params: { level: string } }).params.level)).toEqual([
         'debug',
         'info',
         'warning',
@@ -130,7 +130,10 @@ describe('cancellation and logging', () => {
       );
       const after: JsonRpcMessage[] = [];
       await client.dispatch(request('tools/call', { name: 'chatty' }), withSink(ctx, after));
-      expect(after.map((m) => (m as { params: { level: string } }).params.level)).toEqual(['warning', 'error']);
+      expect(after.map((m) => (m as unknown as { params: { level: string } }).params.level)).toEqual([
+        'warning',
+        'error',
+      ]);
     });
 
     it('keeps levels per session', async () => {

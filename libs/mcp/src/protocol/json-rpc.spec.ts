@@ -1,4 +1,6 @@
 import {
+  hasMalformedParams,
+  type JsonRpcRequest,
   classifyMessage,
   errorResponse,
   isErrorResponse,
@@ -100,7 +102,7 @@ describe('classifyMessage', () => {
     });
   });
 
-  describe('a malformed method or params (-32600, id echoed)', () => {
+  describe('a malformed method (-32600, id echoed) or params (a request the dispatcher answers -32602)', () => {
     it.each([
       ['a number', 42],
       ['null', null],
@@ -120,15 +122,20 @@ describe('classifyMessage', () => {
       ['a number', 1],
       ['null', null],
       ['a boolean', true],
-    ])('is invalid when params is %s', (_label, params) => {
+    ])('is a request with malformed params when params is %s (DECISIONS D2: -32602)', (_label, params) => {
       const classified = classifyMessage({ jsonrpc: '2.0', id: 'p', method: 'tools/list', params });
 
-      expectInvalid(classified, 'p');
-      expect((classified as { detail: string }).detail).toContain('params');
+      expect(classified.kind).toBe('request');
+      expect(hasMalformedParams((classified as { message: JsonRpcRequest }).message)).toBe(true);
     });
 
-    it('is invalid on a notification with array params, without an id', () => {
-      expectInvalid(classifyMessage({ jsonrpc: '2.0', method: 'notifications/x', params: [] }), null);
+    it('keeps object params well-formed', () => {
+      const classified = classifyMessage({ jsonrpc: '2.0', id: 'p', method: 'tools/list', params: {} });
+      expect(hasMalformedParams((classified as { message: JsonRpcRequest }).message)).toBe(false);
+    });
+
+    it('is a notification (ignored, never answered) with array params', () => {
+      expect(classifyMessage({ jsonrpc: '2.0', method: 'notifications/x', params: [] }).kind).toBe('notification');
     });
   });
 

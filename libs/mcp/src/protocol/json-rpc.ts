@@ -99,9 +99,6 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     if (typeof value.method !== 'string') {
       return { kind: 'invalid', id: readableId, detail: 'The "method" member must be a string' };
     }
-    if (Object.hasOwn(value, 'params') && value.params !== undefined && !isPlainObject(value.params)) {
-      return { kind: 'invalid', id: readableId, detail: 'The "params" member must be an object' };
-    }
     return hasId
       ? { kind: 'request', message: value as unknown as JsonRpcRequest }
       : { kind: 'notification', message: value as unknown as JsonRpcNotification };
@@ -130,3 +127,7 @@ export const isErrorResponse = (message: JsonRpcResponse): message is JsonRpcErr
 /** True for a message (before framing checks) that asks to `initialize`. */
 export const isInitializeMessage = (payload: unknown): boolean =>
   typeof payload === 'object' && payload !== null && (payload as { method?: unknown }).method === 'initialize';
+
+/** MCP params are always objects; anything else is `-32602` for the request (DECISIONS D2). */
+export const hasMalformedParams = (message: JsonRpcRequest): boolean =>
+  message.params !== undefined && !isPlainObject(message.params);

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { FALLBACK_HEADER_PROTOCOL_VERSION, type McpProtocolVersion } from '../mcp.constants.js';
 import { createRequestContext } from '../context/request-context.factory.js';
-import { McpInvalidRequestException, McpMethodNotFoundException } from '../errors/mcp-protocol.exceptions.js';
+import {
+  McpInvalidParamsException,
+  McpInvalidRequestException,
+  McpMethodNotFoundException,
+} from '../errors/mcp-protocol.exceptions.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { McpServerStats } from '../session/mcp-server-stats.js';
 import { LifecycleHandler } from './handlers/lifecycle.handler.js';
@@ -14,6 +18,7 @@ import { ToolsHandler } from './handlers/tools.handler.js';
 import {
   classifyMessage,
   errorResponse,
+  hasMalformedParams,
   isValidId,
   JsonRpcErrorCode,
   successResponse,
@@ -126,6 +131,7 @@ export class McpDispatcher {
       if (ctx.sessionsEnabled && !ctx.session && !PRE_INITIALIZE_METHODS.has(request.method)) {
         throw new McpInvalidRequestException('Send initialize before any other request', 'Server not initialized');
       }
+      if (hasMalformedParams(request)) throw new McpInvalidParamsException("The 'params' member must be an object");
       const params = request.params ?? {};
       const open = createRequestContext(request, params, ctx, this.versionOf(ctx), controller);
       try {

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { MCP_SESSION_STORE } from '../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
@@ -18,7 +25,7 @@ type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' |
  * and the live connections (GET streams, sockets) that this instance holds for them.
  */
 @Injectable()
-export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
+export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('McpSessions');
   private readonly connections = new Map<string, McpConnection>();
   private readonly endListeners: McpSessionEndListener[] = [];
@@ -35,11 +42,19 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     this.sweepTimer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Streams close before the HTTP server does: Nest waits for open connections when it closes
+   * the server, and an SSE stream would hold it open forever.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
     const open = [...this.connections.keys()];
     await Promise.all(open.map((id) => this.end(id, 'shutdown')));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.beforeApplicationShutdown();
   }
 
   /** Registers a listener for session ends. */
@@ -113,9 +128,14 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     if (previous && previous !== connection) previous.close();
   }
 
-  /** Detaches a stream if it is still the current one. */
+  /**
+   * Detaches a stream if it is still the current one. The idle clock restarts now: the stream
+   * kept the session alive until this moment, and the client may reconnect (spec 6.2).
+   */
   detachConnection(id: string, connection: McpConnection): void {
-    if (this.connections.get(id) === connection) this.connections.delete(id);
+    if (this.connections.get(id) !== connection) return;
+    this.connections.delete(id);
+    void this.store.touch(id, Date.now());
   }
 
   /** Sessions that hold a live standalone stream on this instance. */

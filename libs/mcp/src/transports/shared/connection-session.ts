@@ -46,12 +46,17 @@ export class ConnectionSession {
 
   /** Dispatches one parsed message; resolves to what to send back, if anything. */
   async handle(payload: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+    const previous = this.initializing;
     if (isInitializeMessage(payload)) {
-      const run = this.dispatch(payload);
+      // A second initialize waits for the first, then finds the session and is refused.
+      const run = (async () => {
+        if (previous) await previous;
+        return this.dispatch(payload);
+      })();
       this.initializing = run.catch(() => undefined);
       return run;
     }
-    if (this.initializing) await this.initializing;
+    if (previous) await previous;
     return this.dispatch(payload);
   }
 

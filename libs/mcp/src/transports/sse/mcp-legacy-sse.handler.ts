@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
@@ -34,7 +34,7 @@ interface LegacyStream {
  * and their responses travel on the stream. The stream is the session: it ends with it.
  */
 @Injectable()
-export class McpLegacySseHandler implements OnApplicationShutdown {
+export class McpLegacySseHandler implements BeforeApplicationShutdown {
   private readonly logger = new Logger('McpLegacySse');
   /** Keyed by the stream id in the endpoint URL (not the MCP session id). */
   private readonly streams = new Map<string, LegacyStream>();
@@ -101,7 +101,8 @@ export class McpLegacySseHandler implements OnApplicationShutdown {
     }
   }
 
-  onApplicationShutdown(): void {
+  /** Streams close before the HTTP server does, which would otherwise wait for them. */
+  beforeApplicationShutdown(): void {
     for (const { stream } of this.streams.values()) stream.close();
     this.streams.clear();
   }
