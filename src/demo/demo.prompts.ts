@@ -16,7 +16,11 @@ export class DemoPrompts {
     description: 'Asks the model to summarize a text, briefly or in detail.',
     arguments: [
       { name: 'text', description: 'The text to summarize', required: true },
-      { name: 'style', description: `How to summarize: ${SUMMARY_STYLES.join(' or ')} (default brief)` },
+      {
+        name: 'style',
+        description: `How to summarize: ${SUMMARY_STYLES.join(' or ')} (default brief)`,
+        complete: (value) => SUMMARY_STYLES.filter((style) => style.startsWith(value)),
+      },
     ],
   })
   summarize(@McpArgs('text') text: string, @McpArgs('style') style?: string) {

@@ -34,3 +34,4 @@ export { runMcpStdio } from './transports/stdio/run-mcp-stdio.js';
 export { StderrLogger } from './transports/stdio/stderr.logger.js';
 export { MCP_WS_SUBPROTOCOL } from './transports/ws/mcp-ws.gateway.js';
 export { MCP_LOG_LEVELS, type McpLogLevel } from './logging/log-level.js';
+export type * from './interfaces/mcp-completion.interface.js';

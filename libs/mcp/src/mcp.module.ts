@@ -22,6 +22,7 @@ import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
 import { McpOriginPolicy } from './transports/shared/origin-policy.js';
 import { SubscriptionsHandler } from './protocol/handlers/subscriptions.handler.js';
 import { LoggingHandler } from './protocol/handlers/logging.handler.js';
+import { CompletionHandler } from './protocol/handlers/completion.handler.js';
 import { McpInflightRequests } from './protocol/inflight-requests.js';
 import { MCP_SUBSCRIPTION_STORE } from './subscriptions/mcp-subscription.store.js';
 import { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
@@ -69,6 +70,7 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     PromptsHandler,
     SubscriptionsHandler,
     LoggingHandler,
+    CompletionHandler,
     McpInflightRequests,
     McpDispatcher,
     McpHttpHandler,

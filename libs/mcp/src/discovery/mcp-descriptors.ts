@@ -29,7 +29,7 @@ export function buildPromptDescriptor(options: McpPromptOptions): Record<string,
   return {
     name: options.name,
     ...definedFields(options, ['title', 'description']),
-    ...(options.arguments?.length ? { arguments: options.arguments.map((a) => ({ ...a })) } : {}),
+    ...(options.arguments?.length ? { arguments: options.arguments.map(({ complete: _complete, ...a }) => a) } : {}),
     ...definedFields(options, ['icons', '_meta']),
   };
 }

@@ -9,6 +9,7 @@ import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { INVALID_TOOL_NAME } from '../mcp.messages.js';
 import { isValidToolName } from '../registry/tool-name.js';
 import type { McpPromptOptions } from '../interfaces/mcp-prompt-options.interface.js';
+import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
 import type { McpResourceOptions } from '../interfaces/mcp-resource-options.interface.js';
 import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
 import { buildPromptDescriptor, buildToolDescriptor } from './mcp-descriptors.js';
@@ -93,6 +94,16 @@ export class McpExplorer implements OnModuleInit {
       description: options.description,
       handler: this.handlerFactory.create(wrapper, methodName),
       source,
+      completers: bindCompleters(wrapper.instance as object, options.arguments),
     });
   }
+}
+
+/** Completers of prompt arguments, with their provider as `this`. */
+function bindCompleters(instance: object, args: McpPromptOptions['arguments']): Map<string, McpCompleter> {
+  const completers = new Map<string, McpCompleter>();
+  for (const argument of args ?? []) {
+    if (argument.complete) completers.set(argument.name, argument.complete.bind(instance));
+  }
+  return completers;
 }

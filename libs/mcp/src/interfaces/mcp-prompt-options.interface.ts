@@ -1,3 +1,4 @@
+import type { McpCompleter } from './mcp-completion.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
 
 /** One argument of a prompt. @publicApi */
@@ -6,6 +7,8 @@ export interface McpPromptArgument {
   title?: string;
   description?: string;
   required?: boolean;
+  /** Suggests values for `completion/complete` (declares the `completions` capability). */
+  complete?: McpCompleter;
 }
 
 /** Options of `@McpPrompt()`. @publicApi */

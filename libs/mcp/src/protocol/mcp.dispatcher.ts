@@ -14,6 +14,7 @@ import { PromptsHandler } from './handlers/prompts.handler.js';
 import { ResourcesHandler } from './handlers/resources.handler.js';
 import { SubscriptionsHandler } from './handlers/subscriptions.handler.js';
 import { LoggingHandler } from './handlers/logging.handler.js';
+import { CompletionHandler } from './handlers/completion.handler.js';
 import { ToolsHandler } from './handlers/tools.handler.js';
 import {
   classifyMessage,
@@ -54,8 +55,9 @@ export class McpDispatcher {
     private readonly prompts: PromptsHandler,
     subscriptions: SubscriptionsHandler,
     logging: LoggingHandler,
+    private readonly completion: CompletionHandler,
   ) {
-    this.groups = [lifecycle, tools, resources, subscriptions, prompts, logging];
+    this.groups = [lifecycle, tools, resources, subscriptions, prompts, logging, completion];
     for (const group of this.groups) {
       for (const [name, fn] of Object.entries(group.methods())) this.methods.set(name, fn);
     }
@@ -166,6 +168,7 @@ export class McpDispatcher {
   private isAvailable(method: string): boolean {
     if (method.startsWith('resources/')) return this.resources.available;
     if (method.startsWith('prompts/')) return this.prompts.available;
+    if (method === 'completion/complete') return this.completion.available;
     return true;
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_PROMPT } from '../mcp.messages.js';
 import type { McpPromptArgument } from '../interfaces/mcp-prompt-options.interface.js';
+import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
 import { KeyedCollection, type Page } from './keyed-collection.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';
 
@@ -13,6 +14,8 @@ export interface McpPromptEntry {
   readonly description?: string;
   readonly handler: McpHandlerFn;
   readonly source: string;
+  /** Completers by argument name, bound to their provider. */
+  readonly completers?: ReadonlyMap<string, McpCompleter>;
 }
 
 /** The prompts of this server, by exact name. @publicApi */
@@ -36,6 +39,12 @@ export class McpPromptRegistry {
 
   get size(): number {
     return this.prompts.size;
+  }
+
+  /** True when any prompt argument offers completion. */
+  get hasCompleters(): boolean {
+    for (const prompt of this.prompts.values()) if (prompt.completers?.size) return true;
+    return false;
   }
 
   page(cursor: unknown, pageSize: number): Page<McpPromptEntry> {

@@ -1,3 +1,4 @@
+import { prefixOf } from './code-points.js';
 import { OPERATORS, type OperatorSpec } from './operators.js';
 import { encodeReserved, encodeUnreserved } from './pct-encoding.js';
 import type { ExpressionPart, TemplatePart, VarSpec } from './template-ast.js';
@@ -58,15 +59,6 @@ function expandVariable(varSpec: VarSpec, value: Value, spec: OperatorSpec): str
   return value.pairs
     .map(([key, item]) => (spec.named ? named(encode(key), encode(item)) : `${encode(key)}=${encode(item)}`))
     .join(spec.sep);
-}
-
-/** The first `length` Unicode characters (code points, not UTF-16 units) of `text`. */
-function prefixOf(text: string, length: number): string {
-  let end = 0;
-  for (let count = 0; count < length && end < text.length; count++) {
-    end += (text.codePointAt(end) ?? 0) > 0xffff ? 2 : 1;
-  }
-  return text.slice(0, end);
 }
 
 function normalise(name: string, value: unknown): Value | undefined {

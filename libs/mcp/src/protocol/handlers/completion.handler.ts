@@ -1,0 +1,81 @@
+import { Injectable } from '@nestjs/common';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
+import type { McpCompleter, McpCompletionResult } from '../../interfaces/mcp-completion.interface.js';
+import { McpPromptRegistry } from '../../registry/mcp-prompt.registry.js';
+import { optionalObject, requireString } from './params.js';
+import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+
+/** The most values one completion answer may carry (MCP). */
+const MAX_VALUES = 100;
+
+/** Finds the completer of a `ref/resource` template variable (filled in by the templates feature). */
+export type TemplateCompleterLookup = (uri: string, variable: string) => McpCompleter | undefined | null;
+
+/** `completion/complete` for prompt arguments and resource-template variables. */
+@Injectable()
+export class CompletionHandler implements McpMethodGroup {
+  private templateCompleter: TemplateCompleterLookup = () => null;
+  private templatesHaveCompleters = () => false;
+
+  constructor(private readonly prompts: McpPromptRegistry) {}
+
+  /** Wires resource templates in; `null` from the lookup means "no such template". */
+  useTemplates(lookup: TemplateCompleterLookup, hasCompleters: () => boolean): void {
+    this.templateCompleter = lookup;
+    this.templatesHaveCompleters = hasCompleters;
+  }
+
+  methods(): Record<string, McpMethodFn> {
+    return { 'completion/complete': (params, ctx) => this.complete(params, ctx) };
+  }
+
+  capability(): [string, Record<string, unknown>] | undefined {
+    return this.available ? ['completions', {}] : undefined;
+  }
+
+  get available(): boolean {
+    return this.prompts.hasCompleters || this.templatesHaveCompleters();
+  }
+
+  private async complete(params: Record<string, unknown>, ctx: McpRequestContext) {
+    const ref = optionalObject(params, 'ref');
+    const argument = optionalObject(params, 'argument');
+    const name = requireString(argument, 'name');
+    const value = typeof argument.value === 'string' ? argument.value : '';
+    const context = optionalObject(params, 'context');
+    const chosen = stringValues(optionalObject(context, 'arguments'));
+    const completer = this.completerFor(ref, name);
+    const result = completer ? await completer(value, { arguments: chosen, request: ctx }) : [];
+    return { completion: toCompletion(result) };
+  }
+
+  private completerFor(ref: Record<string, unknown>, argument: string): McpCompleter | undefined {
+    if (ref.type === 'ref/prompt') {
+      const name = requireString(ref, 'name');
+      const prompt = this.prompts.get(name);
+      if (!prompt) throw new McpInvalidParamsException(`Unknown prompt '${name}'`);
+      return prompt.completers?.get(argument);
+    }
+    if (ref.type === 'ref/resource') {
+      const uri = requireString(ref, 'uri');
+      const completer = this.templateCompleter(uri, argument);
+      if (completer === null) throw new McpInvalidParamsException(`Unknown resource template '${uri}'`);
+      return completer;
+    }
+    throw new McpInvalidParamsException("Parameter 'ref.type' must be 'ref/prompt' or 'ref/resource'");
+  }
+}
+
+function toCompletion(result: McpCompletionResult) {
+  const { values, total, hasMore } = Array.isArray(result)
+    ? { values: result, total: undefined, hasMore: undefined }
+    : result;
+  const strings = values.filter((entry): entry is string => typeof entry === 'string');
+  const kept = strings.slice(0, MAX_VALUES);
+  const overall = total ?? strings.length;
+  return { values: kept, total: overall, hasMore: hasMore ?? overall > kept.length };
+}
+
+const stringValues = (record: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
