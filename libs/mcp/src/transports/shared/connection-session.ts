@@ -37,11 +37,20 @@ export class ConnectionSession {
     return this.session?.id;
   }
 
-  /** Joins an existing session instead of waiting for `initialize`. */
-  async join(session: McpSessionRecord): Promise<void> {
-    this.session = session;
-    this.joined = true;
-    await this.services.bus.attach(session.id, this.connection);
+  /**
+   * Holds every message until `lookup` settles, then joins the session it found (if any)
+   * instead of waiting for `initialize`. With an async store the lookup takes time, and the
+   * client may already be talking.
+   */
+  joinWhenFound(lookup: Promise<McpSessionRecord | undefined>): void {
+    this.initializing = lookup
+      .then(async (session) => {
+        if (!session || this.closed) return;
+        this.session = session;
+        this.joined = true;
+        await this.services.bus.attach(session.id, this.connection);
+      })
+      .catch(() => undefined);
   }
 
   /** Dispatches one parsed message; resolves to what to send back, if anything. */

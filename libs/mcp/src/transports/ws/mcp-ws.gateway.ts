@@ -31,7 +31,7 @@ export function createMcpWsGateway(path: string, maxPayload: number): Type<unkno
     }
 
     handleConnection(socket: WebSocket, request: IncomingMessage): void {
-      void this.wsHandler.accept(socket, request);
+      this.wsHandler.accept(socket, request);
     }
   }
   return McpWsGateway;

@@ -39,7 +39,7 @@ export class McpWsHandler implements OnApplicationShutdown {
   }
 
   /** A new socket: wires messages, liveness and the session. */
-  async accept(socket: WebSocket, request: IncomingMessage): Promise<void> {
+  accept(socket: WebSocket, request: IncomingMessage): void {
     const connection = new WsConnection(socket, this.options.maxStreamBufferBytes);
     const session = new ConnectionSession(
       { dispatcher: this.dispatcher, sessions: this.sessions, bus: this.bus },
@@ -47,13 +47,14 @@ export class McpWsHandler implements OnApplicationShutdown {
       connection,
       request,
     );
+    session.joinWhenFound(this.sessions.resolve(request.headers[SESSION_ID_HEADER]));
     this.keepAlive(socket);
     socket.on('close', () => void session.close());
+    // The ws adapter logs every socket error at ERROR with a stack; oversized or non-UTF-8
+    // frames from a client are routine, so they are logged here at debug instead.
+    socket.removeAllListeners('error');
     socket.on('error', (error) => this.logger.debug(`WebSocket error: ${error.message}`));
     socket.on('message', (data, isBinary) => void this.onMessage(socket, session, data, isBinary));
-
-    const existing = await this.sessions.resolve(request.headers[SESSION_ID_HEADER]);
-    if (existing) await session.join(existing);
   }
 
   onApplicationShutdown(): void {
