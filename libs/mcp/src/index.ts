@@ -35,3 +35,5 @@ export { StderrLogger } from './transports/stdio/stderr.logger.js';
 export { MCP_WS_SUBPROTOCOL } from './transports/ws/mcp-ws.gateway.js';
 export { MCP_LOG_LEVELS, type McpLogLevel } from './logging/log-level.js';
 export type * from './interfaces/mcp-completion.interface.js';
+export * from './client-requests/client-request.errors.js';
+export type * from './client-requests/client-request.types.js';

@@ -8,6 +8,7 @@ import {
   DEFAULT_REPLAY_BUFFER_SIZE,
   DEFAULT_STREAM_BUFFER_BYTES,
   DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
+  DEFAULT_CLIENT_REQUEST_TIMEOUT_MS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp.constants.js';
 import { INVALID_PROTOCOL_VERSION_SETTING } from './mcp.messages.js';
@@ -27,6 +28,7 @@ const NUMERIC_OPTIONS = [
   'sseKeepAliveMs',
   'replayBufferSize',
   'maxStreamBufferBytes',
+  'clientRequestTimeoutMs',
 ] as const;
 
 /**
@@ -75,5 +77,6 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     replayBufferSize: Math.floor(positive(options.replayBufferSize, DEFAULT_REPLAY_BUFFER_SIZE)),
     maxStreamBufferBytes: positive(options.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES),
     listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
+    clientRequestTimeoutMs: positive(options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS),
   };
 }

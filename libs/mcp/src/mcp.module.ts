@@ -24,6 +24,7 @@ import { SubscriptionsHandler } from './protocol/handlers/subscriptions.handler.
 import { LoggingHandler } from './protocol/handlers/logging.handler.js';
 import { CompletionHandler } from './protocol/handlers/completion.handler.js';
 import { McpInflightRequests } from './protocol/inflight-requests.js';
+import { McpClientRequests } from './client-requests/mcp-client-requests.js';
 import { MCP_SUBSCRIPTION_STORE } from './subscriptions/mcp-subscription.store.js';
 import { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
 import { SubscriptionCleanup } from './subscriptions/subscription-cleanup.js';
@@ -72,6 +73,7 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     LoggingHandler,
     CompletionHandler,
     McpInflightRequests,
+    McpClientRequests,
     McpDispatcher,
     McpHttpHandler,
     McpOriginPolicy,

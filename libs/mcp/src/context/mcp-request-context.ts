@@ -1,5 +1,14 @@
 import type { McpProtocolVersion } from '../mcp.constants.js';
 import type { McpLogLevel } from '../logging/log-level.js';
+import type {
+  McpClientRequestOptions,
+  McpElicitFormParams,
+  McpElicitResult,
+  McpElicitUrlParams,
+  McpRoot,
+  McpSamplingParams,
+  McpSamplingResult,
+} from '../client-requests/client-request.types.js';
 import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
 import type { JsonRpcId } from '../protocol/json-rpc.js';
 import type { McpSessionRecord } from '../session/mcp-session.interface.js';
@@ -43,4 +52,14 @@ export interface McpRequestContext {
    * credentials or personal data in `data`.
    */
   log(level: McpLogLevel, data: unknown, logger?: string): Promise<void>;
+  /**
+   * Asks the user for input through the client (`elicitation/create`), in form mode or, when
+   * the client declared it, URL mode. Rejects with `McpClientCapabilityError` when the client
+   * did not declare the capability, `McpClientRequestTimeoutError` when it does not answer.
+   */
+  elicit(params: McpElicitFormParams | McpElicitUrlParams, options?: McpClientRequestOptions): Promise<McpElicitResult>;
+  /** Asks the client's model for a completion (`sampling/createMessage`). */
+  sample(params: McpSamplingParams, options?: McpClientRequestOptions): Promise<McpSamplingResult>;
+  /** Asks the client for its roots (`roots/list`). */
+  listRoots(options?: McpClientRequestOptions): Promise<{ roots: McpRoot[] }>;
 }

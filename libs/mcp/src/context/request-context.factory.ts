@@ -3,7 +3,11 @@ import type { McpProtocolVersion } from '../mcp.constants.js';
 import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
 import type { JsonRpcRequest } from '../protocol/json-rpc.js';
 import type { McpRequestContext } from './mcp-request-context.js';
+import { randomUUID } from 'node:crypto';
 import { passesLogLevel } from '../logging/log-level.js';
+import { assertCanElicit, assertCanListRoots, assertCanSample } from '../client-requests/client-capabilities.js';
+import type { McpElicitResult, McpRoot, McpSamplingResult } from '../client-requests/client-request.types.js';
+import type { McpClientRequests } from '../client-requests/mcp-client-requests.js';
 
 const logger = new Logger('McpRequest');
 
@@ -21,6 +25,7 @@ export function createRequestContext(
   dispatch: McpDispatchContext,
   protocolVersion: McpProtocolVersion,
   controller: AbortController = new AbortController(),
+  clientRequests?: McpClientRequests,
 ): OpenRequestContext {
   const meta = isObject(params._meta) ? params._meta : undefined;
   const progressToken = meta?.progressToken;
@@ -43,6 +48,21 @@ export function createRequestContext(
     );
   };
 
+  /** A server→client request on this request's channel, withdrawn if this request is. */
+  const ask = async (method: string, requestParams: Record<string, unknown>, timeoutMs?: number) => {
+    const session = dispatch.session;
+    if (!session || !clientRequests || !dispatch.sendRelated) {
+      throw new Error(`${method} needs a session with a channel to the client (not stateless HTTP)`);
+    }
+    if (completed) throw new Error(`${method} cannot be sent after the response of request ${String(request.id)}`);
+    return clientRequests.request(session.id, method, requestParams, {
+      send: (message) => dispatch.sendRelated!(message),
+      signal: controller.signal,
+      timeoutMs,
+    });
+  };
+  const capabilities = () => dispatch.session?.clientCapabilities;
+
   const context: McpRequestContext = {
     requestId: request.id,
     method: request.method,
@@ -61,6 +81,21 @@ export function createRequestContext(
         ...(loggerName !== undefined ? { logger: loggerName } : {}),
         data,
       });
+    },
+    elicit: async (elicitParams, options) => {
+      const url = elicitParams.mode === 'url';
+      assertCanElicit(capabilities(), url ? 'url' : 'form');
+      const wire = url ? { ...elicitParams, elicitationId: elicitParams.elicitationId ?? randomUUID() } : elicitParams;
+      return (await ask('elicitation/create', wire as Record<string, unknown>, options?.timeoutMs)) as McpElicitResult;
+    },
+    sample: async (sampleParams, options) => {
+      assertCanSample(capabilities(), sampleParams);
+      return (await ask('sampling/createMessage', sampleParams, options?.timeoutMs)) as McpSamplingResult;
+    },
+    listRoots: async (options) => {
+      assertCanListRoots(capabilities());
+      const result = await ask('roots/list', {}, options?.timeoutMs);
+      return { roots: Array.isArray(result.roots) ? (result.roots as McpRoot[]) : [] };
     },
     reportProgress: async (progress, total, message) => {
       // Only when the client asked (a progress token), and strictly increasing (MCP MUST).

@@ -84,6 +84,8 @@ export interface McpModuleOptions {
   maxStreamBufferBytes?: number;
   /** Window in which list-changed notifications are coalesced into one. @default 50 */
   listChangedDebounceMs?: number;
+  /** How long `ctx.elicit()`, `ctx.sample()` and `ctx.listRoots()` wait for the client. @default 60_000 */
+  clientRequestTimeoutMs?: number;
 }
 
 /**

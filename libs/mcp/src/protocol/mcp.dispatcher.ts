@@ -30,6 +30,7 @@ import {
 import type { McpDispatchContext } from './mcp-dispatch-context.js';
 import { McpErrorMapper } from './mcp-error.mapper.js';
 import { McpInflightRequests, McpRequestCancelledError } from './inflight-requests.js';
+import { McpClientRequests } from '../client-requests/mcp-client-requests.js';
 
 /** Methods that work before `initialize` on transports that have sessions. */
 const PRE_INITIALIZE_METHODS = new Set(['initialize', 'ping']);
@@ -49,6 +50,7 @@ export class McpDispatcher {
     private readonly errors: McpErrorMapper,
     private readonly stats: McpServerStats,
     private readonly inflight: McpInflightRequests,
+    private readonly clientRequests: McpClientRequests,
     lifecycle: LifecycleHandler,
     tools: ToolsHandler,
     private readonly resources: ResourcesHandler,
@@ -110,7 +112,8 @@ export class McpDispatcher {
         await this.handleNotification(classified.message, ctx);
         return undefined;
       case 'response':
-        // Answers to server-initiated requests; none are outstanding in this version.
+        // An answer to a server→client request, taken only from the session that was asked.
+        if (ctx.session) this.clientRequests.receive(ctx.session.id, classified.message);
         return undefined;
       case 'request':
         return this.handleRequest(classified.message, ctx);
@@ -135,7 +138,7 @@ export class McpDispatcher {
       }
       if (hasMalformedParams(request)) throw new McpInvalidParamsException("The 'params' member must be an object");
       const params = request.params ?? {};
-      const open = createRequestContext(request, params, ctx, this.versionOf(ctx), controller);
+      const open = createRequestContext(request, params, ctx, this.versionOf(ctx), controller, this.clientRequests);
       try {
         response = successResponse(request.id, await method(params, open.context, ctx));
       } finally {

@@ -1,0 +1,28 @@
+/** The client did not declare the capability a server→client request needs. @publicApi */
+export class McpClientCapabilityError extends Error {
+  constructor(capability: string) {
+    super(`The client did not declare the '${capability}' capability, so the server cannot ask it for that`);
+    this.name = 'McpClientCapabilityError';
+  }
+}
+
+/** The client did not answer a server→client request in time. @publicApi */
+export class McpClientRequestTimeoutError extends Error {
+  constructor(method: string, timeoutMs: number) {
+    super(`The client did not answer ${method} within ${timeoutMs} ms`);
+    this.name = 'McpClientRequestTimeoutError';
+  }
+}
+
+/** The client answered a server→client request with an error. @publicApi */
+export class McpClientRequestError extends Error {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(`The client refused ${method}: ${message} (${code})`);
+    this.name = 'McpClientRequestError';
+  }
+}
