@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { McpModule } from '@app/mcp';
+import { McpModule, McpToolLoggingHook, McpToolMetricsHook } from '@app/mcp';
 import { DemoPrompts } from './demo/demo.prompts.js';
 import { DemoResources } from './demo/demo.resources.js';
 import { DemoTools } from './demo/demo.tools.js';
@@ -41,6 +41,9 @@ export class AppModule {
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
+        // Tool lifecycle hooks, run in this order: logging, then metrics (system://tool-metrics).
+        McpToolLoggingHook,
+        McpToolMetricsHook,
         DemoTools,
         DemoResources,
         DemoPrompts,

@@ -2,7 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { McpInvalidParamsException, McpResource, McpServerStats, McpSessionManager } from '@app/mcp';
+import {
+  McpInvalidParamsException,
+  McpResource,
+  McpServerStats,
+  McpSessionManager,
+  McpToolMetricsHook,
+} from '@app/mcp';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../gateway.info.js';
 import { projectRoot } from '../project-root.js';
@@ -18,7 +24,18 @@ export class DemoResources {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly stats: McpServerStats,
     private readonly sessions: McpSessionManager,
+    private readonly toolMetrics: McpToolMetricsHook,
   ) {}
+
+  @McpResource({
+    uri: 'system://tool-metrics',
+    name: 'Tool metrics',
+    description: 'Per tool: calls, successes, failures and min/avg/max duration in milliseconds.',
+    mimeType: 'application/json',
+  })
+  toolMetricsSnapshot() {
+    return this.toolMetrics.snapshot();
+  }
 
   @McpResource({
     uri: 'system://info',

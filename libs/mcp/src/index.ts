@@ -37,3 +37,7 @@ export { MCP_LOG_LEVELS, type McpLogLevel } from './logging/log-level.js';
 export type * from './interfaces/mcp-completion.interface.js';
 export * from './client-requests/client-request.errors.js';
 export type * from './client-requests/client-request.types.js';
+export { McpToolHook } from './hooks/mcp-tool-hook.decorator.js';
+export type * from './hooks/mcp-tool-hook.interface.js';
+export { McpToolLoggingHook } from './hooks/mcp-tool-logging.hook.js';
+export { McpToolMetricsHook, type McpToolMetrics } from './hooks/mcp-tool-metrics.hook.js';

@@ -25,6 +25,7 @@ import { LoggingHandler } from './protocol/handlers/logging.handler.js';
 import { CompletionHandler } from './protocol/handlers/completion.handler.js';
 import { McpInflightRequests } from './protocol/inflight-requests.js';
 import { McpClientRequests } from './client-requests/mcp-client-requests.js';
+import { McpToolHooks } from './hooks/mcp-tool-hooks.js';
 import { MCP_SUBSCRIPTION_STORE } from './subscriptions/mcp-subscription.store.js';
 import { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
 import { SubscriptionCleanup } from './subscriptions/subscription-cleanup.js';
@@ -74,6 +75,7 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     CompletionHandler,
     McpInflightRequests,
     McpClientRequests,
+    McpToolHooks,
     McpDispatcher,
     McpHttpHandler,
     McpOriginPolicy,

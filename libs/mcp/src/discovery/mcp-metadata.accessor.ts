@@ -4,6 +4,7 @@ import { MCP_PROMPT_METADATA, MCP_RESOURCE_METADATA, MCP_TOOL_METADATA } from '.
 import type { McpPromptOptions } from '../interfaces/mcp-prompt-options.interface.js';
 import type { McpResourceOptions } from '../interfaces/mcp-resource-options.interface.js';
 import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
+import { MCP_TOOL_HOOK_METADATA } from '../hooks/mcp-tool-hook.decorator.js';
 
 type Target = (...args: unknown[]) => unknown;
 
@@ -22,6 +23,13 @@ export class McpMetadataAccessor {
 
   getPrompt(target: unknown): McpPromptOptions | undefined {
     return this.read<McpPromptOptions>(MCP_PROMPT_METADATA, target);
+  }
+
+  /** True for a class decorated with `@McpToolHook()`. */
+  isToolHook(target: unknown): boolean {
+    return (
+      typeof target === 'function' && this.reflector.get<boolean>(MCP_TOOL_HOOK_METADATA, target as Target) === true
+    );
   }
 
   private read<T>(key: string, target: unknown): T | undefined {

@@ -14,6 +14,8 @@ import type { McpResourceOptions } from '../interfaces/mcp-resource-options.inte
 import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
 import { buildPromptDescriptor, buildToolDescriptor } from './mcp-descriptors.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
+import { McpToolHooks } from '../hooks/mcp-tool-hooks.js';
+import type { McpToolHookHandler } from '../hooks/mcp-tool-hook.interface.js';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import { validateMcpOptions } from '../mcp-options.resolver.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
@@ -34,6 +36,7 @@ export class McpExplorer implements OnModuleInit {
     private readonly resources: McpResourceRegistry,
     private readonly prompts: McpPromptRegistry,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly hooks: McpToolHooks,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -45,6 +48,7 @@ export class McpExplorer implements OnModuleInit {
       if (!instance || typeof instance !== 'object' || wrapper.isAlias) continue;
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown> | null;
       if (!prototype) continue;
+      if (this.accessor.isToolHook(prototype.constructor)) this.hooks.add(instance as McpToolHookHandler);
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         await this.explore(wrapper, prototype[methodName], methodName);
       }

@@ -21,6 +21,7 @@ export interface ExpressionStep {
   readonly source: string;
 }
 
+/** What `matchSteps` walks through, in template order. */
 export type MatchStep = LiteralStep | ExpressionStep;
 
 /**

@@ -24,6 +24,7 @@ export interface OperatorSpec {
   readonly stops: string;
 }
 
+/** Every operator's {@link OperatorSpec}. */
 export const OPERATORS: Readonly<Record<Operator, OperatorSpec>> = {
   '': { first: '', sep: ',', named: false, ifemp: '', allowReserved: false, stops: '/?#' },
   '+': { first: '', sep: ',', named: false, ifemp: '', allowReserved: true, stops: '?#' },

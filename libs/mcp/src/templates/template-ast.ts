@@ -22,4 +22,5 @@ export interface ExpressionPart {
   readonly variables: readonly VarSpec[];
 }
 
+/** A parsed template is a list of these, in template order. */
 export type TemplatePart = LiteralPart | ExpressionPart;

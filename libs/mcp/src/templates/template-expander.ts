@@ -4,6 +4,7 @@ import { encodeReserved, encodeUnreserved } from './pct-encoding.js';
 import type { ExpressionPart, TemplatePart, VarSpec } from './template-ast.js';
 
 type Scalar = string | number | boolean | bigint;
+const isScalar = (value: unknown): value is Scalar => ['string', 'number', 'boolean', 'bigint'].includes(typeof value);
 /** A variable's value after normalisation: an RFC 6570 string, list or associative array. */
 type Value =
   | { readonly kind: 'string'; readonly text: string }
@@ -77,6 +78,6 @@ function normalise(name: string, value: unknown): Value | undefined {
 }
 
 function scalar(name: string, value: unknown): string {
-  if (['string', 'number', 'boolean', 'bigint'].includes(typeof value)) return String(value as Scalar);
+  if (isScalar(value)) return String(value);
   throw new Error(`Variable '${name}' must be a string, number, boolean, list or object of those`);
 }

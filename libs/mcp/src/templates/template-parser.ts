@@ -31,6 +31,8 @@ const LITERAL_CHAR = /[!#$&(-;=?-[\]_a-z~]|%[0-9A-Fa-f]{2}|[\u{A0}-\u{D7FF}\u{E0
  * @throws UriTemplateError naming the first problem found
  */
 export function parseTemplate(template: string): TemplatePart[] {
+  // Templates also come from decorators and plain JavaScript: fail clearly on anything else.
+  if (typeof template !== 'string') throw new UriTemplateError(String(template), 'a URI template must be a string');
   let nodes: HyperjumpNode[];
   try {
     nodes = hyperjump.parse(template);
@@ -43,7 +45,8 @@ export function parseTemplate(template: string): TemplatePart[] {
     if (node.type === 'literal') {
       // Hyperjump stores literals already encoded (per UTF-16 unit, which mangles characters
       // outside the BMP), so take the raw text from the template and encode it here.
-      const end = template.indexOf('{', offset) === -1 ? template.length : template.indexOf('{', offset);
+      const brace = template.indexOf('{', offset);
+      const end = brace === -1 ? template.length : brace;
       const raw = template.slice(offset, end);
       checkLiteral(template, raw, offset);
       parts.push({ kind: 'literal', value: encodeReserved(raw) });

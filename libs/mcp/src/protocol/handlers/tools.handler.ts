@@ -9,6 +9,7 @@ import { isToolResult, textContent, toolError, type McpToolResult } from '../../
 import { httpExceptionDetail, McpErrorMapper } from '../mcp-error.mapper.js';
 import { isAtLeast } from '../protocol-version.js';
 import { optionalObject, requireString } from './params.js';
+import { McpToolHooks } from '../../hooks/mcp-tool-hooks.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
@@ -24,6 +25,7 @@ export class ToolsHandler implements McpMethodGroup {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly tools: McpToolRegistry,
     private readonly errors: McpErrorMapper,
+    private readonly hooks: McpToolHooks,
   ) {}
 
   methods(): Record<string, McpMethodFn> {
@@ -48,13 +50,20 @@ export class ToolsHandler implements McpMethodGroup {
     if (!tool) throw new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
     const validation = await tool.input.validate(optionalObject(params, 'arguments'));
     if (!validation.ok) return this.invalidArguments(tool, validation.errors.join('; '), ctx);
-    let value: unknown;
+    const event = { tool: tool.name, arguments: validation.value, context: ctx };
+    await this.hooks.invoking(event);
+    const started = performance.now();
+    let result: McpToolResult;
     try {
-      value = await tool.handler(validation.value, ctx);
+      result = await this.shape(tool, await tool.handler(validation.value, ctx), ctx);
     } catch (error) {
+      await this.hooks.failed({ ...event, error, durationMs: performance.now() - started });
       return this.failure(tool, error, ctx);
     }
-    return this.shape(tool, value, ctx);
+    const durationMs = performance.now() - started;
+    if (result.isError) await this.hooks.failed({ ...event, error: new Error(errorText(result)), durationMs });
+    else await this.hooks.completed({ ...event, result, durationMs });
+    return result;
   }
 
   /** DECISIONS D2: an `isError` result from 2025-11-25 on (SEP-1303), `-32602` before it. */
@@ -103,3 +112,10 @@ export class ToolsHandler implements McpMethodGroup {
 
 export const cursorOf = (nextCursor: string | undefined): { nextCursor?: string } =>
   nextCursor === undefined ? {} : { nextCursor };
+
+/** The text of an `isError` result, for hooks. */
+const errorText = (result: McpToolResult): string =>
+  result.content
+    .map((block) => (typeof block.text === 'string' ? block.text : ''))
+    .join(' ')
+    .trim() || 'The tool reported an error';
