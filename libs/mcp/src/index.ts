@@ -18,6 +18,8 @@ export type { McpRequestContext } from './context/mcp-request-context.js';
 export { McpExecutionContext, isMcpContext } from './context/mcp-execution-context.js';
 export * from './errors/index.js';
 export { McpToolRegistry, McpResourceRegistry, McpPromptRegistry } from './registry/index.js';
+export { McpResourceTemplateRegistry } from './registry/mcp-resource-template.registry.js';
+export { UriTemplate, UriTemplateError, MAX_URI_LENGTH, type UriVariables } from './templates/index.js';
 export { McpSessionManager } from './session/mcp-session.manager.js';
 export { McpServerStats } from './session/mcp-server-stats.js';
 export type { McpSessionRecord, McpSessionStore } from './session/mcp-session.interface.js';
@@ -26,7 +28,11 @@ export * from './results/index.js';
 export type { McpSchemaInput, JsonSchemaObject } from './schema/schema.types.js';
 export { ResourceNotificationService } from './notifications/resource-notification.service.js';
 export { MCP_NOTIFICATION_BUS, type McpNotificationBus } from './notifications/mcp-notification.bus.js';
-export { McpResourceService, type McpResourceReader } from './resources/mcp-resource.service.js';
+export {
+  McpResourceService,
+  type McpResourceReader,
+  type McpTemplateReader,
+} from './resources/mcp-resource.service.js';
 export { MCP_SUBSCRIPTION_STORE, type McpSubscriptionStore } from './subscriptions/mcp-subscription.store.js';
 export { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
 export type { McpConnection } from './session/mcp-session.interface.js';

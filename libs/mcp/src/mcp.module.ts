@@ -14,6 +14,8 @@ import { McpDispatcher } from './protocol/mcp.dispatcher.js';
 import { McpErrorMapper } from './protocol/mcp-error.mapper.js';
 import { McpPromptRegistry } from './registry/mcp-prompt.registry.js';
 import { McpResourceRegistry } from './registry/mcp-resource.registry.js';
+import { McpResourceTemplateRegistry } from './registry/mcp-resource-template.registry.js';
+import { McpResourceResolver } from './resources/mcp-resource.resolver.js';
 import { McpToolRegistry } from './registry/mcp-tool.registry.js';
 import { InMemorySessionStore } from './session/in-memory-session.store.js';
 import { McpSessionManager } from './session/mcp-session.manager.js';
@@ -61,6 +63,8 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     McpServerStats,
     McpToolRegistry,
     McpResourceRegistry,
+    McpResourceTemplateRegistry,
+    McpResourceResolver,
     McpPromptRegistry,
     McpMetadataAccessor,
     McpHandlerFactory,
@@ -91,6 +95,7 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     McpServerStats,
     McpToolRegistry,
     McpResourceRegistry,
+    McpResourceTemplateRegistry,
     McpPromptRegistry,
     McpDispatcher,
   ],

@@ -15,6 +15,8 @@ import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js
 import { buildPromptDescriptor, buildToolDescriptor } from './mcp-descriptors.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { McpToolHooks } from '../hooks/mcp-tool-hooks.js';
+import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.registry.js';
+import { buildTemplateEntry } from '../resources/template-entry.js';
 import type { McpToolHookHandler } from '../hooks/mcp-tool-hook.interface.js';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
 import { validateMcpOptions } from '../mcp-options.resolver.js';
@@ -37,6 +39,7 @@ export class McpExplorer implements OnModuleInit {
     private readonly prompts: McpPromptRegistry,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly hooks: McpToolHooks,
+    private readonly templates: McpResourceTemplateRegistry,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -80,12 +83,26 @@ export class McpExplorer implements OnModuleInit {
   }
 
   private addResource(wrapper: InstanceWrapper, methodName: string, options: McpResourceOptions, source: string) {
-    const { uri, ...metadata } = options;
+    const handler = this.handlerFactory.create(wrapper, methodName);
+    if (options.uriTemplate !== undefined) {
+      const { uriTemplate, complete, uri: _uri, ...metadata } = options;
+      this.templates.register(
+        buildTemplateEntry(
+          uriTemplate,
+          metadata,
+          handler,
+          source,
+          bindVariableCompleters(wrapper.instance as object, complete),
+        ),
+      );
+      return;
+    }
+    const { uri, uriTemplate: _template, ...metadata } = options;
     this.resources.register({
-      uri,
-      descriptor: buildResourceDescriptor(uri, metadata),
+      uri: uri ?? '',
+      descriptor: buildResourceDescriptor(uri ?? '', metadata),
       mimeType: metadata.mimeType,
-      handler: this.handlerFactory.create(wrapper, methodName),
+      handler,
       source,
     });
   }
@@ -101,6 +118,11 @@ export class McpExplorer implements OnModuleInit {
       completers: bindCompleters(wrapper.instance as object, options.arguments),
     });
   }
+}
+
+/** Completers of template variables, with their provider as `this`. */
+function bindVariableCompleters(instance: object, complete: Record<string, McpCompleter> | undefined) {
+  return new Map<string, McpCompleter>(Object.entries(complete ?? {}).map(([name, fn]) => [name, fn.bind(instance)]));
 }
 
 /** Completers of prompt arguments, with their provider as `this`. */

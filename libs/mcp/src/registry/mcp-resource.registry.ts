@@ -22,14 +22,21 @@ const URI_WITH_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/;
 /** RFC 3986 scheme, then anything without whitespace. */
 export const hasUriScheme = (uri: unknown): uri is string => typeof uri === 'string' && URI_WITH_SCHEME.test(uri);
 
-/** Builds the wire descriptor of a resource from its metadata. */
-export function buildResourceDescriptor(uri: string, metadata: McpResourceMetadata): Record<string, unknown> {
-  const descriptor: Record<string, unknown> = { uri, name: metadata.name ?? uri };
-  if (metadata.title !== undefined) descriptor.title = metadata.title;
-  if (metadata.description !== undefined) descriptor.description = metadata.description;
-  if (metadata.mimeType !== undefined) descriptor.mimeType = metadata.mimeType;
-  if (metadata.icons !== undefined) descriptor.icons = metadata.icons;
-  if (metadata._meta !== undefined) descriptor._meta = metadata._meta;
+const OPTIONAL_FIELDS = ['title', 'description', 'mimeType', 'icons', 'annotations', 'size', '_meta'] as const;
+
+/**
+ * Builds the wire descriptor of a resource (`key: 'uri'`) or a template (`key: 'uriTemplate'`)
+ * from its metadata; `name` defaults to the URI or template (DECISIONS D4).
+ */
+export function buildResourceDescriptor(
+  address: string,
+  metadata: McpResourceMetadata,
+  key: 'uri' | 'uriTemplate' = 'uri',
+): Record<string, unknown> {
+  const descriptor: Record<string, unknown> = { [key]: address, name: metadata.name ?? address };
+  for (const field of OPTIONAL_FIELDS) {
+    if (metadata[field] !== undefined) descriptor[field] = metadata[field];
+  }
   return descriptor;
 }
 

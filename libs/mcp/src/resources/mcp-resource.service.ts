@@ -6,9 +6,16 @@ import { INVALID_RESOURCE_URI } from '../mcp.messages.js';
 import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
 import { buildResourceDescriptor, hasUriScheme, McpResourceRegistry } from '../registry/mcp-resource.registry.js';
+import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.registry.js';
+import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
+import type { UriVariables } from '../templates/index.js';
+import { buildTemplateEntry } from './template-entry.js';
 
 /** Reads a runtime resource: a string, bytes, any JSON value, or a full `{ contents }`. @publicApi */
 export type McpResourceReader = (resource: { uri: string }, ctx: McpRequestContext) => unknown;
+
+/** Reads a URI matched by a runtime template. @publicApi */
+export type McpTemplateReader = (resource: { uri: string; variables: UriVariables }, ctx: McpRequestContext) => unknown;
 
 /**
  * Registers and unregisters resources while the application runs. Runtime resources are
@@ -30,6 +37,7 @@ export class McpResourceService {
     private readonly registry: McpResourceRegistry,
     private readonly coalescer: ListChangedCoalescer,
     private readonly notifications: ResourceNotificationService,
+    private readonly templates: McpResourceTemplateRegistry,
   ) {}
 
   /**
@@ -70,6 +78,45 @@ export class McpResourceService {
     this.registry.unregister(uri);
     this.coalescer.schedule('notifications/resources/list_changed');
     await this.notifications.notifyResourceUpdated(uri);
+    return true;
+  }
+
+  /**
+   * Adds a resource template (RFC 6570), or replaces one registered at runtime. The reader gets
+   * `({ uri, variables }, ctx)` for every URI the template matches.
+   * @throws McpDefinitionError for a malformed or scheme-less template, or a declared one.
+   */
+  registerTemplate(
+    uriTemplate: string,
+    reader: McpTemplateReader,
+    metadata: McpResourceMetadata & { complete?: Record<string, McpCompleter> } = {},
+  ): void {
+    const { complete, ...descriptive } = metadata;
+    const entry = buildTemplateEntry(
+      uriTemplate,
+      descriptive,
+      async (args, ctx) => reader(args as { uri: string; variables: UriVariables }, ctx),
+      'McpResourceService.registerTemplate',
+      new Map(Object.entries(complete ?? {})),
+      true,
+    );
+    const existing = this.templates.get(uriTemplate);
+    if (existing && !existing.runtime) {
+      throw new McpDefinitionError(
+        `Resource template '${uriTemplate}' is declared by ${existing.source} and cannot be replaced at runtime`,
+      );
+    }
+    if (existing) this.templates.unregister(uriTemplate);
+    this.templates.register(entry);
+    this.coalescer.schedule('notifications/resources/list_changed');
+  }
+
+  /** Removes a runtime resource template; false when there was none. */
+  unregisterTemplate(uriTemplate: string): boolean {
+    const existing = this.templates.get(uriTemplate);
+    if (!existing?.runtime) return false;
+    this.templates.unregister(uriTemplate);
+    this.coalescer.schedule('notifications/resources/list_changed');
     return true;
   }
 

@@ -3,28 +3,20 @@ import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import type { McpCompleter, McpCompletionResult } from '../../interfaces/mcp-completion.interface.js';
 import { McpPromptRegistry } from '../../registry/mcp-prompt.registry.js';
+import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-template.registry.js';
 import { optionalObject, requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 
 /** The most values one completion answer may carry (MCP). */
 const MAX_VALUES = 100;
 
-/** Finds the completer of a `ref/resource` template variable (filled in by the templates feature). */
-export type TemplateCompleterLookup = (uri: string, variable: string) => McpCompleter | undefined | null;
-
 /** `completion/complete` for prompt arguments and resource-template variables. */
 @Injectable()
 export class CompletionHandler implements McpMethodGroup {
-  private templateCompleter: TemplateCompleterLookup = () => null;
-  private templatesHaveCompleters = () => false;
-
-  constructor(private readonly prompts: McpPromptRegistry) {}
-
-  /** Wires resource templates in; `null` from the lookup means "no such template". */
-  useTemplates(lookup: TemplateCompleterLookup, hasCompleters: () => boolean): void {
-    this.templateCompleter = lookup;
-    this.templatesHaveCompleters = hasCompleters;
-  }
+  constructor(
+    private readonly prompts: McpPromptRegistry,
+    private readonly templates: McpResourceTemplateRegistry,
+  ) {}
 
   methods(): Record<string, McpMethodFn> {
     return { 'completion/complete': (params, ctx) => this.complete(params, ctx) };
@@ -35,7 +27,7 @@ export class CompletionHandler implements McpMethodGroup {
   }
 
   get available(): boolean {
-    return this.prompts.hasCompleters || this.templatesHaveCompleters();
+    return this.prompts.hasCompleters || this.templates.hasCompleters;
   }
 
   private async complete(params: Record<string, unknown>, ctx: McpRequestContext) {
@@ -59,9 +51,9 @@ export class CompletionHandler implements McpMethodGroup {
     }
     if (ref.type === 'ref/resource') {
       const uri = requireString(ref, 'uri');
-      const completer = this.templateCompleter(uri, argument);
-      if (completer === null) throw new McpInvalidParamsException(`Unknown resource template '${uri}'`);
-      return completer;
+      const template = this.templates.get(uri);
+      if (!template) throw new McpInvalidParamsException(`Unknown resource template '${uri}'`);
+      return template.completers?.get(argument);
     }
     throw new McpInvalidParamsException("Parameter 'ref.type' must be 'ref/prompt' or 'ref/resource'");
   }

@@ -4,7 +4,7 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { McpResourceNotFoundException, McpSessionRequiredException } from '../../errors/mcp-protocol.exceptions.js';
-import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
+import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { MCP_SUBSCRIPTION_STORE, type McpSubscriptionStore } from '../../subscriptions/mcp-subscription.store.js';
 import { JsonRpcErrorCode } from '../json-rpc.js';
 import { requireString } from './params.js';
@@ -20,7 +20,7 @@ export class SubscriptionsHandler implements McpMethodGroup {
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
-    private readonly resources: McpResourceRegistry,
+    private readonly resolver: McpResourceResolver,
     @Inject(MCP_SUBSCRIPTION_STORE) private readonly subscriptions: McpSubscriptionStore,
   ) {
     this.strict = options.wireProfile === 'strict';
@@ -38,7 +38,7 @@ export class SubscriptionsHandler implements McpMethodGroup {
     const sessionId = requireSession(ctx);
     // Patterns (`*`, `**`, regular expressions) are not supported: they are plain URIs that
     // do not exist, so they fail here like any other unknown URI.
-    if (!this.resources.has(uri)) throw this.notFound(uri);
+    if (!(await this.resolver.exists(uri, ctx))) throw this.notFound(uri);
     await this.subscriptions.subscribe(sessionId, uri);
     return this.strict ? {} : { subscribed: true, uri };
   }

@@ -1,0 +1,48 @@
+import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
+import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
+import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
+import { buildResourceDescriptor, hasUriScheme } from '../registry/mcp-resource.registry.js';
+import type { McpResourceTemplateEntry } from '../registry/mcp-resource-template.registry.js';
+import { compileUriTemplate, UriTemplateError } from '../templates/index.js';
+
+/**
+ * Compiles a template into a registry entry, once. A malformed or scheme-less template is a
+ * definition error naming where it was declared.
+ */
+export function buildTemplateEntry(
+  uriTemplate: string,
+  metadata: McpResourceMetadata,
+  handler: McpHandlerFn,
+  source: string,
+  completers?: ReadonlyMap<string, McpCompleter>,
+  runtime?: boolean,
+): McpResourceTemplateEntry {
+  if (!hasUriScheme(uriTemplate)) {
+    throw new McpDefinitionError(
+      `Invalid MCP resource template '${String(uriTemplate)}' on ${source}: it needs a scheme`,
+    );
+  }
+  let template;
+  try {
+    template = compileUriTemplate(uriTemplate);
+  } catch (error) {
+    const reason = error instanceof UriTemplateError ? error.message : String(error);
+    throw new McpDefinitionError(`Invalid MCP resource template on ${source}: ${reason}`);
+  }
+  for (const name of completers?.keys() ?? []) {
+    if (!template.variableNames.includes(name)) {
+      throw new McpDefinitionError(`Completer for '${name}' on ${source}: '${uriTemplate}' has no such variable`);
+    }
+  }
+  return {
+    uriTemplate,
+    template,
+    descriptor: buildResourceDescriptor(uriTemplate, metadata, 'uriTemplate'),
+    mimeType: metadata.mimeType,
+    handler,
+    source,
+    runtime,
+    completers,
+  };
+}
