@@ -14,6 +14,7 @@ import type { McpResourceOptions } from '../interfaces/mcp-resource-options.inte
 import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
 import { buildPromptDescriptor, buildToolDescriptor } from './mcp-descriptors.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
+import { assertValidIcons } from './icon-rules.js';
 import { McpToolHooks } from '../hooks/mcp-tool-hooks.js';
 import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.registry.js';
 import { buildTemplateEntry } from '../resources/template-entry.js';
@@ -45,6 +46,7 @@ export class McpExplorer implements OnModuleInit {
   async onModuleInit(): Promise<void> {
     const problems = validateMcpOptions(this.options);
     if (problems.length > 0) throw new McpDefinitionError(problems.join('; '));
+    assertValidIcons(this.options.serverInfo.icons, 'serverInfo');
     const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
     for (const wrapper of wrappers) {
       const { instance } = wrapper;
@@ -61,10 +63,11 @@ export class McpExplorer implements OnModuleInit {
   private async explore(wrapper: InstanceWrapper, method: unknown, methodName: string): Promise<void> {
     const source = `${(wrapper.instance as object).constructor.name}.${methodName}`;
     const tool = this.accessor.getTool(method);
-    if (tool) await this.addTool(wrapper, methodName, tool, source);
     const resource = this.accessor.getResource(method);
-    if (resource) this.addResource(wrapper, methodName, resource, source);
     const prompt = this.accessor.getPrompt(method);
+    for (const declared of [tool, resource, prompt]) if (declared) assertValidIcons(declared.icons, source);
+    if (tool) await this.addTool(wrapper, methodName, tool, source);
+    if (resource) this.addResource(wrapper, methodName, resource, source);
     if (prompt) this.addPrompt(wrapper, methodName, prompt, source);
   }
 

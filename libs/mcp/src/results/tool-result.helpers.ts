@@ -42,6 +42,30 @@ export const imageContent = (data: string | Uint8Array, mimeType: string): McpCo
   mimeType,
 });
 
+/** An audio block; `data` is base64 (a Buffer is encoded for you). @publicApi */
+export const audioContent = (data: string | Uint8Array, mimeType: string): McpContentBlock => ({
+  type: 'audio',
+  data: typeof data === 'string' ? data : Buffer.from(data).toString('base64'),
+  mimeType,
+});
+
+/** A link to a resource the client may read later (`resource_link`, 2025-06-18+). @publicApi */
+export const resourceLink = (
+  uri: string,
+  name: string,
+  extra: { title?: string; description?: string; mimeType?: string; [key: string]: unknown } = {},
+): McpContentBlock => ({ type: 'resource_link', uri, name, ...extra });
+
+/** An embedded binary resource block (base64 `blob`). @publicApi */
+export const embeddedBlobResource = (
+  uri: string,
+  data: string | Uint8Array,
+  mimeType = 'application/octet-stream',
+): McpContentBlock => ({
+  type: 'resource',
+  resource: { uri, mimeType, blob: typeof data === 'string' ? data : Buffer.from(data).toString('base64') },
+});
+
 /** An embedded text resource block. @publicApi */
 export const embeddedTextResource = (uri: string, text: string, mimeType = 'text/plain'): McpContentBlock => ({
   type: 'resource',
