@@ -9,6 +9,7 @@ import {
   DEFAULT_STREAM_BUFFER_BYTES,
   DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
   DEFAULT_CLIENT_REQUEST_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp.constants.js';
 import { INVALID_PROTOCOL_VERSION_SETTING } from './mcp.messages.js';
@@ -22,6 +23,7 @@ const positive = (value: number | undefined, fallback: number): number =>
 
 const NUMERIC_OPTIONS = [
   'sessionIdleTimeoutMs',
+  'maxSessions',
   'sessionCleanupIntervalMs',
   'pageSize',
   'maxBodyBytes',
@@ -68,6 +70,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     ...options,
     sessions: options.sessions ?? true,
     sessionIdleTimeoutMs: positive(options.sessionIdleTimeoutMs, DEFAULT_SESSION_IDLE_TIMEOUT_MS),
+    maxSessions: Math.floor(positive(options.maxSessions, DEFAULT_MAX_SESSIONS)),
     sessionCleanupIntervalMs: positive(options.sessionCleanupIntervalMs, DEFAULT_SESSION_CLEANUP_INTERVAL_MS),
     pageSize: Math.floor(positive(options.pageSize, DEFAULT_PAGE_SIZE)),
     maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_BODY_LIMIT_BYTES),

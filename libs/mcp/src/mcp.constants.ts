@@ -28,6 +28,7 @@ export const DEFAULT_REPLAY_BUFFER_SIZE = 256;
 export const DEFAULT_STREAM_BUFFER_BYTES = 1024 * 1024;
 export const DEFAULT_LIST_CHANGED_DEBOUNCE_MS = 50;
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60 * 1000;
+export const DEFAULT_MAX_SESSIONS = 10_000;
 
 /** HTTP header names (lower case, as Node presents them). */
 export const SESSION_ID_HEADER = 'mcp-session-id';

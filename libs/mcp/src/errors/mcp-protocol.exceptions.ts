@@ -60,3 +60,15 @@ export class McpSessionRequiredException extends McpException {
     super(JsonRpcErrorCode.SessionRequired, 'Session required', detail);
   }
 }
+
+/** `-32000` Too many sessions: the server holds `maxSessions` already. @publicApi */
+export class McpTooManySessionsException extends McpException {
+  constructor(limit: number) {
+    super(
+      JsonRpcErrorCode.SessionRequired,
+      'Too many sessions',
+      `The server already holds its limit of ${limit} sessions; retry later or end unused sessions`,
+      { limit },
+    );
+  }
+}

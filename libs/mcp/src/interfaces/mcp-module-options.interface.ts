@@ -43,6 +43,12 @@ export interface McpModuleOptions {
   sessions?: boolean;
   /** @default 1_800_000 (30 minutes) */
   sessionIdleTimeoutMs?: number;
+  /**
+   * Most sessions held at once; `initialize` beyond it is refused (HTTP 503 with Retry-After)
+   * until sessions end or expire, so abandoned sessions cannot exhaust memory.
+   * @default 10_000
+   */
+  maxSessions?: number;
   /** How often expired sessions are swept. @default 60_000 */
   sessionCleanupIntervalMs?: number;
   /** Page size of every list method. @default 100 */

@@ -11,6 +11,7 @@ import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import type { McpConnection, McpSessionRecord, McpSessionStore } from './mcp-session.interface.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
+import { McpTooManySessionsException } from '../errors/mcp-protocol.exceptions.js';
 
 /** Why a session ended. */
 export type McpSessionEndReason = 'deleted' | 'expired' | 'shutdown';
@@ -62,7 +63,18 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
     this.endListeners.push(listener);
   }
 
+  /** True when a new session would pass `maxSessions`. */
+  async isFull(): Promise<boolean> {
+    return (await this.store.count()) >= this.options.maxSessions;
+  }
+
+  /** Creates a session; refused with `McpTooManySessionsException` at `maxSessions`. */
   async create(init: NewSession): Promise<McpSessionRecord> {
+    if (await this.isFull()) {
+      // Idle sessions may be holding the places: sweep once before refusing.
+      await this.sweep();
+      if (await this.isFull()) throw new McpTooManySessionsException(this.options.maxSessions);
+    }
     const now = Date.now();
     const record: McpSessionRecord = {
       ...init,

@@ -30,9 +30,13 @@ import { negotiateAccept } from './media-type.js';
 import { PostSseWriter, SseConnection } from './sse-connection.js';
 import { answerPreflight } from './cors.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
+import { McpTooManySessionsException } from '../../errors/mcp-protocol.exceptions.js';
 import { SseStream } from './sse.stream.js';
 
 const ALLOW = { Allow: 'GET, POST, DELETE' };
+
+/** The message of `McpTooManySessionsException`: answered with 503 and Retry-After. */
+const TOO_MANY_SESSIONS = new McpTooManySessionsException(0).message;
 
 /** Errors that mean "this is not a valid JSON-RPC message" get HTTP 400 (DECISIONS D2). */
 const FRAMING_ERRORS = new Set<number>([JsonRpcErrorCode.ParseError, JsonRpcErrorCode.InvalidRequest]);
@@ -153,7 +157,9 @@ export class McpHttpHandler {
       sse.close();
       return;
     }
-    this.writeJson(res, statusFor(answer), answer, ctx.session);
+    const status = statusFor(answer);
+    if (status === 503) res.setHeader('Retry-After', '5');
+    this.writeJson(res, status, answer, ctx.session);
   }
 
   private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -314,5 +320,8 @@ const readableId = (payload: unknown): JsonRpcId | null => {
   return isValidId(id) ? id : null;
 };
 
-const statusFor = (answer: JsonRpcResponse | JsonRpcResponse[]): number =>
-  !Array.isArray(answer) && isErrorResponse(answer) && FRAMING_ERRORS.has(answer.error.code) ? 400 : 200;
+const statusFor = (answer: JsonRpcResponse | JsonRpcResponse[]): number => {
+  if (Array.isArray(answer) || !isErrorResponse(answer)) return 200;
+  if (FRAMING_ERRORS.has(answer.error.code)) return 400;
+  return answer.error.message === TOO_MANY_SESSIONS ? 503 : 200;
+};
