@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
 import type { UriTemplate, UriVariables } from '../templates/index.js';
-import { KeyedCollection, type Page } from './keyed-collection.js';
+import { EntryRegistry } from './entry-registry.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';
 
 /** A resource template ready to serve. */
@@ -27,50 +26,30 @@ export interface McpTemplateMatch {
 
 /** The resource templates of this server, by template text. @publicApi */
 @Injectable()
-export class McpResourceTemplateRegistry {
-  private readonly templates = new KeyedCollection<McpResourceTemplateEntry>();
-
-  register(entry: McpResourceTemplateEntry): void {
-    const existing = this.templates.get(entry.uriTemplate);
-    if (existing) {
-      throw new McpDefinitionError(
-        `Duplicate MCP resource template '${entry.uriTemplate}' on ${entry.source}: already declared on ${existing.source}`,
-      );
-    }
-    this.templates.set(entry.uriTemplate, entry);
+export class McpResourceTemplateRegistry extends EntryRegistry<McpResourceTemplateEntry> {
+  protected keyOf(entry: McpResourceTemplateEntry): string {
+    return entry.uriTemplate;
   }
 
-  unregister(uriTemplate: string): boolean {
-    return this.templates.delete(uriTemplate);
-  }
-
-  get(uriTemplate: string): McpResourceTemplateEntry | undefined {
-    return this.templates.get(uriTemplate);
-  }
-
-  get size(): number {
-    return this.templates.size;
+  protected duplicate(entry: McpResourceTemplateEntry, existing: McpResourceTemplateEntry): string {
+    return `Duplicate MCP resource template '${entry.uriTemplate}' on ${entry.source}: already declared on ${existing.source}`;
   }
 
   /** True when any template variable offers completion. */
   get hasCompleters(): boolean {
-    for (const entry of this.templates.values()) if (entry.completers?.size) return true;
+    for (const entry of this.entries.values()) if (entry.completers?.size) return true;
     return false;
   }
 
   /**
-   * The first template (in template order) that matches `uri`. Each match is one linear scan of
+   * The first template (in registration order) that matches `uri`. Each match is one linear scan of
    * the URI, so the cost is bounded by templates × URI length, never exponential.
    */
   match(uri: string): McpTemplateMatch | undefined {
-    for (const entry of this.templates.values()) {
+    for (const entry of this.entries.values()) {
       const variables = entry.template.match(uri);
       if (variables) return { entry, variables };
     }
     return undefined;
-  }
-
-  page(cursor: unknown, pageSize: number): Page<McpResourceTemplateEntry> {
-    return this.templates.page(cursor, pageSize);
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_RESOURCE, INVALID_RESOURCE_URI } from '../mcp.messages.js';
 import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
-import { KeyedCollection, type Page } from './keyed-collection.js';
+import { EntryRegistry } from './entry-registry.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';
 
 /** A resource ready to serve. */
@@ -46,41 +46,28 @@ export function buildResourceDescriptor(
  * @publicApi
  */
 @Injectable()
-export class McpResourceRegistry {
-  private readonly resources = new KeyedCollection<McpResourceEntry>();
+export class McpResourceRegistry extends EntryRegistry<McpResourceEntry> {
   private dynamic = false;
 
   /** True once resources exist or have been registered at runtime (the feature is in use). */
   get inUse(): boolean {
-    return this.dynamic || this.resources.size > 0;
+    return this.dynamic || this.size > 0;
   }
 
-  /** Adds a resource; a URI without a scheme or a duplicate URI is a definition error. */
-  register(entry: McpResourceEntry): void {
+  override register(entry: McpResourceEntry): void {
+    super.register(entry);
     if (entry.runtime) this.dynamic = true;
+  }
+
+  protected keyOf(entry: McpResourceEntry): string {
+    return entry.uri;
+  }
+
+  protected duplicate(entry: McpResourceEntry, existing: McpResourceEntry): string {
+    return DUPLICATE_RESOURCE(entry.uri, entry.source, existing.source);
+  }
+
+  protected override validate(entry: McpResourceEntry): void {
     if (!hasUriScheme(entry.uri)) throw new McpDefinitionError(INVALID_RESOURCE_URI(String(entry.uri), entry.source));
-    const existing = this.resources.get(entry.uri);
-    if (existing) throw new McpDefinitionError(DUPLICATE_RESOURCE(entry.uri, entry.source, existing.source));
-    this.resources.set(entry.uri, entry);
-  }
-
-  unregister(uri: string): boolean {
-    return this.resources.delete(uri);
-  }
-
-  get(uri: string): McpResourceEntry | undefined {
-    return this.resources.get(uri);
-  }
-
-  has(uri: string): boolean {
-    return this.resources.has(uri);
-  }
-
-  get size(): number {
-    return this.resources.size;
-  }
-
-  page(cursor: unknown, pageSize: number): Page<McpResourceEntry> {
-    return this.resources.page(cursor, pageSize);
   }
 }

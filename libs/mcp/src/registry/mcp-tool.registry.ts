@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_TOOL, INVALID_TOOL_NAME } from '../mcp.messages.js';
 import type { CompiledSchema } from '../schema/schema.types.js';
-import { KeyedCollection, type Page } from './keyed-collection.js';
+import { EntryRegistry } from './entry-registry.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';
 import { isValidToolName } from './tool-name.js';
 
@@ -20,30 +20,16 @@ export interface McpToolEntry {
 
 /** The tools of this server, by exact (case-sensitive) name. @publicApi */
 @Injectable()
-export class McpToolRegistry {
-  private readonly tools = new KeyedCollection<McpToolEntry>();
+export class McpToolRegistry extends EntryRegistry<McpToolEntry> {
+  protected keyOf(entry: McpToolEntry): string {
+    return entry.name;
+  }
 
-  /** Adds a tool; an invalid or duplicate name is a definition error naming the source. */
-  register(entry: McpToolEntry): void {
+  protected duplicate(entry: McpToolEntry, existing: McpToolEntry): string {
+    return DUPLICATE_TOOL(entry.name, entry.source, existing.source);
+  }
+
+  protected override validate(entry: McpToolEntry): void {
     if (!isValidToolName(entry.name)) throw new McpDefinitionError(INVALID_TOOL_NAME(String(entry.name), entry.source));
-    const existing = this.tools.get(entry.name);
-    if (existing) throw new McpDefinitionError(DUPLICATE_TOOL(entry.name, entry.source, existing.source));
-    this.tools.set(entry.name, entry);
-  }
-
-  unregister(name: string): boolean {
-    return this.tools.delete(name);
-  }
-
-  get(name: string): McpToolEntry | undefined {
-    return this.tools.get(name);
-  }
-
-  get size(): number {
-    return this.tools.size;
-  }
-
-  page(cursor: unknown, pageSize: number): Page<McpToolEntry> {
-    return this.tools.page(cursor, pageSize);
   }
 }

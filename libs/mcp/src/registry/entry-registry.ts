@@ -1,0 +1,55 @@
+import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import { KeyedCollection, type Page } from './keyed-collection.js';
+
+/** What every registry entry says about where it was declared. */
+export interface DeclaredEntry {
+  /** `Class.method` (or the runtime service) that declared it, for error messages. */
+  readonly source: string;
+}
+
+/**
+ * The shape shared by the tool, prompt, resource and template registries: entries by exact,
+ * case-sensitive key in a `Map`, keyset-paginated, duplicates refused with an error that names
+ * both declarations.
+ */
+export abstract class EntryRegistry<T extends DeclaredEntry> {
+  protected readonly entries = new KeyedCollection<T>();
+
+  /** The key of an entry (tool name, URI, template...). */
+  protected abstract keyOf(entry: T): string;
+
+  /** The message for a second entry with the key of `existing`. */
+  protected abstract duplicate(entry: T, existing: T): string;
+
+  /** Rejects entries that cannot be served (an invalid name, a URI without scheme). */
+  protected validate(_entry: T): void {}
+
+  /** Adds an entry; an invalid or duplicate one is a definition error naming its source. */
+  register(entry: T): void {
+    this.validate(entry);
+    const key = this.keyOf(entry);
+    const existing = this.entries.get(key);
+    if (existing) throw new McpDefinitionError(this.duplicate(entry, existing));
+    this.entries.set(key, entry);
+  }
+
+  unregister(key: string): boolean {
+    return this.entries.delete(key);
+  }
+
+  get(key: string): T | undefined {
+    return this.entries.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  page(cursor: unknown, pageSize: number): Page<T> {
+    return this.entries.page(cursor, pageSize);
+  }
+}
