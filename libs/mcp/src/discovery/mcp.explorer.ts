@@ -14,7 +14,7 @@ import type { McpResourceOptions } from '../interfaces/mcp-resource-options.inte
 import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
 import { buildPromptDescriptor, buildToolDescriptor } from './mcp-descriptors.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
-import { assertValidIcons } from './icon-rules.js';
+import { assertValidIcons } from '../registry/icon-rules.js';
 import { McpToolHooks } from '../hooks/mcp-tool-hooks.js';
 import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.registry.js';
 import { buildTemplateEntry } from '../resources/template-entry.js';

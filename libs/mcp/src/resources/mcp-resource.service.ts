@@ -10,7 +10,7 @@ import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.r
 import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
 import type { UriVariables } from '../templates/index.js';
 import { buildTemplateEntry } from './template-entry.js';
-import { assertValidIcons } from '../discovery/icon-rules.js';
+import { assertValidIcons } from '../registry/icon-rules.js';
 
 /** Reads a runtime resource: a string, bytes, any JSON value, or a full `{ contents }`. @publicApi */
 export type McpResourceReader = (resource: { uri: string }, ctx: McpRequestContext) => unknown;
