@@ -15,6 +15,11 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(AppModule.forConfig(config));
   app.useWebSocketAdapter(new WsAdapter(app));
   app.enableShutdownHooks();
+  // A client dribbling its headers or body (slowloris) is cut off; these bound receiving the
+  // request only, so long-lived SSE answers are unaffected.
+  const server = app.getHttpServer() as import('node:http').Server;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   await app.listen(portOf(config.url), hostOf(config.url));
   const origin = config.url.origin;
   new Logger('Gateway').log(
