@@ -21,6 +21,7 @@ import { InMemorySessionStore } from './session/in-memory-session.store.js';
 import { McpSessionManager } from './session/mcp-session.manager.js';
 import { McpServerStats } from './session/mcp-server-stats.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
+import { PostStreamLog } from './transports/http/post-stream.log.js';
 import { McpOriginPolicy } from './transports/shared/origin-policy.js';
 import { SubscriptionsHandler } from './protocol/handlers/subscriptions.handler.js';
 import { LoggingHandler } from './protocol/handlers/logging.handler.js';
@@ -82,6 +83,7 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     McpToolHooks,
     McpDispatcher,
     McpHttpHandler,
+    PostStreamLog,
     McpOriginPolicy,
   ],
   exports: [

@@ -27,7 +27,8 @@ import { readRequestBody } from './body-reader.js';
 import { MCP_RAW_BODY, readJsonPayload, rejectBody, type McpHttpRequest } from './json-payload.js';
 import { rejectHttp } from './http-rejection.js';
 import { negotiateAccept } from './media-type.js';
-import { PostSseWriter, SseConnection } from './sse-connection.js';
+import { SseConnection } from './sse-connection.js';
+import { PostStream, PostStreamLog } from './post-stream.log.js';
 import { answerPreflight } from './cors.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { McpTooManySessionsException } from '../../errors/mcp-protocol.exceptions.js';
@@ -55,6 +56,7 @@ export class McpHttpHandler {
     private readonly sessions: McpSessionManager,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     private readonly originPolicy: McpOriginPolicy,
+    private readonly postStreams: PostStreamLog,
   ) {}
 
   /**
@@ -124,7 +126,7 @@ export class McpHttpHandler {
     const session = await this.sessionForPost(req, res, payload);
     if (session === false) return;
 
-    let stream: PostSseWriter | undefined;
+    let stream: PostStream | undefined;
     const ctx: McpDispatchContext = {
       transport: 'streamable-http',
       request: req,
@@ -144,7 +146,7 @@ export class McpHttpHandler {
 
     if (stream) {
       if (answer) stream.send(answer);
-      stream.close();
+      stream.finish();
       return;
     }
     if (!answer) {
@@ -154,7 +156,7 @@ export class McpHttpHandler {
     if (!accept.json) {
       const sse = this.openPostStream(res, ctx.session);
       sse.send(answer);
-      sse.close();
+      sse.finish();
       return;
     }
     const status = statusFor(answer);
@@ -183,15 +185,18 @@ export class McpHttpHandler {
     const session = await this.requireSession(req, res, null);
     if (!session) return;
 
-    const stream = new SseStream(res, {
-      keepAliveMs: this.options.sseKeepAliveMs,
-      maxBufferedBytes: this.options.maxStreamBufferBytes,
-    });
-    stream.open({ 'MCP-Session-Id': session.id });
+    const header = req.headers[LAST_EVENT_ID_HEADER];
+    const lastEventId = typeof header === 'string' ? header : undefined;
+    const stream = this.newSseStream(res, session);
     const connection = new SseConnection(stream);
+    // Resuming a POST answer: replay it and carry the rest of it (its response included).
+    const resumed = lastEventId === undefined ? undefined : this.postStreams.find(session.id, lastEventId);
+    if (resumed) {
+      resumed.stream.resume(connection, resumed.afterSeq);
+      return;
+    }
     stream.onClose(() => this.sessions.detachConnection(session.id, connection));
-    const lastEventId = req.headers[LAST_EVENT_ID_HEADER];
-    await this.bus.attach(session.id, connection, typeof lastEventId === 'string' ? lastEventId : undefined);
+    await this.bus.attach(session.id, connection, lastEventId);
   }
 
   private async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -273,13 +278,24 @@ export class McpHttpHandler {
     return false;
   }
 
-  private openPostStream(res: ServerResponse, session: McpSessionRecord | undefined): PostSseWriter {
+  /**
+   * Opens the SSE answer of a POST. With a session it is logged, so a client that loses the
+   * connection can resume it with `Last-Event-ID`; without one it only writes.
+   */
+  private openPostStream(res: ServerResponse, session: McpSessionRecord | undefined): PostStream {
+    const sse = this.newSseStream(res, session);
+    const stream = session ? this.postStreams.open(session.id) : new PostStream(this.options.replayBufferSize);
+    stream.attach(new SseConnection(sse));
+    return stream;
+  }
+
+  private newSseStream(res: ServerResponse, session: McpSessionRecord | undefined): SseStream {
     const stream = new SseStream(res, {
       keepAliveMs: this.options.sseKeepAliveMs,
       maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
     stream.open(session ? { 'MCP-Session-Id': session.id } : undefined);
-    return new PostSseWriter(stream);
+    return stream;
   }
 
   /** A JSON-only client cannot take related messages on its POST: use its GET stream. */
