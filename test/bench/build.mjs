@@ -1,0 +1,34 @@
+// Builds the benchmark (test/bench/**/*.ts plus the library sources it imports by relative path)
+// with plain `tsc -p test/bench/tsconfig.json` into test/bench/results/.build/ (gitignored, and
+// outside dist/, which `nest build` deletes), only when the output is missing or older than any
+// source. `npm run bench` and `npm run start:bench-fixture` run it first.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const stamp = join(root, 'test', 'bench', 'results', '.build', 'test', 'bench', 'run.js');
+const newestIn = (dir) => {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'results' || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    const time = entry.isDirectory() ? newestIn(path) : statSync(path).mtimeMs;
+    if (time > newest) newest = time;
+  }
+  return newest;
+};
+const sourceTime = Math.max(
+  newestIn(join(root, 'test', 'bench')),
+  newestIn(join(root, 'libs', 'mcp', 'src')),
+  statSync(join(root, 'tsconfig.json')).mtimeMs,
+);
+if (process.argv.includes('--force') || !existsSync(stamp) || statSync(stamp).mtimeMs < sourceTime) {
+  console.error('Building the benchmark (tsc -p test/bench/tsconfig.json -> test/bench/results/.build)...');
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  execFileSync(process.execPath, [tsc, '-p', join(root, 'test', 'bench', 'tsconfig.json')], {
+    cwd: root,
+    stdio: ['ignore', process.stderr, 'inherit'],
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * Starts one server under test in its own child process (`node --expose-gc <entry>` on
+ * 127.0.0.1, port chosen by the OS) and talks to it over the IPC channel of child-ipc.ts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export type ServerKind = 'library' | 'sdk' | 'nest-floor' | 'node-floor';
+
+export const SERVER_KINDS: readonly ServerKind[] = ['library', 'sdk', 'nest-floor', 'node-floor'];
+
+export const SERVER_LABELS: Record<ServerKind, string> = {
+  library: 'this library',
+  sdk: 'official SDK',
+  'nest-floor': 'bare Nest',
+  'node-floor': 'bare node:http',
+};
+
+const ENTRIES: Record<ServerKind, string> = {
+  library: 'library-fixture.js',
+  sdk: 'sdk-server.js',
+  'nest-floor': 'nest-floor.js',
+  'node-floor': 'node-floor.js',
+};
+
+export const entryOf = (kind: ServerKind): string =>
+  fileURLToPath(new URL(`../servers/${ENTRIES[kind]}`, import.meta.url));
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Directory for a V8 CPU profile (`--cpu-prof`), written when the server exits. */
+  cpuProfDir?: string;
+  startTimeoutMs?: number;
+}
+
+export class ServerProcess {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
+  private output = '';
+  private exited = false;
+  private readonly exitPromise: Promise<void>;
+
+  private constructor(
+    readonly kind: ServerKind,
+    private readonly child: ChildProcess,
+    readonly ready: { port: number; [key: string]: unknown },
+  ) {
+    this.exitPromise = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.ready.port}/mcp`;
+  }
+
+  static start(kind: ServerKind, options: StartOptions = {}): Promise<ServerProcess> {
+    const args = ['--expose-gc', '--max-old-space-size=8192'];
+    if (options.cpuProfDir) {
+      args.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '--cpu-prof-interval', '250');
+    }
+    args.push(entryOf(kind));
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, URLS: 'http://127.0.0.1:0', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString('utf8')).slice(-8_000);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`${kind} did not start within ${options.startTimeoutMs ?? 30_000} ms:\n${output}`));
+      }, options.startTimeoutMs ?? 30_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${kind} exited with code ${code} before it was ready:\n${output}`));
+      });
+      child.on('message', function onReady(message: any) {
+        if (message?.type !== 'ready') return;
+        clearTimeout(timer);
+        child.off('message', onReady);
+        child.removeAllListeners('exit');
+        const server = new ServerProcess(kind, child, message);
+        server.output = output;
+        child.stdout?.on('data', (chunk: Buffer) => (server.output = (server.output + String(chunk)).slice(-8_000)));
+        child.stderr?.on('data', (chunk: Buffer) => (server.output = (server.output + String(chunk)).slice(-8_000)));
+        child.on('message', (reply: any) => server.onReply(reply));
+        child.once('exit', () => {
+          server.exited = true;
+          for (const { reject: fail } of server.pending.values()) fail(new Error(`${kind} exited:\n${server.output}`));
+          server.pending.clear();
+        });
+        resolve(server);
+      });
+    });
+  }
+
+  /** The last lines the server printed (for error reports). */
+  get log(): string {
+    return this.output;
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
+  private onReply(reply: any): void {
+    const waiter = this.pending.get(reply?.id);
+    if (!waiter) return;
+    this.pending.delete(reply.id);
+    if (reply.ok) waiter.resolve(reply);
+    else waiter.reject(new Error(`${this.kind}: ${reply.error}`));
+  }
+
+  /** Sends a command over IPC; rejects after `timeoutMs`. */
+  command<T = any>(cmd: string, args: object = {}, timeoutMs = 120_000): Promise<T> {
+    if (this.exited) return Promise.reject(new Error(`${this.kind} has exited:\n${this.output}`));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`${this.kind}: '${cmd}' got no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, {
+        resolve: (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      this.child.send({ id, cmd, ...args });
+    });
+  }
+
+  /** RSS and heap after a forced GC, in bytes. */
+  async memoryAfterGc(): Promise<NodeJS.MemoryUsage> {
+    return (await this.command<{ memory: NodeJS.MemoryUsage }>('gc')).memory;
+  }
+
+  /** Asks the server to exit (so a CPU profile gets written); kills it after `graceMs`. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (this.exited) return;
+    try {
+      await this.command('exit', {}, 2_000);
+    } catch {
+      // already gone or not answering: the kill below handles it
+    }
+    const killed = await Promise.race([
+      this.exitPromise.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs)),
+    ]);
+    if (killed && !this.exited) {
+      this.child.kill('SIGKILL');
+      await this.exitPromise;
+    }
+  }
+}

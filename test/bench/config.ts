@@ -1,0 +1,104 @@
+/**
+ * The bench's settings, from the environment. Every loop of the bench is bounded by these
+ * counts and by the time limits below.
+ *
+ * | Variable | Default (smoke) | Meaning |
+ * |---|---|---|
+ * | BENCH_SMOKE | unset | `1`: a tiny run (1 s points, N=10) for the e2e test |
+ * | BENCH_DURATION | 5 (1) | seconds per load point |
+ * | BENCH_WARMUP | 2 (0.25) | seconds of warm-up load per server before its points |
+ * | BENCH_CONCURRENCY | 1,16,64 (1,16) | load points (connections on one session) |
+ * | BENCH_FANOUT_N | 100,1000,10000 (10) | subscribed sessions per fan-out run |
+ * | BENCH_FANOUT_FLOOR_MAX | 1000 (10) | largest N run on the floors |
+ * | BENCH_FANOUT_ROUNDS | 7 (2) | `bump`s per fan-out run, one at a time; the median is reported (the first is cold code) |
+ * | BENCH_MEMORY_N | 1000,10000 (10) | idle sessions per memory point |
+ * | BENCH_RESOURCES_N | 10000 (100) | runtime resources for the resources phase |
+ * | BENCH_SERVERS | all | comma list of library, sdk, nest-floor, node-floor |
+ * | BENCH_PHASES | all | comma list of echo, fanout, memory, resources |
+ * | BENCH_PROFILE | auto (never) | `auto`: CPU-profile the library when one of its targets fails; `always`; `never` |
+ * | BENCH_RESULTS_DIR | test/bench/results | where JSON, SVG and PNG go |
+ * | BENCH_FD_RESERVE | 600 | descriptors kept free per process when sizing fan-out |
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { SERVER_KINDS, type ServerKind } from './client/server-process.js';
+
+export type Phase = 'echo' | 'fanout' | 'memory' | 'resources';
+export const PHASES: readonly Phase[] = ['echo', 'fanout', 'memory', 'resources'];
+
+export interface BenchConfig {
+  smoke: boolean;
+  durationS: number;
+  warmupS: number;
+  concurrency: number[];
+  fanoutN: number[];
+  fanoutFloorMax: number;
+  fanoutRounds: number;
+  memoryN: number[];
+  resourcesN: number;
+  servers: ServerKind[];
+  phases: Phase[];
+  profile: 'auto' | 'always' | 'never';
+  resultsDir: string;
+  /** `ulimit -n` of this process (the children inherit it). */
+  fdLimit: number;
+  fdReserve: number;
+  /** Requests in flight while setting up sessions. */
+  setupConcurrency: number;
+  /** Calls per batch when timing a notification nobody subscribed to (5 batches). */
+  notifyIterations: number;
+}
+
+const list = (value: string | undefined, fallback: number[]): number[] => {
+  if (!value?.trim()) return fallback;
+  const numbers = value.split(',').map((s) => Math.floor(Number(s.trim())));
+  if (numbers.some((n) => !Number.isFinite(n) || n <= 0)) throw new Error(`not a list of positive numbers: '${value}'`);
+  return numbers;
+};
+
+const number = (value: string | undefined, fallback: number): number => {
+  if (!value?.trim()) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`not a positive number: '${value}'`);
+  return n;
+};
+
+function names<T extends string>(value: string | undefined, all: readonly T[], what: string): T[] {
+  if (!value?.trim()) return [...all];
+  const picked = value.split(',').map((s) => s.trim()) as T[];
+  for (const name of picked)
+    if (!all.includes(name)) throw new Error(`unknown ${what} '${name}' (use ${all.join(', ')})`);
+  return all.filter((name) => picked.includes(name));
+}
+
+export function fileDescriptorLimit(): number {
+  const out = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
+  const n = Number(out);
+  return Number.isFinite(n) && n > 0 ? n : 1024;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
+  const smoke = env.BENCH_SMOKE === '1' || env.BENCH_SMOKE === 'true';
+  const profile = (env.BENCH_PROFILE?.trim() || (smoke ? 'never' : 'auto')) as BenchConfig['profile'];
+  if (!['auto', 'always', 'never'].includes(profile))
+    throw new Error(`BENCH_PROFILE is '${profile}': auto, always or never`);
+  return {
+    smoke,
+    durationS: number(env.BENCH_DURATION, smoke ? 1 : 5),
+    warmupS: number(env.BENCH_WARMUP, smoke ? 0.25 : 2),
+    concurrency: list(env.BENCH_CONCURRENCY, smoke ? [1, 16] : [1, 16, 64]),
+    fanoutN: list(env.BENCH_FANOUT_N, smoke ? [10] : [100, 1_000, 10_000]),
+    fanoutFloorMax: number(env.BENCH_FANOUT_FLOOR_MAX, smoke ? 10 : 1_000),
+    fanoutRounds: Math.min(50, Math.floor(number(env.BENCH_FANOUT_ROUNDS, smoke ? 2 : 7))),
+    memoryN: list(env.BENCH_MEMORY_N, smoke ? [10] : [1_000, 10_000]),
+    resourcesN: Math.floor(number(env.BENCH_RESOURCES_N, smoke ? 100 : 10_000)),
+    servers: names(env.BENCH_SERVERS, SERVER_KINDS, 'server'),
+    phases: names(env.BENCH_PHASES, PHASES, 'phase'),
+    profile,
+    resultsDir: resolve(env.BENCH_RESULTS_DIR?.trim() || 'test/bench/results'),
+    fdLimit: fileDescriptorLimit(),
+    fdReserve: Math.floor(number(env.BENCH_FD_RESERVE, 600)),
+    setupConcurrency: 64,
+    notifyIterations: smoke ? 2_000 : 20_000,
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * `npm run bench`: the four servers, one after the other, each in its own child process on
+ * 127.0.0.1; every response checked. Prints a table, the targets of issue 6 as PASS/FAIL lines
+ * and a markdown snippet for the README; writes JSON, SVG and PNG under test/bench/results/.
+ * Settings: see config.ts (BENCH_SMOKE=1 for the tiny run the e2e test does).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { SERVER_LABELS, type ServerKind } from './client/server-process.js';
+import { loadConfig } from './config.js';
+import { runEcho } from './phases/echo.js';
+import { fanoutSizes, runFanout } from './phases/fanout.js';
+import { runMemory } from './phases/memory.js';
+import { profileEcho, profileFanout } from './phases/profile.js';
+import { runResources } from './phases/resources.js';
+import { buildSvg, svgToPng } from './report/chart.js';
+import { formatProfile } from './report/cpu-profile.js';
+import { collectMeta } from './report/meta.js';
+import { buildRows, consoleTable, markdown } from './report/table.js';
+import { evaluateTargets } from './report/targets.js';
+import type { EchoResult, FanoutResult, MemoryResult, ProfileSummary, ResourcesResult } from './types.js';
+
+const FLOORS: readonly ServerKind[] = ['nest-floor', 'node-floor'];
+/** Servers with runtime resources (the floors answer tools/call only). */
+const WITH_RESOURCES: readonly ServerKind[] = ['library', 'sdk'];
+
+async function main(): Promise<number> {
+  const config = loadConfig();
+  const started = performance.now();
+  const log = (line: string) => console.log(line);
+  mkdirSync(config.resultsDir, { recursive: true });
+  const meta = collectMeta(config.durationS, config.smoke, config.fdLimit);
+  const stamp = meta.date.replace(/[:.]/g, '-');
+
+  log(
+    `MCP server benchmark${config.smoke ? ' (SMOKE)' : ''}: ${meta.machine.cpus} x ${meta.machine.model}, Node ${meta.node}`,
+  );
+  log(
+    `servers: ${config.servers.map((s) => SERVER_LABELS[s]).join(', ')}; phases: ${config.phases.join(', ')}; ${config.durationS} s per load point (warm-up ${config.warmupS} s)`,
+  );
+  const sizes = config.fanoutN.map((n) => fanoutSizes(config, n));
+  log(
+    `ulimit -n ${config.fdLimit}: fan-out runs ${sizes.map((s) => `N=${s.n} + ${s.unsubscribed} unsubscribed`).join(', ')} (one socket per stream on each side; floors up to N=${config.fanoutFloorMax})`,
+  );
+
+  const echo: EchoResult[] = [];
+  const fanout: FanoutResult[] = [];
+  const memory: MemoryResult[] = [];
+  const resources: ResourcesResult[] = [];
+
+  const phaseStart = () => {
+    const t = performance.now();
+    return () => log(`  (${((performance.now() - t) / 1_000).toFixed(1)} s)`);
+  };
+  if (config.phases.includes('echo')) {
+    const done = phaseStart();
+    log('\n== tools/call echo (one session)');
+    for (const kind of config.servers) echo.push(await runEcho(config, kind, log));
+    done();
+  }
+  if (config.phases.includes('fanout')) {
+    log('\n== fan-out');
+    const done = phaseStart();
+    for (const n of config.fanoutN) {
+      for (const kind of config.servers) {
+        if (FLOORS.includes(kind) && n > config.fanoutFloorMax) continue;
+        fanout.push(await runFanout(config, kind, n, log));
+      }
+    }
+    done();
+  }
+  if (config.phases.includes('memory')) {
+    log('\n== memory (idle sessions, after forced GC)');
+    const done = phaseStart();
+    for (const kind of config.servers) memory.push(await runMemory(config, kind, log));
+    done();
+  }
+  if (config.phases.includes('resources')) {
+    log(`\n== resources (${config.resourcesN} runtime resources)`);
+    const done = phaseStart();
+    for (const kind of config.servers) {
+      if (WITH_RESOURCES.includes(kind)) resources.push(await runResources(config, kind, log));
+    }
+    done();
+  }
+
+  const echoErrors = echo.reduce(
+    (sum, e) => sum + (e.error ? 1 : 0) + e.points.reduce((s, p) => s + p.errors, 0) + (e.warmup?.errors ?? 0),
+    0,
+  );
+  const totalErrors =
+    echoErrors +
+    fanout.reduce((sum, f) => sum + f.errors, 0) +
+    memory.reduce((sum, m) => sum + m.errors, 0) +
+    resources.reduce((sum, r) => sum + r.errors, 0);
+  const targets = evaluateTargets(echo, fanout, memory, totalErrors);
+
+  const profiles: ProfileSummary[] = [];
+  const failed = (prefix: string) => targets.some((t) => t.id.startsWith(prefix) && t.pass === false);
+  const library = config.servers.includes('library');
+  if (library && config.profile !== 'never') {
+    const always = config.profile === 'always';
+    const dir = join(config.resultsDir, 'profiles', stamp);
+    if (always || failed('echo-')) {
+      log('\n== CPU profile of the library: tools/call echo');
+      try {
+        profiles.push(await profileEcho(config, join(dir, 'echo')));
+      } catch (error) {
+        log(`  profile failed: ${(error as Error).message}`);
+      }
+    }
+    if (always || failed('fanout-') || failed('notify-')) {
+      const n = Math.max(...config.fanoutN);
+      log(`\n== CPU profile of the library: fan-out to ${n}`);
+      try {
+        profiles.push(await profileFanout(config, join(dir, 'fanout'), n));
+      } catch (error) {
+        log(`  profile failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  meta.totalSeconds = (performance.now() - started) / 1_000;
+  const rows = buildRows(echo, fanout, memory, resources);
+  log('\n== results\n');
+  log(consoleTable(rows));
+  log('\n== targets (issue 6)\n');
+  for (const t of targets) {
+    const verdict = t.pass === null ? 'N/A ' : t.pass ? 'PASS' : 'FAIL';
+    log(`${verdict}  ${t.text}: ${t.detail ?? t.value ?? 'n/a'} (target ${t.threshold})`);
+  }
+  for (const profile of profiles) log(`\n${formatProfile(profile)}`);
+
+  const report = { meta, config, echo, fanout, memory, resources, table: rows, targets, profiles, errors: totalErrors };
+  const base = join(config.resultsDir, `bench-${stamp}`);
+  const json = JSON.stringify(report, null, 2);
+  writeFileSync(`${base}.json`, json);
+  writeFileSync(join(config.resultsDir, 'latest.json'), json);
+  const svg = buildSvg(meta, echo, fanout, memory, resources);
+  writeFileSync(`${base}.svg`, svg);
+  const png = svgToPng(svg);
+  writeFileSync(`${base}.png`, png);
+  writeFileSync(join(config.resultsDir, 'latest.png'), png);
+  const snippet = markdown(meta, rows, targets);
+  writeFileSync(`${base}.md`, snippet);
+  log(`\n== written: ${base}.json, .svg, .png, .md (and latest.json, latest.png)`);
+  log(`\n== README snippet\n\n${snippet}\n`);
+  log(`total ${meta.totalSeconds.toFixed(0)} s; ${totalErrors} errors`);
+  return totalErrors === 0 ? 0 : 1;
+}
+
+const watchdog = setTimeout(
+  () => {
+    console.error('bench: gave up after 30 minutes');
+    process.exit(2);
+  },
+  30 * 60 * 1_000,
+);
+watchdog.unref();
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

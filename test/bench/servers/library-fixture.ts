@@ -1,0 +1,122 @@
+/**
+ * The bench fixture app of this library (`npm run start:bench-fixture`, listening on `URLS`,
+ * default http://127.0.0.1:5100): `McpModule.forRoot` over Streamable HTTP with the fixtures of
+ * fixture-spec.ts. It imports the library by relative path (`libs/mcp/src`), so plain `tsc -p
+ * test/bench/tsconfig.json` builds it without rewriting the `@app/mcp` alias.
+ *
+ * `BENCH_ECHO_INPUT` picks the echo input model: `zod` (default, like the SDK server), `dto`
+ * (class-validator) or `json` (a raw JSON Schema).
+ */
+import 'reflect-metadata';
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { IsString } from 'class-validator';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { z } from 'zod';
+import {
+  McpArgs,
+  McpModule,
+  McpResource,
+  McpResourceService,
+  McpSessionManager,
+  McpTool,
+  ResourceNotificationService,
+} from '../../../libs/mcp/src/index.js';
+import { listenAddress, serveBenchIpc } from './child-ipc.js';
+import { COUNTER_URI, resourcesToRegister, resourceText, resourceUri, SERVER_INFO } from './fixture-spec.js';
+
+class EchoDto {
+  @IsString() text!: string;
+}
+
+const ECHO_INPUTS = {
+  zod: z.object({ text: z.string() }),
+  dto: EchoDto,
+  json: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+} as const;
+const echoInput = ECHO_INPUTS[(process.env.BENCH_ECHO_INPUT ?? 'zod') as keyof typeof ECHO_INPUTS] ?? ECHO_INPUTS.zod;
+
+@Injectable()
+class CounterState {
+  value = 0;
+}
+
+@Injectable()
+class BenchTools {
+  constructor(
+    private readonly state: CounterState,
+    private readonly notifications: ResourceNotificationService,
+  ) {}
+
+  @McpTool({ name: 'echo', description: 'Answers the text it is given.', input: echoInput })
+  echo(@McpArgs('text') text: string): string {
+    return text;
+  }
+
+  @McpTool({ name: 'bump', description: 'Increments the counter and notifies the subscribers of mem://counter.' })
+  async bump(): Promise<{ counter: number; reached: number }> {
+    const counter = ++this.state.value;
+    const reached = await this.notifications.notifyResourceUpdated(COUNTER_URI);
+    return { counter, reached };
+  }
+
+  @McpTool({ name: 'barrier', description: 'Sends resources/list_changed to every open stream.' })
+  async barrier(): Promise<{ reached: number }> {
+    return { reached: await this.notifications.notifyResourceListChanged() };
+  }
+}
+
+@Injectable()
+class BenchResources {
+  constructor(private readonly state: CounterState) {}
+
+  @McpResource({ uri: COUNTER_URI, name: 'Counter', mimeType: 'text/plain' })
+  counter(): string {
+    return String(this.state.value);
+  }
+}
+
+@Module({
+  imports: [
+    McpModule.forRoot({
+      serverInfo: SERVER_INFO,
+      // The default cap (10,000) is below the fan-out run's session count.
+      maxSessions: 1_000_000,
+    }),
+  ],
+  providers: [CounterState, BenchTools, BenchResources],
+})
+class BenchFixtureModule {}
+
+async function main(): Promise<void> {
+  const app = await NestFactory.create(BenchFixtureModule, { logger: ['error', 'warn'] });
+  const { host, port } = listenAddress('http://127.0.0.1:5100');
+  await app.listen(port, host);
+
+  const resources = app.get(McpResourceService);
+  const count = resourcesToRegister();
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const text = resourceText(i);
+    resources.register(resourceUri(i), () => text, { name: `Resource ${i}`, mimeType: 'text/plain' });
+  }
+  const registerMs = performance.now() - started;
+
+  const notifications = app.get(ResourceNotificationService);
+  const sessions = app.get(McpSessionManager);
+  serveBenchIpc(
+    { port: (app.getHttpServer().address() as AddressInfo).port, registered: count, registerMs },
+    {
+      notify: (uri) => notifications.notifyResourceUpdated(uri),
+      sessionCount: () => sessions.count(),
+      streamCount: () => [...sessions.connectedSessionIds()].length,
+    },
+    () => app.close(),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,139 @@
+/** The shapes of the bench's results (also the JSON file's). */
+import type { LoadResult } from './client/load.js';
+import type { ServerKind } from './client/server-process.js';
+
+export interface EchoResult {
+  server: ServerKind;
+  warmup?: LoadResult;
+  points: LoadResult[];
+  error?: string;
+}
+
+export interface NotifyCost {
+  /** Sessions open (all with a GET stream) when it was measured. */
+  sessions: number;
+  /** Median cost of one `notifyResourceUpdated(uri)` with no subscriber, in ns (in-process). */
+  nsPerCall: number;
+}
+
+export interface FanoutResult {
+  server: ServerKind;
+  /** Subscribed sessions, each with an open GET stream. */
+  n: number;
+  /** Unsubscribed sessions with an open GET stream (fewer than n when descriptors run out). */
+  unsubscribed: number;
+  setupMs?: number;
+  /** From sending `bump` to the last subscribed stream holding the notification: median of the rounds. */
+  fanoutMs?: number;
+  /** Each round's time (the first runs cold code). */
+  roundsMs?: number[];
+  /** Median arrival after sending `bump` (in the median round). */
+  p50ArrivalMs?: number;
+  /** The `bump` answer's round trip (median of the rounds). */
+  bumpAnswerMs?: number;
+  /** `reached` as the server counted it. */
+  reached?: number;
+  /** `bump`s sent, one at a time (each subscribed stream must get exactly this many updates). */
+  rounds?: number;
+  /** Subscribed streams that got every update (exactly once each is correct). */
+  delivered?: number;
+  missing?: number;
+  duplicates?: number;
+  /** Unsubscribed streams that got the update (must be 0). */
+  leaked?: number;
+  /** Events that were neither the update nor the barrier, or streams that ended early. */
+  unexpected?: number;
+  /** True when the proof barrier reached every stream after the update. */
+  barrierOk?: boolean;
+  notifyNone?: NotifyCost[];
+  /** (RSS after GC with every session and stream open - RSS of the fresh server) / sessions. */
+  rssPerStreamSessionBytes?: number;
+  errors: number;
+  error?: string;
+}
+
+export interface MemoryPoint {
+  n: number;
+  /** RSS of the fresh, warmed-up server (its own process for each n). */
+  baselineRss: number;
+  baselineHeapUsed: number;
+  rss: number;
+  heapUsed: number;
+  perSessionBytes: number;
+  heapPerSessionBytes: number;
+  afterDeleteRss: number;
+  /** afterDeleteRss / baselineRss - 1 */
+  afterDeleteVsBaseline: number;
+  /** Live JS heap after the deletion minus the baseline's, per deleted session (a leak shows here). */
+  afterDeleteHeapPerSessionBytes: number;
+  sessionsReported?: number;
+  sessionsAfterDelete?: number;
+}
+
+export interface MemoryResult {
+  server: ServerKind;
+  baselineRss?: number;
+  baselineHeapUsed?: number;
+  points: MemoryPoint[];
+  errors: number;
+  error?: string;
+}
+
+export interface ResourcesResult {
+  server: ServerKind;
+  count: number;
+  /** In-process time to register `count` runtime resources (library only). */
+  registerMs?: number;
+  walk?: { walks: number; pages: number; items: number; msPerWalk: number; duplicates: number; missing: number };
+  read?: LoadResult;
+  errors: number;
+  error?: string;
+}
+
+export interface ProfileFrame {
+  frame: string;
+  ms: number;
+  pct: number;
+}
+
+export interface ProfileSummary {
+  scenario: string;
+  file: string;
+  totalMs: number;
+  samples: number;
+  byArea: ProfileFrame[];
+  topSelf: ProfileFrame[];
+  topLibraryInclusive: ProfileFrame[];
+}
+
+export interface TargetResult {
+  id: string;
+  text: string;
+  value?: number;
+  threshold: string;
+  /** null: not measured in this run. */
+  pass: boolean | null;
+  detail?: string;
+}
+
+export interface TableRow {
+  section: string;
+  metric: string;
+  unit: string;
+  /** 'higher' or 'lower' is better. */
+  better: 'higher' | 'lower';
+  values: Partial<Record<ServerKind, number>>;
+  /** library / other, for sdk, nest-floor and node-floor. */
+  ratios: Partial<Record<ServerKind, number>>;
+}
+
+export interface BenchMeta {
+  date: string;
+  smoke: boolean;
+  machine: { cpus: number; model: string; memoryGiB: number; fdLimit: number; kernel: string; loadAverage: number[] };
+  node: string;
+  versions: Record<string, string>;
+  git?: string;
+  durationS: number;
+  totalSeconds?: number;
+}

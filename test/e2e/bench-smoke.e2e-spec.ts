@@ -1,0 +1,104 @@
+/**
+ * The benchmark in its smoke mode (`BENCH_SMOKE=1`: one server of each kind, 1 s load points,
+ * N=10): it completes, every response and notification was correct, and its JSON has every
+ * section. No timing is asserted: timing stays out of the test suite (issue 6).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = process.cwd();
+const SERVERS = ['library', 'sdk', 'nest-floor', 'node-floor'];
+
+function runBench(resultsDir: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'test/bench/results/.build/test/bench/run.js')], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_SMOKE: '1', BENCH_RESULTS_DIR: resultsDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe('npm run bench, smoke mode', () => {
+  let resultsDir: string;
+
+  beforeAll(() => {
+    resultsDir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+    // Builds test/bench/results/.build when it is missing or stale (plain tsc).
+    execFileSync(process.execPath, [join(ROOT, 'test/bench/build.mjs')], { cwd: ROOT, stdio: 'pipe' });
+  }, 120_000);
+
+  afterAll(() => rmSync(resultsDir, { recursive: true, force: true }));
+
+  it('runs every server through every phase with every response correct', async () => {
+    const { code, output } = await runBench(resultsDir);
+    if (code !== 0) throw new Error(`the bench exited with ${code}:\n${output.slice(-4_000)}`);
+
+    const report = JSON.parse(readFileSync(join(resultsDir, 'latest.json'), 'utf8'));
+    for (const section of ['meta', 'config', 'echo', 'fanout', 'memory', 'resources', 'table', 'targets', 'profiles']) {
+      expect(report).toHaveProperty(section);
+    }
+    expect(report.errors).toBe(0);
+    expect(report.meta.smoke).toBe(true);
+
+    expect(report.echo.map((e: any) => e.server)).toEqual(SERVERS);
+    for (const echo of report.echo) {
+      expect(echo.error).toBeUndefined();
+      expect(echo.points.length).toBeGreaterThan(0);
+      for (const point of echo.points) {
+        expect(point.errors).toBe(0);
+        expect(point.ok).toBeGreaterThan(0);
+      }
+    }
+
+    expect(report.fanout.map((f: any) => f.server)).toEqual(SERVERS);
+    for (const fanout of report.fanout) {
+      expect(fanout).toMatchObject({
+        n: 10,
+        errors: 0,
+        missing: 0,
+        duplicates: 0,
+        leaked: 0,
+        unexpected: 0,
+        barrierOk: true,
+      });
+      expect(fanout.delivered).toBe(10);
+      expect(fanout.reached).toBe(10);
+      expect(fanout.notifyNone).toHaveLength(2);
+    }
+
+    expect(report.memory.map((m: any) => m.server)).toEqual(SERVERS);
+    for (const memory of report.memory) {
+      expect(memory.errors).toBe(0);
+      expect(memory.points).toHaveLength(1);
+      expect(memory.points[0]).toMatchObject({ n: 10, sessionsReported: 10, sessionsAfterDelete: 0 });
+    }
+
+    expect(report.resources.map((r: any) => r.server)).toEqual(['library', 'sdk']);
+    for (const resources of report.resources) {
+      expect(resources.errors).toBe(0);
+      expect(resources.walk).toMatchObject({ items: 101, duplicates: 0, missing: 0 });
+      expect(resources.read.ok).toBeGreaterThan(0);
+    }
+
+    expect(report.table.length).toBeGreaterThan(10);
+    expect(report.targets.find((t: any) => t.id === 'correctness')).toMatchObject({ pass: true });
+    for (const target of report.targets) expect([true, false, null]).toContain(target.pass);
+
+    const png = readFileSync(join(resultsDir, 'latest.png'));
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(existsSync(join(resultsDir, `bench-${report.meta.date.replace(/[:.]/g, '-')}.svg`))).toBe(true);
+    expect(output).toContain('| Metric |');
+  }, 180_000);
+});
