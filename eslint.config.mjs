@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['eslint.config.mjs', 'dist/**', 'node_modules/**', 'coverage/**', 'test/bench/results/**'] },
+  { ignores: ['eslint.config.mjs', '**/dist/**', 'dist-conformance/**', 'node_modules/**', 'coverage/**', 'test/bench/results/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   eslintPluginPrettierRecommended,

@@ -8,9 +8,17 @@ import type { McpNotificationBus } from './mcp-notification.bus.js';
 import { resourceListChanged, resourceUpdated } from './notification.messages.js';
 import { SessionOutbox } from './session-outbox.js';
 
+/** What this instance keeps for delivering to one session. */
+interface SessionDelivery {
+  readonly outbox: SessionOutbox;
+  /** URIs with an update queued while the session had no live stream (coalesced). */
+  pending?: Set<string>;
+}
+
 /**
  * The single-instance notification bus: a bounded outbox per session (replay on
- * `Last-Event-ID`) in front of the live stream this instance holds for it.
+ * `Last-Event-ID`) in front of the live stream this instance holds for it. A message is
+ * serialized once, however many sessions it goes to.
  *
  * Slow consumers: the stream itself closes when its write buffer passes its cap (after a
  * `retry:` hint); the outbox keeps the last `replayBufferSize` messages, so the client resumes
@@ -18,9 +26,7 @@ import { SessionOutbox } from './session-outbox.js';
  */
 @Injectable()
 export class LocalNotificationBus implements McpNotificationBus, OnModuleInit {
-  private readonly outboxes = new Map<string, SessionOutbox>();
-  /** URIs with an update queued for a session that has no live stream (coalesced). */
-  private readonly pendingUpdates = new Map<string, Set<string>>();
+  private readonly deliveries = new Map<string, SessionDelivery>();
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -30,65 +36,67 @@ export class LocalNotificationBus implements McpNotificationBus, OnModuleInit {
 
   onModuleInit(): void {
     this.sessions.onSessionEnd((sessionId) => {
-      this.outboxes.delete(sessionId);
-      this.pendingUpdates.delete(sessionId);
+      this.deliveries.delete(sessionId);
     });
   }
 
-  async publish(sessionIds: readonly string[], message: object): Promise<number> {
+  async publish(sessionIds: Iterable<string>, message: object): Promise<number> {
+    const json = JSON.stringify(message);
     const uri = updatedUri(message);
     let reached = 0;
     for (const sessionId of sessionIds) {
-      if (this.deliver(sessionId, message, uri)) reached++;
+      this.deliver(sessionId, json, uri);
+      reached++;
     }
     return reached;
   }
 
   async broadcast(message: object): Promise<number> {
+    const json = JSON.stringify(message);
     let reached = 0;
     for (const sessionId of this.sessions.connectedSessionIds()) {
-      if (this.deliver(sessionId, message)) reached++;
+      this.deliver(sessionId, json);
+      reached++;
     }
     return reached;
   }
 
   async attach(sessionId: string, connection: McpConnection, lastEventId?: string): Promise<void> {
-    const outbox = this.outboxOf(sessionId);
-    const missed = lastEventId === undefined ? [] : outbox.after(lastEventId);
+    const delivery = this.deliveryOf(sessionId);
+    const missed = lastEventId === undefined ? [] : delivery.outbox.after(lastEventId);
     this.sessions.attachConnection(sessionId, connection);
-    this.pendingUpdates.delete(sessionId);
+    delivery.pending = undefined;
     if (missed) {
-      for (const entry of missed) connection.send(entry.message, entry.eventId);
+      for (const entry of missed) connection.sendJson(entry.json, entry.eventId);
       return;
     }
     // Unknown, foreign or dropped id: the client may have missed anything, so tell it what
     // to re-read instead of failing the reconnect.
     for (const uri of await this.subscriptions.subscriptionsOf(sessionId)) {
-      this.deliver(sessionId, resourceUpdated(uri));
+      this.deliver(sessionId, JSON.stringify(resourceUpdated(uri)));
     }
-    this.deliver(sessionId, resourceListChanged());
+    this.deliver(sessionId, JSON.stringify(resourceListChanged()));
   }
 
-  private deliver(sessionId: string, message: object, coalesceUri?: string): boolean {
+  private deliver(sessionId: string, json: string, coalesceUri?: string): void {
     const connection = this.sessions.getConnection(sessionId);
+    const delivery = this.deliveryOf(sessionId);
     if (!connection && coalesceUri !== undefined) {
-      const pending = this.pendingUpdates.get(sessionId) ?? new Set<string>();
-      if (pending.has(coalesceUri)) return true;
-      pending.add(coalesceUri);
-      this.pendingUpdates.set(sessionId, pending);
+      delivery.pending ??= new Set<string>();
+      if (delivery.pending.has(coalesceUri)) return;
+      delivery.pending.add(coalesceUri);
     }
-    const entry = this.outboxOf(sessionId).append(message);
-    connection?.send(message, entry.eventId);
-    return true;
+    const eventId = delivery.outbox.append(json);
+    connection?.sendJson(json, eventId);
   }
 
-  private outboxOf(sessionId: string): SessionOutbox {
-    let outbox = this.outboxes.get(sessionId);
-    if (!outbox) {
-      outbox = new SessionOutbox(this.options.replayBufferSize);
-      this.outboxes.set(sessionId, outbox);
+  private deliveryOf(sessionId: string): SessionDelivery {
+    let delivery = this.deliveries.get(sessionId);
+    if (!delivery) {
+      delivery = { outbox: new SessionOutbox(this.options.replayBufferSize) };
+      this.deliveries.set(sessionId, delivery);
     }
-    return outbox;
+    return delivery;
   }
 }
 

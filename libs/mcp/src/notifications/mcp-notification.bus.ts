@@ -8,7 +8,7 @@ import type { McpConnection } from '../session/mcp-session.interface.js';
  */
 export interface McpNotificationBus {
   /** Queues a message for each session (replayable) and sends it on live streams. */
-  publish(sessionIds: readonly string[], message: object): Promise<number>;
+  publish(sessionIds: Iterable<string>, message: object): Promise<number>;
   /** Sends a message to every session that has a live stream. */
   broadcast(message: object): Promise<number>;
   /**

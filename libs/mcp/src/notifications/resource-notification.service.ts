@@ -33,8 +33,7 @@ export class ResourceNotificationService {
    * @returns the number of subscribed sessions it was delivered or queued to.
    */
   async notifyResourceUpdated(uri: string): Promise<number> {
-    const sessionIds = await this.subscriptions.subscribersOf(uri);
-    return sessionIds.length === 0 ? 0 : this.bus.publish(sessionIds, resourceUpdated(uri));
+    return this.bus.publish(await this.subscriptions.subscribersOf(uri), resourceUpdated(uri));
   }
 
   /**

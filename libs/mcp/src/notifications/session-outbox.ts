@@ -1,56 +1,60 @@
 import { randomBytes } from 'node:crypto';
 
-/** One message of a session's standalone stream, with its event id. */
+/** One message of a session's standalone stream: its event id and its serialized JSON. */
 export interface OutboxEntry {
   readonly eventId: string;
-  readonly seq: number;
-  readonly message: object;
+  readonly json: string;
 }
 
 /**
- * The bounded replay buffer of one session's standalone stream (DECISIONS D5).
+ * The bounded replay buffer of one session's standalone stream (DECISIONS D5), a ring of the
+ * last `capacity` serialized messages.
  *
  * Event ids are `g:<epoch>:<seq>`: `g` names the GET stream, the random epoch makes the id
  * space private to this session (an id of another session is simply unknown here), and the
- * sequence orders the events. When full, the oldest entry is dropped; a client that comes back
- * with a dropped id gets a resync instead of a replay.
+ * sequence orders the events. A client that comes back with an id older than the ring gets a
+ * resync instead of a replay.
  */
 export class SessionOutbox {
   private readonly epoch = randomBytes(6).toString('base64url');
-  private readonly entries: OutboxEntry[] = [];
+  private readonly prefix = `g:${this.epoch}:`;
+  private readonly ring: string[];
   private seq = 0;
 
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly capacity: number) {
+    this.ring = new Array<string>(capacity);
+  }
 
-  /** Records a message and returns its entry. */
-  append(message: object): OutboxEntry {
+  /** Records a serialized message and returns its event id. */
+  append(json: string): string {
     this.seq += 1;
-    const entry: OutboxEntry = { eventId: `g:${this.epoch}:${this.seq}`, seq: this.seq, message };
-    this.entries.push(entry);
-    if (this.entries.length > this.capacity) this.entries.shift();
-    return entry;
+    this.ring[this.seq % this.capacity] = json;
+    return this.prefix + this.seq;
   }
 
   /**
    * The entries after `lastEventId`, or `undefined` when the id is not one of this session's
-   * (foreign, malformed, or already dropped from the buffer).
+   * (foreign, malformed, or already dropped from the ring).
    */
   after(lastEventId: string): OutboxEntry[] | undefined {
     const seq = this.parse(lastEventId);
     if (seq === undefined) return undefined;
-    const oldest = this.entries[0]?.seq ?? this.seq + 1;
+    const oldest = Math.max(1, this.seq - this.capacity + 1);
     if (seq < oldest - 1 || seq > this.seq) return undefined;
-    return this.entries.filter((entry) => entry.seq > seq);
+    const entries: OutboxEntry[] = [];
+    for (let next = seq + 1; next <= this.seq; next++) {
+      entries.push({ eventId: this.prefix + next, json: this.ring[next % this.capacity] });
+    }
+    return entries;
   }
 
   get size(): number {
-    return this.entries.length;
+    return Math.min(this.seq, this.capacity);
   }
 
   private parse(eventId: string): number | undefined {
-    const prefix = `g:${this.epoch}:`;
-    if (!eventId.startsWith(prefix)) return undefined;
-    const seq = Number(eventId.slice(prefix.length));
+    if (!eventId.startsWith(this.prefix)) return undefined;
+    const seq = Number(eventId.slice(this.prefix.length));
     return Number.isSafeInteger(seq) && seq >= 0 ? seq : undefined;
   }
 }

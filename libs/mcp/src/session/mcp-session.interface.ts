@@ -44,5 +44,7 @@ export interface McpConnection {
    * message's id in the session's replay buffer (SSE writes it as the `id:` line).
    */
   send(message: object, eventId?: string): boolean;
+  /** Like `send()`, for a message already serialized with `JSON.stringify` (fan-out serializes once). */
+  sendJson(json: string, eventId?: string): boolean;
   close(): void;
 }

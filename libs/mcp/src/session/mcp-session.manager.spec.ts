@@ -37,6 +37,7 @@ const newSession = (manager: McpSessionManager) =>
 
 const fakeConnection = (): McpConnection & { close: jest.Mock<() => void> } => ({
   send: jest.fn<(message: object) => boolean>().mockReturnValue(true),
+  sendJson: jest.fn<(json: string) => boolean>().mockReturnValue(true),
   close: jest.fn<() => void>(),
 });
 

@@ -5,6 +5,8 @@ import type { McpSubscriptionStore } from './mcp-subscription.store.js';
  * Two indexes kept in step: URI → sessions (for fan-out) and session → URIs (for clearing a
  * session). `Map`s and `Set`s only, so no URI or id can collide with a prototype key.
  */
+const NO_SESSIONS: ReadonlySet<string> = new Set<string>();
+
 @Injectable()
 export class InMemorySubscriptionStore implements McpSubscriptionStore {
   private readonly byUri = new Map<string, Set<string>>();
@@ -30,9 +32,9 @@ export class InMemorySubscriptionStore implements McpSubscriptionStore {
     this.pairs -= 1;
   }
 
-  async subscribersOf(uri: string): Promise<readonly string[]> {
-    const sessions = this.byUri.get(uri);
-    return sessions ? [...sessions] : [];
+  /** The live set (no copy per notification): the notifier reads it synchronously. */
+  async subscribersOf(uri: string): Promise<Iterable<string>> {
+    return this.byUri.get(uri) ?? NO_SESSIONS;
   }
 
   async subscriptionsOf(sessionId: string): Promise<readonly string[]> {

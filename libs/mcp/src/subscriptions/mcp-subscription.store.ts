@@ -9,8 +9,11 @@ export interface McpSubscriptionStore {
   subscribe(sessionId: string, uri: string): Promise<void>;
   /** Idempotent; safe for unknown sessions and URIs. */
   unsubscribe(sessionId: string, uri: string): Promise<void>;
-  /** The sessions subscribed to exactly this URI. Cost: O(subscribers of the URI). */
-  subscribersOf(uri: string): Promise<readonly string[]>;
+  /**
+   * The sessions subscribed to exactly this URI. Cost: O(subscribers of the URI). The result
+   * may be a live view: read it before the next change.
+   */
+  subscribersOf(uri: string): Promise<Iterable<string>>;
   /** The URIs a session is subscribed to. */
   subscriptionsOf(sessionId: string): Promise<readonly string[]>;
   /** Removes every subscription of a session. Cost: O(subscriptions of the session). */

@@ -6,7 +6,11 @@ import { PostStream, PostStreamLog } from './post-stream.log.js';
 
 const connection = () => {
   const sent: [object, string | undefined][] = [];
-  const conn = { send: jest.fn((m: object, id?: string) => (sent.push([m, id]), true)), close: jest.fn() };
+  const conn = {
+    send: jest.fn((m: object, id?: string) => (sent.push([m, id]), true)),
+    sendJson: jest.fn((json: string, id?: string) => (sent.push([JSON.parse(json) as object, id]), true)),
+    close: jest.fn(),
+  };
   return { conn: conn as unknown as McpConnection & typeof conn, sent };
 };
 

@@ -9,6 +9,10 @@ export class SseConnection implements McpConnection {
     return this.stream.send(message, eventId);
   }
 
+  sendJson(json: string, eventId?: string): boolean {
+    return this.stream.sendJson(json, eventId);
+  }
+
   close(): void {
     this.stream.close();
   }

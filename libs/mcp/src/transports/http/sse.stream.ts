@@ -136,13 +136,22 @@ export class SseStream {
    */
   send(message: object, eventId?: string): boolean {
     if (this.closed) return false;
-    this.#assertOpened();
-    if (eventId !== undefined) assertEventId(eventId);
     const data = JSON.stringify(message) as string | undefined;
     if (typeof data !== 'string') throw new TypeError('The SSE message cannot be serialised as JSON');
-    // JSON.stringify escapes CR and LF inside strings, so the payload always fits on one data line.
+    return this.sendJson(data, eventId);
+  }
+
+  /**
+   * Like `send()`, for a message already serialized with `JSON.stringify` (which escapes CR and
+   * LF, so the payload fits on one data line): a notification fanned out to many streams is
+   * serialized once.
+   */
+  sendJson(json: string, eventId?: string): boolean {
+    if (this.closed) return false;
+    this.#assertOpened();
+    if (eventId !== undefined) assertEventId(eventId);
     const idLine = eventId === undefined ? '' : `id: ${eventId}\n`;
-    return this.#write(`${idLine}event: message\ndata: ${data}\n\n`);
+    return this.#write(`${idLine}event: message\ndata: ${json}\n\n`);
   }
 
   /**
@@ -206,8 +215,12 @@ export class SseStream {
       this.#close('client');
       return false;
     }
-    res.write(frame);
-    if (res.writableLength > this.#maxBufferedBytes) {
+    const flowing = res.write(frame);
+    // The backlog can only pass a cap above the high-water mark once write() signals it.
+    if (
+      (!flowing || this.#maxBufferedBytes < res.writableHighWaterMark) &&
+      res.writableLength > this.#maxBufferedBytes
+    ) {
       this.#close('slow-consumer', `retry: ${SLOW_CONSUMER_RETRY_MS}\n\n`);
       return false;
     }

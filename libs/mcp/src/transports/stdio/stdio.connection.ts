@@ -6,9 +6,13 @@ export class StdioConnection implements McpConnection {
   constructor(private readonly output: Writable) {}
 
   send(message: object): boolean {
+    return this.sendJson(JSON.stringify(message));
+  }
+
+  sendJson(json: string): boolean {
     if (this.output.destroyed || this.output.writableEnded) return false;
     // JSON.stringify never emits a raw newline, so one message is always one line.
-    this.output.write(`${JSON.stringify(message)}\n`);
+    this.output.write(`${json}\n`);
     return true;
   }
 

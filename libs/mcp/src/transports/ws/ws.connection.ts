@@ -14,12 +14,16 @@ export class WsConnection implements McpConnection {
   ) {}
 
   send(message: object): boolean {
+    return this.sendJson(JSON.stringify(message));
+  }
+
+  sendJson(json: string): boolean {
     if (this.socket.readyState !== this.socket.OPEN) return false;
     if (this.socket.bufferedAmount > this.maxBufferedBytes) {
       this.socket.close(WS_CLOSE_SLOW_CONSUMER, 'Too many undelivered messages');
       return false;
     }
-    this.socket.send(JSON.stringify(message));
+    this.socket.send(json);
     return true;
   }
 
