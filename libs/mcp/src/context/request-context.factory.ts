@@ -8,6 +8,7 @@ import { passesLogLevel } from '../logging/log-level.js';
 import { assertCanElicit, assertCanListRoots, assertCanSample } from '../client-requests/client-capabilities.js';
 import type { McpElicitResult, McpRoot, McpSamplingResult } from '../client-requests/client-request.types.js';
 import type { McpClientRequests } from '../client-requests/mcp-client-requests.js';
+import { LazyAbortController } from '../protocol/inflight-requests.js';
 
 const logger = new Logger('McpRequest');
 
@@ -24,7 +25,7 @@ export function createRequestContext(
   params: Record<string, unknown>,
   dispatch: McpDispatchContext,
   protocolVersion: McpProtocolVersion,
-  controller: AbortController = new AbortController(),
+  controller: LazyAbortController = new LazyAbortController(),
   clientRequests?: McpClientRequests,
 ): OpenRequestContext {
   const meta = isObject(params._meta) ? params._meta : undefined;
@@ -71,7 +72,9 @@ export function createRequestContext(
     protocolVersion,
     transport: dispatch.transport,
     request: dispatch.request,
-    signal: controller.signal,
+    get signal() {
+      return controller.signal;
+    },
     meta,
     sendNotification,
     log: async (level, data, loggerName) => {

@@ -11,12 +11,33 @@ export class McpRequestCancelledError extends Error {
 }
 
 /**
+ * An `AbortController` made only when a handler reads its signal or the request is aborted:
+ * most requests are never cancelled, and the controller is measurable per-request work.
+ */
+export class LazyAbortController {
+  private controller?: AbortController;
+
+  get signal(): AbortSignal {
+    return (this.controller ??= new AbortController()).signal;
+  }
+
+  /** The abort reason, without creating the controller. */
+  get reason(): unknown {
+    return this.controller?.signal.reason;
+  }
+
+  abort(reason: unknown): void {
+    (this.controller ??= new AbortController()).abort(reason);
+  }
+}
+
+/**
  * The requests each session has in flight, so that `notifications/cancelled` can abort the
  * right handler. Keyed by session, never globally: a client can only cancel its own requests.
  */
 @Injectable()
 export class McpInflightRequests implements OnModuleInit, OnApplicationShutdown {
-  private readonly bySession = new Map<string, Map<JsonRpcId, AbortController>>();
+  private readonly bySession = new Map<string, Map<JsonRpcId, LazyAbortController>>();
 
   constructor(private readonly sessions: McpSessionManager) {}
 
@@ -29,7 +50,7 @@ export class McpInflightRequests implements OnModuleInit, OnApplicationShutdown 
   }
 
   /** Tracks a request; call the returned function when it is answered. */
-  start(sessionId: string, id: JsonRpcId, controller: AbortController): () => void {
+  start(sessionId: string, id: JsonRpcId, controller: LazyAbortController): () => void {
     let requests = this.bySession.get(sessionId);
     if (!requests) {
       requests = new Map();

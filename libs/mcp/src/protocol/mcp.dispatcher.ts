@@ -29,7 +29,7 @@ import {
 } from './json-rpc.js';
 import type { McpDispatchContext } from './mcp-dispatch-context.js';
 import { McpErrorMapper } from './mcp-error.mapper.js';
-import { McpInflightRequests, McpRequestCancelledError } from './inflight-requests.js';
+import { LazyAbortController, McpInflightRequests, McpRequestCancelledError } from './inflight-requests.js';
 import { McpClientRequests } from '../client-requests/mcp-client-requests.js';
 
 /** Methods that work before `initialize` on transports that have sessions. */
@@ -124,7 +124,7 @@ export class McpDispatcher {
   private async handleRequest(request: JsonRpcRequest, ctx: McpDispatchContext): Promise<JsonRpcResponse | undefined> {
     const method = this.methods.get(request.method);
     this.stats.recordRequest();
-    const controller = new AbortController();
+    const controller = new LazyAbortController();
     // initialize cannot be cancelled; without a session a cancellation could not be attributed.
     const finish =
       ctx.session && request.method !== 'initialize'
@@ -149,7 +149,7 @@ export class McpDispatcher {
     } finally {
       finish?.();
     }
-    return controller.signal.reason instanceof McpRequestCancelledError ? undefined : response;
+    return controller.reason instanceof McpRequestCancelledError ? undefined : response;
   }
 
   private async handleNotification(notification: JsonRpcNotification, ctx: McpDispatchContext): Promise<void> {
