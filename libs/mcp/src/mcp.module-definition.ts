@@ -4,6 +4,7 @@ import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_MCP_PATH } from './mcp.constants.js';
 import { McpBodyReaderInstaller } from './transports/http/mcp-body-reader.installer.js';
 import { createMcpHttpController } from './transports/http/mcp-http.controller.js';
 import { MCP_BODY_PATHS } from './transports/http/mcp-http.tokens.js';
+import { MCP_DIRECT_PATH, McpDirectMount } from './transports/http/mcp-direct.mount.js';
 import { createMcpLegacySseController } from './transports/sse/mcp-legacy-sse.controller.js';
 import { MCP_LEGACY_SSE_PATHS, McpLegacySseHandler } from './transports/sse/mcp-legacy-sse.handler.js';
 import { MCP_STDIO_OPTIONS, McpStdioTransport } from './transports/stdio/mcp-stdio.transport.js';
@@ -18,8 +19,12 @@ function withTransports(definition: DynamicModule, extras: McpModuleExtras): Dyn
 
   if (extras.http !== false) {
     const path = extras.http?.path ?? DEFAULT_MCP_PATH;
-    controllers.push(createMcpHttpController(path));
-    bodyPaths.push(path);
+    if (extras.http?.mount === 'direct') {
+      providers.push({ provide: MCP_DIRECT_PATH, useValue: path }, McpDirectMount);
+    } else {
+      controllers.push(createMcpHttpController(path));
+      bodyPaths.push(path);
+    }
   }
   if (extras.sse) {
     const paths = { ssePath: extras.sse.path ?? '/sse', messagesPath: extras.sse.messagesPath ?? '/messages' };

@@ -102,8 +102,16 @@ export interface McpModuleOptions {
 export interface McpModuleExtras {
   /** Register the module globally. @default true */
   isGlobal?: boolean;
-  /** Streamable HTTP endpoint; `false` disables it. @default { path: '/mcp' } */
-  http?: { path?: string } | false;
+  /**
+   * Streamable HTTP endpoint; `false` disables it.
+   * - `mount: 'controller'` (default): a Nest controller, so middleware and guards or
+   *   interceptors on the endpoint apply.
+   * - `mount: 'direct'`: answered from the HTTP server's request listener before Express and
+   *   Nest routing, several times faster per request; enhancers on MCP handlers still apply,
+   *   route-level middleware and endpoint guards do not. Express platform only.
+   * @default { path: '/mcp', mount: 'controller' }
+   */
+  http?: { path?: string; mount?: 'controller' | 'direct' } | false;
   /**
    * WebSocket endpoint (one JSON-RPC message per text frame, subprotocol `mcp`). Needs the
    * `ws` adapter: `app.useWebSocketAdapter(new WsAdapter(app))`.

@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_BODY_PATHS } from './mcp-http.tokens.js';
 import { McpHttpHandler } from './mcp-http.handler.js';
+import { normalizePath, pathOf } from './request-path.js';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 type RouterLayer = { handle?: { name?: string } };
@@ -52,14 +53,3 @@ export class McpBodyReaderInstaller implements OnModuleInit {
     stack.splice(firstParser === -1 ? stack.length : firstParser, 0, layer);
   }
 }
-
-const pathOf = (url: string | undefined): string => {
-  const raw = url ?? '/';
-  const query = raw.indexOf('?');
-  return query === -1 ? raw : raw.slice(0, query);
-};
-
-const normalizePath = (path: string): string => {
-  const withSlash = path.startsWith('/') ? path : `/${path}`;
-  return withSlash.length > 1 && withSlash.endsWith('/') ? withSlash.slice(0, -1) : withSlash;
-};

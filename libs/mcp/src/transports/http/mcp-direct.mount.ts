@@ -1,0 +1,62 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { McpHttpHandler } from './mcp-http.handler.js';
+import { normalizePath, pathOf } from './request-path.js';
+
+/** DI token of the path the direct mount answers. */
+export const MCP_DIRECT_PATH = Symbol('MCP_DIRECT_PATH');
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The direct mount (`http: { mount: 'direct' }`): the MCP path is answered from the HTTP
+ * server's request listener, before Express and Nest's route pipeline, which otherwise cost more
+ * than the whole MCP request. Every other path goes on to the application as before.
+ *
+ * Guards, interceptors, pipes and filters on MCP handlers still apply (they run in the
+ * dispatcher); what the endpoint loses is route-level Nest machinery: middleware, and guards or
+ * interceptors on the HTTP endpoint itself.
+ */
+@Injectable()
+export class McpDirectMount implements OnModuleInit {
+  private readonly logger = new Logger('McpHttp');
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly handler: McpHttpHandler,
+    @Inject(MCP_DIRECT_PATH) private readonly path: string,
+  ) {}
+
+  onModuleInit(): void {
+    const server = this.adapterHost?.httpAdapter?.getHttpServer() as Server | undefined;
+    if (!server) {
+      this.logger.warn('No HTTP server: the direct MCP mount is not installed');
+      return;
+    }
+    const application = server.listeners('request') as RequestListener[];
+    const path = normalizePath(this.path);
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (normalizePath(pathOf(req.url)) === path) this.route(req, res);
+      else for (const listener of application) listener.call(server, req, res);
+    });
+  }
+
+  private route(req: IncomingMessage, res: ServerResponse): void {
+    switch (req.method) {
+      case 'POST':
+        this.handler.readBody(req, res, () => void this.handler.post(req, res));
+        return;
+      case 'GET':
+      case 'HEAD':
+        void this.handler.get(req, res);
+        return;
+      case 'DELETE':
+        void this.handler.delete(req, res);
+        return;
+      default:
+        this.handler.methodNotAllowed(req, res);
+    }
+  }
+}
