@@ -328,3 +328,22 @@ describe('McpSessionManager', () => {
     });
   });
 });
+
+describe('McpSessionManager.end, twice', () => {
+  it('tells the end listeners once, however often the session is ended', async () => {
+    const { McpSessionManager: Manager } = await import('./mcp-session.manager.js');
+    const { InMemorySessionStore } = await import('./in-memory-session.store.js');
+    const { resolveMcpOptions } = await import('../mcp-options.resolver.js');
+    const manager = new Manager(
+      new InMemorySessionStore(),
+      resolveMcpOptions({ serverInfo: { name: 't', version: '1' } }),
+    );
+    const listener = jest.fn<(id: string, reason: string) => void>();
+    manager.onSessionEnd(listener);
+    const session = await manager.create({ protocolVersion: '2025-11-25', transport: 'streamable-http' });
+    expect(await manager.end(session.id, 'expired')).toBe(true);
+    expect(await manager.end(session.id, 'expired')).toBe(false);
+    expect(await manager.end('never-existed', 'deleted')).toBe(false);
+    expect(listener).toHaveBeenCalledTimes(1);
+  });
+});

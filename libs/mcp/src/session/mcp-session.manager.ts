@@ -120,6 +120,8 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
     const connection = this.connections.get(id);
     this.connections.delete(id);
     connection?.close();
+    // Ending twice (the sweep and a lookup racing) tells the listeners once.
+    if (!existed && !connection) return false;
     for (const listener of this.endListeners) {
       try {
         await listener(id, reason);
@@ -127,7 +129,7 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
         this.logger.error(`Session end listener failed: ${(error as Error).message}`);
       }
     }
-    return existed || connection !== undefined;
+    return true;
   }
 
   /**
