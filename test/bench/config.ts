@@ -4,8 +4,8 @@
  *
  * | Variable | Default (smoke) | Meaning |
  * |---|---|---|
- * | BENCH_SMOKE | unset | `1`: a tiny run (1 s points, N=10) for the e2e test |
- * | BENCH_DURATION | 5 (1) | seconds per load point |
+ * | BENCH_SMOKE | unset | `1`: a tiny run (0.5 s points, N=10) for the e2e test |
+ * | BENCH_DURATION | 5 (0.5) | seconds per load point |
  * | BENCH_WARMUP | 2 (0.25) | seconds of warm-up load per server before its points |
  * | BENCH_CONCURRENCY | 1,16,64 (1,16) | load points (connections on one session) |
  * | BENCH_FANOUT_N | 100,1000,10000 (10) | subscribed sessions per fan-out run |
@@ -13,9 +13,9 @@
  * | BENCH_FANOUT_ROUNDS | 7 (2) | `bump`s per fan-out run, one at a time; the median is reported (the first is cold code) |
  * | BENCH_MEMORY_N | 1000,10000 (10) | idle sessions per memory point |
  * | BENCH_RESOURCES_N | 10000 (100) | runtime resources for the resources phase |
- * | BENCH_SERVERS | all | comma list of library, sdk, nest-floor, node-floor |
+ * | BENCH_SERVERS | all | comma list of library, sdk, nest-floor, node-floor, library-direct |
  * | BENCH_PHASES | all | comma list of echo, fanout, memory, resources |
- * | BENCH_PROFILE | auto (never) | `auto`: CPU-profile the library when one of its targets fails; `always`; `never` |
+ * | BENCH_PROFILE | auto (never) | `auto`: CPU-profile the library (the mount whose target failed) when one of its targets fails; `always`; `never` |
  * | BENCH_RESULTS_DIR | test/bench/results | where JSON, SVG and PNG go |
  * | BENCH_FD_RESERVE | 600 | descriptors kept free per process when sizing fan-out |
  */
@@ -84,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     throw new Error(`BENCH_PROFILE is '${profile}': auto, always or never`);
   return {
     smoke,
-    durationS: number(env.BENCH_DURATION, smoke ? 1 : 5),
+    durationS: number(env.BENCH_DURATION, smoke ? 0.5 : 5),
     warmupS: number(env.BENCH_WARMUP, smoke ? 0.25 : 2),
     concurrency: list(env.BENCH_CONCURRENCY, smoke ? [1, 16] : [1, 16, 64]),
     fanoutN: list(env.BENCH_FANOUT_N, smoke ? [10] : [100, 1_000, 10_000]),

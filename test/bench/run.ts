@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the four servers, one after the other, each in its own child process on
+ * `npm run bench`: the five servers (the library twice: controller mount and direct mount), one after the other, each in its own child process on
  * 127.0.0.1; every response checked. Prints a table, the targets of issue 6 as PASS/FAIL lines
  * and a markdown snippet for the README; writes JSON, SVG and PNG under test/bench/results/.
  * Settings: see config.ts (BENCH_SMOKE=1 for the tiny run the e2e test does).
@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SERVER_LABELS, type ServerKind } from './client/server-process.js';
+import { LIBRARY_KINDS, MOUNT_LABELS, SERVER_LABELS, type ServerKind } from './client/server-process.js';
 import { loadConfig } from './config.js';
 import { runEcho } from './phases/echo.js';
 import { fanoutSizes, runFanout } from './phases/fanout.js';
@@ -17,13 +17,13 @@ import { runResources } from './phases/resources.js';
 import { buildSvg, svgToPng } from './report/chart.js';
 import { formatProfile } from './report/cpu-profile.js';
 import { collectMeta } from './report/meta.js';
-import { buildRows, consoleTable, markdown } from './report/table.js';
+import { buildRows, consoleTable, markdown, verdict } from './report/table.js';
 import { evaluateTargets } from './report/targets.js';
 import type { EchoResult, FanoutResult, MemoryResult, ProfileSummary, ResourcesResult } from './types.js';
 
 const FLOORS: readonly ServerKind[] = ['nest-floor', 'node-floor'];
 /** Servers with runtime resources (the floors answer tools/call only). */
-const WITH_RESOURCES: readonly ServerKind[] = ['library', 'sdk'];
+const WITH_RESOURCES: readonly ServerKind[] = ['library', 'sdk', 'library-direct'];
 
 async function main(): Promise<number> {
   const config = loadConfig();
@@ -97,24 +97,26 @@ async function main(): Promise<number> {
   const targets = evaluateTargets(echo, fanout, memory, totalErrors);
 
   const profiles: ProfileSummary[] = [];
-  const failed = (prefix: string) => targets.some((t) => t.id.startsWith(prefix) && t.pass === false);
-  const library = config.servers.includes('library');
-  if (library && config.profile !== 'never') {
+  const failed = (kind: ServerKind, prefix: string) =>
+    targets.some((t) => t.server === kind && t.id.startsWith(prefix) && t.pass === false);
+  const dir = join(config.resultsDir, 'profiles', stamp);
+  for (const kind of LIBRARY_KINDS) {
+    if (!config.servers.includes(kind) || config.profile === 'never') continue;
     const always = config.profile === 'always';
-    const dir = join(config.resultsDir, 'profiles', stamp);
-    if (always || failed('echo-')) {
-      log('\n== CPU profile of the library: tools/call echo');
+    const name = kind === 'library' ? '' : '-direct';
+    if (always || failed(kind, 'echo-')) {
+      log(`\n== CPU profile of the library (${MOUNT_LABELS[kind]}): tools/call echo`);
       try {
-        profiles.push(await profileEcho(config, join(dir, 'echo')));
+        profiles.push(await profileEcho(config, join(dir, `echo${name}`), kind));
       } catch (error) {
         log(`  profile failed: ${(error as Error).message}`);
       }
     }
-    if (always || failed('fanout-') || failed('notify-')) {
+    if (always || failed(kind, 'fanout-') || failed(kind, 'notify-')) {
       const n = Math.max(...config.fanoutN);
-      log(`\n== CPU profile of the library: fan-out to ${n}`);
+      log(`\n== CPU profile of the library (${MOUNT_LABELS[kind]}): fan-out to ${n}`);
       try {
-        profiles.push(await profileFanout(config, join(dir, 'fanout'), n));
+        profiles.push(await profileFanout(config, join(dir, `fanout${name}`), n, kind));
       } catch (error) {
         log(`  profile failed: ${(error as Error).message}`);
       }
@@ -127,8 +129,8 @@ async function main(): Promise<number> {
   log(consoleTable(rows));
   log('\n== targets (issue 6)\n');
   for (const t of targets) {
-    const verdict = t.pass === null ? 'N/A ' : t.pass ? 'PASS' : 'FAIL';
-    log(`${verdict}  ${t.text}: ${t.detail ?? t.value ?? 'n/a'} (target ${t.threshold})`);
+    const threshold = t.informational ? '' : ` (target ${t.threshold})`;
+    log(`${verdict(t).padEnd(4)}  ${t.text}: ${t.detail ?? t.value ?? 'n/a'}${threshold}`);
   }
   for (const profile of profiles) log(`\n${formatProfile(profile)}`);
 

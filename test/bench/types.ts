@@ -108,6 +108,10 @@ export interface ProfileSummary {
 
 export interface TargetResult {
   id: string;
+  /** The library kind the target is evaluated for (controller or direct mount). */
+  server?: ServerKind;
+  /** Reported for information, not a target of the issue (`pass` is null). */
+  informational?: boolean;
   text: string;
   value?: number;
   threshold: string;
@@ -123,9 +127,15 @@ export interface TableRow {
   /** 'higher' or 'lower' is better. */
   better: 'higher' | 'lower';
   values: Partial<Record<ServerKind, number>>;
-  /** library / other, for sdk, nest-floor and node-floor. */
-  ratios: Partial<Record<ServerKind, number>>;
+  /** Per ratio column (see RATIO_COLUMNS in report/table.ts): library kind ÷ other server. */
+  ratios: Partial<Record<RatioKey, number>>;
 }
+
+/**
+ * Ratio columns, named by the servers' numbers: 1 this library (controller mount), 2 the
+ * official SDK, 3 bare Nest, 4 bare node:http, D this library with the direct mount.
+ */
+export type RatioKey = '1:2' | '1:3' | '1:4' | 'D:2' | 'D:4';
 
 export interface BenchMeta {
   date: string;

@@ -1,7 +1,8 @@
 /**
- * The benchmark in its smoke mode (`BENCH_SMOKE=1`: one server of each kind, 1 s load points,
- * N=10): it completes, every response and notification was correct, and its JSON has every
- * section. No timing is asserted: timing stays out of the test suite (issue 6).
+ * The benchmark in its smoke mode (`BENCH_SMOKE=1`: one server of each kind, the library with
+ * both mounts, 0.5 s load points, N=10): it completes, every response and notification was
+ * correct, and its JSON has every section. No timing is asserted: timing stays out of the test
+ * suite (issue 6).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = process.cwd();
-const SERVERS = ['library', 'sdk', 'nest-floor', 'node-floor'];
+const SERVERS = ['library', 'sdk', 'nest-floor', 'node-floor', 'library-direct'];
 
 function runBench(resultsDir: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -85,7 +86,7 @@ describe('npm run bench, smoke mode', () => {
       expect(memory.points[0]).toMatchObject({ n: 10, sessionsReported: 10, sessionsAfterDelete: 0 });
     }
 
-    expect(report.resources.map((r: any) => r.server)).toEqual(['library', 'sdk']);
+    expect(report.resources.map((r: any) => r.server)).toEqual(['library', 'sdk', 'library-direct']);
     for (const resources of report.resources) {
       expect(resources.errors).toBe(0);
       expect(resources.walk).toMatchObject({ items: 101, duplicates: 0, missing: 0 });
@@ -93,8 +94,25 @@ describe('npm run bench, smoke mode', () => {
     }
 
     expect(report.table.length).toBeGreaterThan(10);
+    const echoRow = report.table.find((r: any) => r.metric === 'c=16 throughput');
+    for (const column of ['1:2', '1:3', '1:4', 'D:2', 'D:4']) expect(echoRow.ratios[column]).toBeGreaterThan(0);
     expect(report.targets.find((t: any) => t.id === 'correctness')).toMatchObject({ pass: true });
     for (const target of report.targets) expect([true, false, null]).toContain(target.pass);
+    // Every throughput and fan-out target once per mount, plus the direct mount's ratio to node:http.
+    const ids = report.targets.map((t: any) => t.id);
+    for (const id of [
+      'echo-c16-vs-sdk',
+      'echo-c16-vs-nest',
+      'fanout-1000-vs-sdk',
+      'fanout-linear',
+      'notify-no-subscriber',
+    ])
+      expect(ids).toEqual(expect.arrayContaining([id, `${id}-direct`]));
+    expect(report.targets.find((t: any) => t.id === 'echo-c16-direct-vs-node')).toMatchObject({
+      informational: true,
+      pass: null,
+    });
+    expect(report.targets.find((t: any) => t.id === 'echo-c16-direct-vs-node').value).toBeGreaterThan(0);
 
     const png = readFileSync(join(resultsDir, 'latest.png'));
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');

@@ -35,7 +35,13 @@ export class BenchHttp {
       }
       const req = http.request(this.endpoint, { method, agent: this.agent, headers: requestHeaders });
       req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`${method} timed out after ${this.timeoutMs} ms`)));
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new Error(
+            `${method} ${this.endpoint}${req.reusedSocket ? ' on a reused keep-alive socket' : ''}: ${error.message}${error.code ? ` (${error.code})` : ''}`,
+          ),
+        ),
+      );
       req.on('response', (res) => {
         const parts: Buffer[] = [];
         res.on('data', (chunk: Buffer) => parts.push(chunk));

@@ -1,19 +1,31 @@
 /**
  * Starts one server under test in its own child process (`node --expose-gc <entry>` on
  * 127.0.0.1, port chosen by the OS) and talks to it over the IPC channel of child-ipc.ts.
+ * `library-direct` is the library fixture again, started with `BENCH_MOUNT=direct`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export type ServerKind = 'library' | 'sdk' | 'nest-floor' | 'node-floor';
+export type ServerKind = 'library' | 'sdk' | 'nest-floor' | 'node-floor' | 'library-direct';
 
-export const SERVER_KINDS: readonly ServerKind[] = ['library', 'sdk', 'nest-floor', 'node-floor'];
+/** In run and column order; the numbers of the ratio columns (1:2, D:4, ...) follow it (D = 5). */
+export const SERVER_KINDS: readonly ServerKind[] = ['library', 'sdk', 'nest-floor', 'node-floor', 'library-direct'];
+
+/** The library's two mounts of its Streamable HTTP endpoint. */
+export const LIBRARY_KINDS: readonly ServerKind[] = ['library', 'library-direct'];
 
 export const SERVER_LABELS: Record<ServerKind, string> = {
   library: 'this library',
   sdk: 'official SDK',
   'nest-floor': 'bare Nest',
   'node-floor': 'bare node:http',
+  'library-direct': 'this library, direct mount',
+};
+
+/** How a library kind's endpoint is mounted (for target texts). */
+export const MOUNT_LABELS: Partial<Record<ServerKind, string>> = {
+  library: 'controller mount',
+  'library-direct': 'direct mount',
 };
 
 const ENTRIES: Record<ServerKind, string> = {
@@ -21,6 +33,13 @@ const ENTRIES: Record<ServerKind, string> = {
   sdk: 'sdk-server.js',
   'nest-floor': 'nest-floor.js',
   'node-floor': 'node-floor.js',
+  'library-direct': 'library-fixture.js',
+};
+
+/** Environment that makes a kind out of a shared entry. */
+const KIND_ENV: Partial<Record<ServerKind, Record<string, string>>> = {
+  library: { BENCH_MOUNT: 'controller' },
+  'library-direct': { BENCH_MOUNT: 'direct' },
 };
 
 export const entryOf = (kind: ServerKind): string =>
@@ -63,7 +82,7 @@ export class ServerProcess {
     }
     args.push(entryOf(kind));
     const child = spawn(process.execPath, args, {
-      env: { ...process.env, URLS: 'http://127.0.0.1:0', ...options.env },
+      env: { ...process.env, URLS: 'http://127.0.0.1:0', ...KIND_ENV[kind], ...options.env },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     let output = '';
@@ -84,6 +103,12 @@ export class ServerProcess {
       child.on('message', function onReady(message: any) {
         if (message?.type !== 'ready') return;
         clearTimeout(timer);
+        const mount = KIND_ENV[kind]?.BENCH_MOUNT;
+        if (mount !== undefined && message.mount !== mount) {
+          child.kill('SIGKILL');
+          reject(new Error(`${kind} reported mount '${message.mount}', expected '${mount}'`));
+          return;
+        }
         child.off('message', onReady);
         child.removeAllListeners('exit');
         const server = new ServerProcess(kind, child, message);

@@ -48,10 +48,10 @@ export class StreamSet {
         headers: { accept: 'text/event-stream', ...headers },
       });
       const timer = setTimeout(() => req.destroy(new Error(`GET stream: no headers in ${timeoutMs} ms`)), timeoutMs);
-      req.on('error', (error) => {
+      req.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         ended = true;
-        reject(error);
+        reject(new Error(`GET stream: ${error.message}${error.code ? ` (${error.code})` : ''}`));
       });
       req.on('response', (res) => {
         clearTimeout(timer);

@@ -45,6 +45,8 @@ export async function runFanout(
   const set = new StreamSet(COUNTER_URI);
   const subscribedStreams: WatchedStream[] = new Array(n);
   const otherStreams: WatchedStream[] = [];
+  /** What the run was doing, for the error report. */
+  let stage = 'starting';
   try {
     const fresh = await server.memoryAfterGc();
     const writer = await openSession(http);
@@ -64,15 +66,19 @@ export async function runFanout(
       otherStreams.push(await set.open(server.endpoint, session.headers));
     };
     const few = Math.min(FEW, unsubscribed);
+    stage = `opening ${few} unsubscribed sessions with streams`;
     await inPool(few, config.setupConcurrency, openUnsubscribed);
     await measureNotify(few + 1);
 
+    stage = `opening ${n} subscribed sessions with streams`;
     await inPool(n, config.setupConcurrency, async (i) => {
       const session = await openSession(http);
       await rpc(http, session, 'resources/subscribe', { uri: COUNTER_URI });
       subscribedStreams[i] = await set.open(server.endpoint, session.headers);
     });
+    stage = `opening ${unsubscribed - few} more unsubscribed sessions with streams`;
     await inPool(unsubscribed - few, config.setupConcurrency, openUnsubscribed);
+    stage = 'measuring';
     result.setupMs = performance.now() - setupStart;
     const streams = n + unsubscribed;
     const loaded = await server.memoryAfterGc();
@@ -140,7 +146,17 @@ export async function runFanout(
       `  fan-out ${kind} N=${n} (+${unsubscribed} unsubscribed): ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${rounds} bumps: ${result.roundsMs.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms, bump answered in ${result.bumpAnswerMs?.toFixed(1)} ms, reached ${result.reached}); missing ${result.missing}, duplicates ${result.duplicates}, leaked ${result.leaked}, unexpected ${result.unexpected}, barrier ${result.barrierOk ? 'ok' : 'FAILED'}; setup ${(result.setupMs / 1000).toFixed(1)} s; notify-none ${notifyNone.map((c) => `${c.nsPerCall.toFixed(0)} ns @${c.sessions}`).join(', ')}; ${(result.rssPerStreamSessionBytes / 1024).toFixed(1)} KB RSS/session with stream`,
     );
   } catch (error) {
-    result.error = (error as Error).message;
+    const opened = set.streams.length;
+    let state = server.alive ? 'server alive' : 'server exited';
+    if (server.alive) {
+      try {
+        const stats = await server.command<{ sessions: number; streams?: number; fds?: number }>('stats', {}, 10_000);
+        state += `: ${stats.sessions} sessions, ${stats.streams ?? '?'} streams, ${stats.fds ?? '?'} descriptors`;
+      } catch (statsError) {
+        state += ` (no stats: ${(statsError as Error).message})`;
+      }
+    }
+    result.error = `${(error as Error).message} (while ${stage}; ${opened} streams opened by the bench; ${state})`;
     result.errors++;
     log(`  fan-out ${kind} N=${n}: FAILED ${result.error}\n${server.log}`);
   } finally {

@@ -22,7 +22,7 @@ export async function runResources(
   const server = await ServerProcess.start(kind, { env: { BENCH_RESOURCES: String(count) } });
   const http = new BenchHttp(server.endpoint, 4);
   try {
-    if (kind === 'library' && typeof server.ready.registerMs === 'number') result.registerMs = server.ready.registerMs;
+    if (typeof server.ready.registerMs === 'number') result.registerMs = server.ready.registerMs;
     const session = await openSession(http);
     const expected = new Set<string>([COUNTER_URI]);
     for (let i = 0; i < count; i++) expected.add(resourceUri(i));

@@ -12,6 +12,7 @@ const COLORS: Record<ServerKind, string> = {
   sdk: '#1c7ed6',
   'nest-floor': '#5c940d',
   'node-floor': '#868e96',
+  'library-direct': '#ae3ec9',
 };
 
 interface Panel {
@@ -164,11 +165,14 @@ export function buildSvg(
     `<text x="20" y="26" font-size="17" font-weight="bold">MCP server benchmark ${esc(meta.date.slice(0, 16).replace('T', ' '))} UTC${meta.smoke ? ' (smoke)' : ''}</text>`,
     `<text x="20" y="46" font-size="12" fill="#495057">${esc(`${meta.machine.cpus} × ${meta.machine.model}, Node ${meta.node}, ${meta.durationS} s per load point`)}</text>`,
   ];
-  SERVER_KINDS.forEach((kind, i) => {
-    const lx = 820 + i * 165;
+  // Legend, right-aligned on the title line; each entry as wide as its label (~7.5 px a character at 13 px).
+  const entryWidth = (kind: ServerKind) => 20 + SERVER_LABELS[kind].length * 7.5 + 22;
+  let lx = W - 20 - SERVER_KINDS.reduce((sum, kind) => sum + entryWidth(kind), 0);
+  for (const kind of SERVER_KINDS) {
     parts.push(`<rect x="${lx}" y="16" width="14" height="14" fill="${COLORS[kind]}"/>`);
     parts.push(`<text x="${lx + 20}" y="28" font-size="13">${esc(SERVER_LABELS[kind])}</text>`);
-  });
+    lx += entryWidth(kind);
+  }
   panels.forEach((p, i) => parts.push(panel((i % 3) * panelW, 70 + Math.floor(i / 3) * panelH, panelW, panelH, p)));
   parts.push('</svg>');
   return parts.join('\n');

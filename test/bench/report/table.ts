@@ -5,12 +5,24 @@ import type {
   EchoResult,
   FanoutResult,
   MemoryResult,
+  RatioKey,
   ResourcesResult,
   TableRow,
   TargetResult,
 } from '../types.js';
 
-const RATIO_KINDS: ServerKind[] = ['sdk', 'nest-floor', 'node-floor'];
+/** Each ratio column: `mine` ÷ `other`, metric by metric within the run. */
+export const RATIO_COLUMNS: ReadonlyArray<{ key: RatioKey; mine: ServerKind; other: ServerKind }> = [
+  { key: '1:2', mine: 'library', other: 'sdk' },
+  { key: '1:3', mine: 'library', other: 'nest-floor' },
+  { key: '1:4', mine: 'library', other: 'node-floor' },
+  { key: 'D:2', mine: 'library-direct', other: 'sdk' },
+  { key: 'D:4', mine: 'library-direct', other: 'node-floor' },
+];
+
+/** The legend of the ratio columns (console and README). */
+export const RATIO_LEGEND =
+  "Ratios are a library server ÷ another server, within the same run: 1:2, 1:3, 1:4 this library (controller mount) ÷ the official SDK, ÷ bare Nest, ÷ bare node:http; D:2, D:4 this library with the direct mount (`http: { mount: 'direct' }`) ÷ the official SDK, ÷ bare node:http; ↑ higher is better, ↓ lower is better.";
 
 function row(
   section: string,
@@ -24,11 +36,11 @@ function row(
     const value = values[kind];
     if (value !== undefined && Number.isFinite(value)) clean[kind] = value;
   }
-  const ratios: Partial<Record<ServerKind, number>> = {};
-  const mine = clean.library;
-  for (const kind of RATIO_KINDS) {
-    const other = clean[kind];
-    if (mine !== undefined && other !== undefined && other !== 0) ratios[kind] = mine / other;
+  const ratios: Partial<Record<RatioKey, number>> = {};
+  for (const { key, mine, other } of RATIO_COLUMNS) {
+    const a = clean[mine];
+    const b = clean[other];
+    if (a !== undefined && b !== undefined && b !== 0) ratios[key] = a / b;
   }
   return { section, metric, unit, better, values: clean, ratios };
 }
@@ -233,14 +245,14 @@ export function formatValue(value: number | undefined, unit: string): string {
 const formatRatio = (ratio: number | undefined) =>
   ratio === undefined || !Number.isFinite(ratio) ? 'n/a' : `${ratio.toFixed(2)}x`;
 
-const HEADERS = ['metric', 'unit', ...SERVER_KINDS.map((k) => SERVER_LABELS[k]), '1:2', '1:3', '1:4'];
+const HEADERS = ['metric', 'unit', ...SERVER_KINDS.map((k) => SERVER_LABELS[k]), ...RATIO_COLUMNS.map((c) => c.key)];
 
 function cells(row: TableRow): string[] {
   return [
     `${row.section}: ${row.metric}`,
     `${row.unit} (${row.better === 'higher' ? '↑' : '↓'})`,
     ...SERVER_KINDS.map((k) => formatValue(row.values[k], row.unit)),
-    ...RATIO_KINDS.map((k) => formatRatio(row.ratios[k])),
+    ...RATIO_COLUMNS.map((c) => formatRatio(row.ratios[c.key])),
   ];
 }
 
@@ -248,7 +260,7 @@ export function consoleTable(rows: TableRow[]): string {
   const body = rows.map(cells);
   const widths = HEADERS.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+  return [RATIO_LEGEND, '', line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
 export function markdown(meta: BenchMeta, rows: TableRow[], targets: TargetResult[]): string {
@@ -257,18 +269,24 @@ export function markdown(meta: BenchMeta, rows: TableRow[], targets: TargetResul
     .join(', ');
   const lines = [
     `Benchmark of ${meta.date.slice(0, 10)} (\`npm run bench\`, ${meta.durationS} s per load point${meta.smoke ? ', SMOKE run' : ''}): ${meta.machine.cpus} × ${meta.machine.model}, ${meta.machine.memoryGiB} GiB, Node ${meta.node}; ${versions}${meta.git ? `; commit ${meta.git}` : ''}.`,
-    'Ratios are this library ÷ the other server, within the same run (1:2 the official SDK, 1:3 bare Nest, 1:4 bare node:http); ↑ higher is better, ↓ lower is better.',
+    RATIO_LEGEND,
     '',
-    `| Metric | Unit | ${SERVER_KINDS.map((k) => SERVER_LABELS[k]).join(' | ')} | 1:2 | 1:3 | 1:4 |`,
-    `|---|---|${SERVER_KINDS.map(() => '---:').join('|')}|---:|---:|---:|`,
+    `| Metric | Unit | ${SERVER_KINDS.map((k) => SERVER_LABELS[k]).join(' | ')} | ${RATIO_COLUMNS.map((c) => c.key).join(' | ')} |`,
+    `|---|---|${[...SERVER_KINDS, ...RATIO_COLUMNS].map(() => '---:').join('|')}|`,
     ...rows.map((r) => `| ${cells(r).join(' | ')} |`),
     '',
     '| Target | Measured | Result |',
     '|---|---|---|',
     ...targets.map(
       (t) =>
-        `| ${t.text} (${t.threshold}) | ${t.detail ?? formatValue(t.value, '')} | ${t.pass === null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`,
+        `| ${t.text}${t.informational ? '' : ` (${t.threshold})`} | ${t.detail ?? formatValue(t.value, '')} | ${verdict(t)} |`,
     ),
   ];
   return lines.join('\n');
+}
+
+/** PASS, FAIL, INFO (informational line) or N/A (not measured in this run). */
+export function verdict(target: TargetResult): 'PASS' | 'FAIL' | 'INFO' | 'N/A' {
+  if (target.informational) return 'INFO';
+  return target.pass === null ? 'N/A' : target.pass ? 'PASS' : 'FAIL';
 }

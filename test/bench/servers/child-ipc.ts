@@ -6,6 +6,7 @@
  * Parent -> child: `{ id, cmd, ...args }`; child -> parent: `{ id, ok, ...result }` and one
  * `{ type: 'ready', port, ... }` when listening.
  */
+import { readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 export interface BenchHooks {
@@ -77,6 +78,7 @@ export function serveBenchIpc(info: ReadyInfo, hooks: BenchHooks, close: () => P
               sessions: await hooks.sessionCount(),
               streams: hooks.streamCount ? await hooks.streamCount() : undefined,
               memory: process.memoryUsage(),
+              fds: openDescriptors(),
             });
           case 'now':
             // Same clock as the V8 CPU profile's timestamps (monotonic, microseconds).
@@ -94,6 +96,15 @@ export function serveBenchIpc(info: ReadyInfo, hooks: BenchHooks, close: () => P
   });
   process.on('disconnect', () => process.exit(0));
   process.send({ type: 'ready', ...info });
+}
+
+/** File descriptors this process holds (Linux: entries of /proc/self/fd), or undefined elsewhere. */
+function openDescriptors(): number | undefined {
+  try {
+    return readdirSync('/proc/self/fd').length;
+  } catch {
+    return undefined;
+  }
 }
 
 function reply(id: number, result: object): void {

@@ -6,6 +6,10 @@
  *
  * `BENCH_ECHO_INPUT` picks the echo input model: `zod` (default, like the SDK server), `dto`
  * (class-validator) or `json` (a raw JSON Schema).
+ *
+ * `BENCH_MOUNT` picks how `/mcp` is mounted: `controller` (default: the library's Nest
+ * controller, behind Express routing) or `direct` (`http: { mount: 'direct' }`: answered from the
+ * HTTP server's request listener before Express; the bench's `library-direct` server).
  */
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
@@ -36,6 +40,10 @@ const ECHO_INPUTS = {
   json: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
 } as const;
 const echoInput = ECHO_INPUTS[(process.env.BENCH_ECHO_INPUT ?? 'zod') as keyof typeof ECHO_INPUTS] ?? ECHO_INPUTS.zod;
+
+const MOUNTS = ['controller', 'direct'] as const;
+const mount = (process.env.BENCH_MOUNT?.trim() || 'controller') as (typeof MOUNTS)[number];
+if (!MOUNTS.includes(mount)) throw new Error(`BENCH_MOUNT is '${mount}': controller or direct`);
 
 @Injectable()
 class CounterState {
@@ -81,6 +89,7 @@ class BenchResources {
   imports: [
     McpModule.forRoot({
       serverInfo: SERVER_INFO,
+      http: { path: '/mcp', mount },
       // The default cap (10,000) is below the fan-out run's session count.
       maxSessions: 1_000_000,
     }),
@@ -106,7 +115,7 @@ async function main(): Promise<void> {
   const notifications = app.get(ResourceNotificationService);
   const sessions = app.get(McpSessionManager);
   serveBenchIpc(
-    { port: (app.getHttpServer().address() as AddressInfo).port, registered: count, registerMs },
+    { port: (app.getHttpServer().address() as AddressInfo).port, registered: count, registerMs, mount },
     {
       notify: (uri) => notifications.notifyResourceUpdated(uri),
       sessionCount: () => sessions.count(),

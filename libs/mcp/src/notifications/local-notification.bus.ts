@@ -41,10 +41,15 @@ export class LocalNotificationBus implements McpNotificationBus, OnModuleInit {
   }
 
   async publish(sessionIds: Iterable<string>, message: object): Promise<number> {
-    const json = JSON.stringify(message);
-    const uri = updatedUri(message);
+    // Serialized on the first recipient: a URI nobody subscribed to costs no serialization.
+    let json: string | undefined;
+    let uri: string | undefined;
     let reached = 0;
     for (const sessionId of sessionIds) {
+      if (json === undefined) {
+        json = JSON.stringify(message);
+        uri = updatedUri(message);
+      }
       this.deliver(sessionId, json, uri);
       reached++;
     }
