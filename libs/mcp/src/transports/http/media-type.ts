@@ -99,7 +99,26 @@ export function parseMediaType(header: string | undefined): MediaType | undefine
  * checked here; the body is always decoded as strict UTF-8, which is the only encoding JSON allows.
  */
 export function isJsonContentType(header: string | undefined): boolean {
-  return parseMediaType(header)?.type === JSON_MEDIA_TYPE;
+  if (header === undefined) return false;
+  return memoized(contentTypeVerdicts, header, () => parseMediaType(header)?.type === JSON_MEDIA_TYPE);
+}
+
+/**
+ * Clients send the same few header values on every request, so verdicts are kept per exact
+ * value; the caches are bounded, and cleared whole when full, so hostile variety costs nothing
+ * but a miss.
+ */
+const CACHE_LIMIT = 256;
+const contentTypeVerdicts = new Map<string, boolean>();
+const acceptVerdicts = new Map<string, AcceptNegotiation>();
+
+function memoized<T>(cache: Map<string, T>, key: string, compute: () => T): T {
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const value = compute();
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  if (key.length <= 512) cache.set(key, value);
+  return value;
 }
 
 interface MediaRange {
@@ -150,7 +169,12 @@ function qualityOf(ranges: MediaRange[], type: string, subtype: string): number 
  * `q`, are ignored; if nothing valid remains, nothing is acceptable.
  */
 export function negotiateAccept(header: string | undefined): AcceptNegotiation {
-  if (typeof header !== 'string' || header.trim() === '') return { json: true, sse: true };
+  if (typeof header !== 'string') return { json: true, sse: true };
+  return memoized(acceptVerdicts, header, () => Object.freeze(parseAccept(header)));
+}
+
+function parseAccept(header: string): AcceptNegotiation {
+  if (header.trim() === '') return { json: true, sse: true };
   const ranges: MediaRange[] = [];
   for (const element of splitOutsideQuotes(header, ',')) {
     const range = parseMediaRange(element);
