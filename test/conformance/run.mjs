@@ -8,7 +8,8 @@
 // For each profile it builds the fixture if needed, starts it on a free 127.0.0.1 port
 // (URLS=http://127.0.0.1:0, MCP_WIRE_PROFILE=<profile>), waits for it to answer, runs each scenario
 // in its own process with a timeout (a bounded number at a time), prints one line per scenario
-// and ends with the line `N passed, M failed`. The fixture is always stopped.
+// and ends with the line `<profile>: N passed, M failed` (naming baselined failures as expected).
+// The fixture is always stopped.
 //
 // A scenario PASSES when it wrote its checks.json and none of its checks is a FAILURE (WARNING and
 // INFO do not fail it); a timeout or a crash FAILS it. Expected failures per profile come from
@@ -376,7 +377,13 @@ async function runProfile(profile, scenarios, options) {
   if (ok && !options.keep) rmSync(outDir, { recursive: true, force: true });
   else console.log(`per-scenario logs and checks kept in ${outDir}`);
   console.log(`elapsed: ${((Date.now() - started) / 1000).toFixed(1)}s`);
-  console.log(`${passed} passed, ${failed} failed`);
+  // Expected (baselined) failures are named on the line, so it never reads as a plain failure count.
+  const expected = failed - unexpected.length;
+  console.log(
+    expected > 0
+      ? `${profile}: ${passed} passed, ${failed} failed (${expected} expected by the baseline, ${unexpected.length} unexpected)`
+      : `${profile}: ${passed} passed, ${failed} failed`,
+  );
   return ok;
 }
 
