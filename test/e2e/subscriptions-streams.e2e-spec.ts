@@ -3,9 +3,9 @@
  * DECISIONS D5): a new GET replaces the old one, re-subscribing after a reconnect works,
  * `Last-Event-ID` replays exactly what the session missed, and never another session's events.
  */
-import { ResourceNotificationService } from '@app/mcp';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
-import { openSession, rawRequest } from '../support/raw-http.js';
+import { useGatewaySessions } from '../support/gateway-sessions.js';
+import { openSession } from '../support/raw-http.js';
 import {
   isListChanged,
   isUpdated,
@@ -24,40 +24,8 @@ const NOTES = 'db://notes';
 const EVENT_ID = /^g:[A-Za-z0-9_-]+:\d+$/;
 
 describe('subscriptions across stream reconnects', () => {
-  let gateway: RunningGateway;
-  let notifier: ResourceNotificationService;
-  const streams = new Set<SseClient>();
-  const sessions = new Set<RawSession>();
-
-  beforeAll(async () => {
-    gateway = await startGateway();
-    notifier = gateway.app.get(ResourceNotificationService);
-  });
-
-  afterEach(async () => {
-    for (const stream of streams) stream.close();
-    streams.clear();
-    // Ends the sessions, so no subscription leaks into the next test's counts.
-    await Promise.all([...sessions].map((session) => rawRequest(gateway.endpoint, 'DELETE', session.headers)));
-    sessions.clear();
-  });
-
-  afterAll(async () => {
-    await gateway?.close();
-  });
-
-  const newSession = async (): Promise<RawSession> => {
-    const session = rawSession(gateway.endpoint, await openSession(gateway.endpoint));
-    sessions.add(session);
-    return session;
-  };
-
-  const openStream = async (session: RawSession, lastEventId?: string): Promise<SseClient> => {
-    const stream = await session.openStream({ lastEventId });
-    streams.add(stream);
-    expect(stream.status).toBe(200);
-    return stream;
-  };
+  const harness = useGatewaySessions();
+  const { newSession, openStream } = harness;
 
   const subscribeAll = async (session: RawSession, ...uris: string[]): Promise<void> => {
     for (const uri of uris) expect((await session.subscribe(uri)).result).toEqual({ subscribed: true, uri });
@@ -66,7 +34,7 @@ describe('subscriptions across stream reconnects', () => {
   /** Notifies `uri` and returns the events of `stream` before that notification arrived. */
   const eventsBefore = async (stream: SseClient, uri: string): Promise<SseClientEvent[]> => {
     const mark = stream.events.length;
-    await notifier.notifyResourceUpdated(uri);
+    await harness.notifier.notifyResourceUpdated(uri);
     const arrived = await stream.waitFor(isUpdated(uri), 5_000, mark);
     return stream.events.slice(0, arrived.index);
   };
@@ -77,7 +45,7 @@ describe('subscriptions across stream reconnects', () => {
     const first = await openStream(session);
     const second = await openStream(session);
     await first.ended;
-    await notifier.notifyResourceUpdated(INFO);
+    await harness.notifier.notifyResourceUpdated(INFO);
     await second.waitFor(isUpdated(INFO));
     expect(updatedUris(first.events)).toEqual([]);
   });
@@ -106,7 +74,7 @@ describe('subscriptions across stream reconnects', () => {
     await subscribeAll(session, INFO, METRICS, CONFIG, NOTES);
     const first = await openStream(session);
 
-    for (const uri of [INFO, METRICS, CONFIG]) expect(await notifier.notifyResourceUpdated(uri)).toBe(1);
+    for (const uri of [INFO, METRICS, CONFIG]) expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(1);
     await first.waitFor(isUpdated(CONFIG));
     expect(updatedUris(first.events)).toEqual([INFO, METRICS, CONFIG]);
     const seen = first.events.map((event) => event.id);
@@ -118,8 +86,8 @@ describe('subscriptions across stream reconnects', () => {
 
     // Two events while no stream is open (different URIs: while a session has no stream,
     // repeated updates of one URI may legitimately be folded into one).
-    expect(await notifier.notifyResourceUpdated(NOTES)).toBe(1);
-    expect(await notifier.notifyResourceUpdated(METRICS)).toBe(1);
+    expect(await harness.notifier.notifyResourceUpdated(NOTES)).toBe(1);
+    expect(await harness.notifier.notifyResourceUpdated(METRICS)).toBe(1);
 
     const second = await openStream(session, lastId);
     const before = await eventsBefore(second, INFO);
@@ -143,7 +111,7 @@ describe('subscriptions across stream reconnects', () => {
     const session = await newSession();
     await subscribeAll(session, INFO, METRICS);
     const first = await openStream(session);
-    await notifier.notifyResourceUpdated(METRICS);
+    await harness.notifier.notifyResourceUpdated(METRICS);
     const event = await first.waitFor(isUpdated(METRICS));
     first.close();
     await first.ended;
@@ -162,7 +130,7 @@ describe('subscriptions across stream reconnects', () => {
     await subscribeAll(a, INFO, METRICS, CONFIG);
     await subscribeAll(b, NOTES, INFO);
     const streamA = await openStream(a);
-    for (const uri of [METRICS, CONFIG]) await notifier.notifyResourceUpdated(uri);
+    for (const uri of [METRICS, CONFIG]) await harness.notifier.notifyResourceUpdated(uri);
     await streamA.waitFor(isUpdated(CONFIG));
     const foreignIds = streamA.events.map((event) => event.id!);
     expect(foreignIds).toHaveLength(2);
@@ -192,7 +160,7 @@ describe('subscriptions across stream reconnects', () => {
     expect(updatedUris(stream.events.slice(0, resync.index)).sort()).toEqual([CONFIG, INFO].sort());
     expect(resync.index).toBe(2);
     // The stream is live afterwards.
-    await notifier.notifyResourceUpdated(CONFIG);
+    await harness.notifier.notifyResourceUpdated(CONFIG);
     await stream.waitFor(isUpdated(CONFIG), 5_000, resync.index + 1);
   });
 });

@@ -6,9 +6,9 @@
  * for a URI the session IS subscribed to; delivery on one stream is ordered, so once the barrier
  * arrived, anything the action had sent would already be there.
  */
-import { ResourceNotificationService } from '@app/mcp';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
-import { openSession, rawRequest } from '../support/raw-http.js';
+import { useGatewaySessions } from '../support/gateway-sessions.js';
+import { openSession } from '../support/raw-http.js';
 import {
   isListChanged,
   isUpdated,
@@ -25,41 +25,8 @@ const NOTES_URI = 'db://notes';
 const EVENT_ID = /^g:[A-Za-z0-9_-]+:\d+$/;
 
 describe('resources/subscribe and resources/unsubscribe (default wire profile)', () => {
-  let gateway: RunningGateway;
-  let notifier: ResourceNotificationService;
-  const streams = new Set<SseClient>();
-  const sessions = new Set<RawSession>();
-
-  beforeAll(async () => {
-    gateway = await startGateway();
-    notifier = gateway.app.get(ResourceNotificationService);
-  });
-
-  afterEach(async () => {
-    for (const stream of streams) stream.close();
-    streams.clear();
-    // Ends the sessions, so no subscription leaks into the next test's counts.
-    await Promise.all([...sessions].map((session) => rawRequest(gateway.endpoint, 'DELETE', session.headers)));
-    sessions.clear();
-  });
-
-  afterAll(async () => {
-    await gateway?.close();
-  });
-
-  const newSession = async (): Promise<RawSession> => {
-    const session = rawSession(gateway.endpoint, await openSession(gateway.endpoint));
-    sessions.add(session);
-    return session;
-  };
-
-  const openStream = async (session: RawSession): Promise<SseClient> => {
-    const stream = await session.openStream();
-    streams.add(stream);
-    expect(stream.status).toBe(200);
-    expect(stream.headers['content-type']).toMatch(/^text\/event-stream/);
-    return stream;
-  };
+  const harness = useGatewaySessions();
+  const { newSession, openStream } = harness;
 
   const createNote = async (
     session: RawSession,
@@ -82,7 +49,7 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
    */
   const barrier = async (uri: string, ...targets: SseClient[]): Promise<SseClientEvent[][]> => {
     const marks = targets.map((stream) => stream.events.length);
-    await notifier.notifyResourceUpdated(uri);
+    await harness.notifier.notifyResourceUpdated(uri);
     const arrived = await Promise.all(targets.map((stream, i) => stream.waitFor(isUpdated(uri), 5_000, marks[i])));
     return arrived.map((event, i) => targets[i].events.slice(0, event.index));
   };
@@ -163,7 +130,7 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
 
     const [before] = await barrier(CONTROL_URI, stream);
     expect(updatedUris(before)).toEqual([]);
-    expect(await notifier.notifyResourceUpdated(uri)).toBe(0);
+    expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(0);
   });
 
   it('unsubscribe is always safe: twice, never subscribed, unknown URI', async () => {
@@ -177,7 +144,7 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
       expect(response.error).toBeUndefined();
       expect(response.result).toEqual({ unsubscribed: true, uri: target });
     }
-    expect(await notifier.notifyResourceUpdated(uri)).toBe(0);
+    expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(0);
   });
 
   it('re-subscribing is idempotent: one notification per update, not two', async () => {
@@ -193,7 +160,7 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
     await updateNote(writer, id, 'once');
     const [before] = await barrier(CONTROL_URI, stream);
     expect(updatedUris(before)).toEqual([uri]);
-    expect(await notifier.notifyResourceUpdated(uri)).toBe(1);
+    expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(1);
   });
 
   it.each([
@@ -213,7 +180,7 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
       data: expect.objectContaining({ detail: `Resource '${uri}' is not registered`, uri }),
     });
     // Nothing was stored.
-    expect(await notifier.notifyResourceUpdated(uri)).toBe(0);
+    expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(0);
   });
 
   it.each(['resources/subscribe', 'resources/unsubscribe'])(
