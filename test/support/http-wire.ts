@@ -6,6 +6,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { ACCEPT_BOTH } from './raw-http.js';
+import { parseSseBlock } from './sse-parse.js';
 
 export interface WireResponse {
   status: number;
@@ -183,7 +184,7 @@ export function openSse(
         while ((boundary = buffer.indexOf('\n\n')) !== -1) {
           const block = buffer.slice(0, boundary);
           buffer = buffer.slice(boundary + 2);
-          const event = parseBlock(block);
+          const event = parseSseBlock(block);
           if (!event) continue;
           events.push(event);
           for (const waiter of [...waiters]) {
@@ -255,24 +256,6 @@ export const mcpPostHeaders = (extra: Record<string, string> = {}): Record<strin
 export const rpc = (id: string | number, method: string, params?: Record<string, unknown>) =>
   params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 
-function parseBlock(block: string): SseEvent | undefined {
-  const event: SseEvent = { data: '' };
-  let hasField = false;
-  const dataLines: string[] = [];
-  for (const line of block.split('\n')) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    hasField = true;
-    if (field === 'id') event.id = value;
-    else if (field === 'event') event.event = value;
-    else if (field === 'data') dataLines.push(value);
-  }
-  event.data = dataLines.join('\n');
-  return hasField ? event : undefined;
-}
 
 async function collect(res: IncomingMessage): Promise<WireResponse> {
   const parts: Buffer[] = [];

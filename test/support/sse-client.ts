@@ -9,6 +9,7 @@
 import http, { type Agent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { rawPost, type RawResponse } from './raw-http.js';
+import { parseSseBlock } from './sse-parse.js';
 
 export interface SseClientEvent {
   /** Position of the event on this stream (0-based). */
@@ -105,7 +106,7 @@ export function openSseClient(url: string, options: SseClientOptions = {}): Prom
         while ((boundary = buffer.indexOf('\n\n')) !== -1) {
           const block = buffer.slice(0, boundary);
           buffer = buffer.slice(boundary + 2);
-          const parsed = parseBlock(block);
+          const parsed = parseSseBlock(block);
           if (!parsed) continue;
           const event: SseClientEvent = { index: events.length, ...parsed, json: parseJson(parsed.data) };
           events.push(event);
@@ -241,24 +242,6 @@ export function toolJson(response: any): any {
   return JSON.parse(result.content[0].text);
 }
 
-function parseBlock(block: string): Omit<SseClientEvent, 'index' | 'json'> | undefined {
-  const event: { id?: string; event?: string; data: string } = { data: '' };
-  const dataLines: string[] = [];
-  let hasField = false;
-  for (const line of block.split('\n')) {
-    if (line === '' || line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    hasField = true;
-    if (field === 'id') event.id = value;
-    else if (field === 'event') event.event = value;
-    else if (field === 'data') dataLines.push(value);
-  }
-  event.data = dataLines.join('\n');
-  return hasField ? event : undefined;
-}
 
 function parseJson(data: string): unknown {
   if (!data) return undefined;
