@@ -256,7 +256,6 @@ export const mcpPostHeaders = (extra: Record<string, string> = {}): Record<strin
 export const rpc = (id: string | number, method: string, params?: Record<string, unknown>) =>
   params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 
-
 async function collect(res: IncomingMessage): Promise<WireResponse> {
   const parts: Buffer[] = [];
   for await (const chunk of res) parts.push(chunk as Buffer);

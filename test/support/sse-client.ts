@@ -242,7 +242,6 @@ export function toolJson(response: any): any {
   return JSON.parse(result.content[0].text);
 }
 
-
 function parseJson(data: string): unknown {
   if (!data) return undefined;
   try {
