@@ -57,6 +57,13 @@ export function validateMcpOptions(options: McpModuleOptions): string[] {
       problems.push(`McpModule option '${name}' must be a positive number, got ${String(value)}`);
     }
   }
+  const rate = options?.toolRateLimit;
+  if (
+    rate !== undefined &&
+    !(Number.isSafeInteger(rate?.limit) && rate.limit > 0 && Number.isFinite(rate.windowMs) && rate.windowMs > 0)
+  ) {
+    problems.push("McpModule option 'toolRateLimit' needs a positive integer 'limit' and a positive 'windowMs'");
+  }
   const debounce = options?.listChangedDebounceMs;
   if (debounce !== undefined && !(Number.isFinite(debounce) && debounce >= 0)) {
     problems.push(`McpModule option 'listChangedDebounceMs' must be zero or more, got ${String(debounce)}`);

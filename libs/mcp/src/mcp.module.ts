@@ -29,6 +29,7 @@ import { CompletionHandler } from './protocol/handlers/completion.handler.js';
 import { McpInflightRequests } from './protocol/inflight-requests.js';
 import { McpClientRequests } from './client-requests/mcp-client-requests.js';
 import { McpToolHooks } from './hooks/mcp-tool-hooks.js';
+import { McpToolRateLimiter } from './protocol/tool-rate-limiter.js';
 import { MCP_SUBSCRIPTION_STORE } from './subscriptions/mcp-subscription.store.js';
 import { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
 import { SubscriptionCleanup } from './subscriptions/subscription-cleanup.js';
@@ -81,6 +82,7 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     McpInflightRequests,
     McpClientRequests,
     McpToolHooks,
+    McpToolRateLimiter,
     McpDispatcher,
     McpHttpHandler,
     PostStreamLog,

@@ -92,6 +92,12 @@ export interface McpModuleOptions {
   listChangedDebounceMs?: number;
   /** How long `ctx.elicit()`, `ctx.sample()` and `ctx.listRoots()` wait for the client. @default 60_000 */
   clientRequestTimeoutMs?: number;
+  /**
+   * At most `limit` tool calls per `windowMs` per session (per remote address without a
+   * session); past it `tools/call` answers `-32004` with `data.retryAfterMs`.
+   * @default undefined (no limit)
+   */
+  toolRateLimit?: { limit: number; windowMs: number };
 }
 
 /**
@@ -132,7 +138,8 @@ export interface McpModuleExtras {
 }
 
 /** Options after defaults are applied. */
-export type ResolvedMcpOptions = Required<
-  Omit<McpModuleOptions, 'instructions' | 'protocolVersion' | 'allowedOrigins' | 'allowedHosts'>
-> &
-  Pick<McpModuleOptions, 'instructions' | 'protocolVersion' | 'allowedOrigins' | 'allowedHosts'>;
+/** Options that stay optional after defaults: absent means "not set" (no override, no limit). */
+type UnsetByDefault = 'instructions' | 'protocolVersion' | 'allowedOrigins' | 'allowedHosts' | 'toolRateLimit';
+
+export type ResolvedMcpOptions = Required<Omit<McpModuleOptions, UnsetByDefault>> &
+  Pick<McpModuleOptions, UnsetByDefault>;

@@ -10,6 +10,7 @@ import { httpExceptionDetail, McpErrorMapper } from '../mcp-error.mapper.js';
 import { isAtLeast } from '../protocol-version.js';
 import { optionalObject, requireString } from './params.js';
 import { McpToolHooks } from '../../hooks/mcp-tool-hooks.js';
+import { McpToolRateLimiter } from '../tool-rate-limiter.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
@@ -26,6 +27,7 @@ export class ToolsHandler implements McpMethodGroup {
     private readonly tools: McpToolRegistry,
     private readonly errors: McpErrorMapper,
     private readonly hooks: McpToolHooks,
+    private readonly rateLimiter: McpToolRateLimiter,
   ) {}
 
   methods(): Record<string, McpMethodFn> {
@@ -48,6 +50,7 @@ export class ToolsHandler implements McpMethodGroup {
     const name = requireString(params, 'name');
     const tool = this.tools.get(name);
     if (!tool) throw new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
+    this.rateLimiter.take(ctx);
     const validation = await tool.input.validate(optionalObject(params, 'arguments'));
     if (!validation.ok) return this.invalidArguments(tool, validation.errors.join('; '), ctx);
     const event = { tool: tool.name, arguments: validation.value, context: ctx };
