@@ -61,12 +61,15 @@ export class McpSessionRequiredException extends McpException {
   }
 }
 
+/** The message of `McpTooManySessionsException`; HTTP answers it with 503. */
+export const TOO_MANY_SESSIONS = 'Too many sessions';
+
 /** `-32000` Too many sessions: the server holds `maxSessions` already. @publicApi */
 export class McpTooManySessionsException extends McpException {
   constructor(limit: number) {
     super(
       JsonRpcErrorCode.SessionRequired,
-      'Too many sessions',
+      TOO_MANY_SESSIONS,
       `The server already holds its limit of ${limit} sessions; retry later or end unused sessions`,
       { limit },
     );

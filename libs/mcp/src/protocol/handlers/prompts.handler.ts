@@ -4,7 +4,7 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpPromptRegistry, type McpPromptEntry } from '../../registry/mcp-prompt.registry.js';
-import { cursorOf } from './tools.handler.js';
+import { listResult } from './list-page.js';
 import { optionalObject, requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 
@@ -33,7 +33,7 @@ export class PromptsHandler implements McpMethodGroup {
 
   private list(params: Record<string, unknown>) {
     const page = this.prompts.page(params.cursor, this.options.pageSize);
-    return { prompts: page.items.map((prompt) => prompt.descriptor), ...cursorOf(page.nextCursor) };
+    return listResult('prompts', page);
   }
 
   private async get(params: Record<string, unknown>, ctx: McpRequestContext) {

@@ -5,7 +5,7 @@ import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
 import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-template.registry.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
-import { cursorOf } from './tools.handler.js';
+import { listResult } from './list-page.js';
 import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 
@@ -38,12 +38,12 @@ export class ResourcesHandler implements McpMethodGroup {
 
   private list(params: Record<string, unknown>) {
     const page = this.resources.page(params.cursor, this.options.pageSize);
-    return { resources: page.items.map((resource) => resource.descriptor), ...cursorOf(page.nextCursor) };
+    return listResult('resources', page);
   }
 
   private listTemplates(params: Record<string, unknown>) {
     const page = this.templates.page(params.cursor, this.options.pageSize);
-    return { resourceTemplates: page.items.map((entry) => entry.descriptor), ...cursorOf(page.nextCursor) };
+    return listResult('resourceTemplates', page);
   }
 
   private async read(params: Record<string, unknown>, ctx: McpRequestContext) {

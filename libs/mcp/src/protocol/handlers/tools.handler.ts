@@ -9,6 +9,7 @@ import { isToolResult, textContent, toolError, type McpToolResult } from '../../
 import { httpExceptionDetail, McpErrorMapper } from '../mcp-error.mapper.js';
 import { isAtLeast } from '../protocol-version.js';
 import { optionalObject, requireString } from './params.js';
+import { listResult } from './list-page.js';
 import { McpToolHooks } from '../../hooks/mcp-tool-hooks.js';
 import { McpToolRateLimiter } from '../tool-rate-limiter.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
@@ -43,7 +44,7 @@ export class ToolsHandler implements McpMethodGroup {
 
   private list(params: Record<string, unknown>) {
     const page = this.tools.page(params.cursor, this.options.pageSize);
-    return { tools: page.items.map((tool) => tool.descriptor), ...cursorOf(page.nextCursor) };
+    return listResult('tools', page);
   }
 
   private async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpToolResult> {
@@ -105,16 +106,14 @@ export class ToolsHandler implements McpMethodGroup {
         );
         return toolError(failure.detail!);
       }
-      const structured = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-      return { content: [textContent(JSON.stringify(structured))], structuredContent: structured };
+      // Serialized once: the text block, and (parsed back) plain JSON for structuredContent.
+      const text = JSON.stringify(value);
+      return { content: [textContent(text)], structuredContent: JSON.parse(text) as Record<string, unknown> };
     }
     if (value === undefined) return { content: [] };
     return { content: [textContent(typeof value === 'string' ? value : JSON.stringify(value))] };
   }
 }
-
-export const cursorOf = (nextCursor: string | undefined): { nextCursor?: string } =>
-  nextCursor === undefined ? {} : { nextCursor };
 
 /** The text of an `isError` result, for hooks. */
 const errorText = (result: McpToolResult): string =>

@@ -31,13 +31,10 @@ import { SseConnection } from './sse-connection.js';
 import { PostStream, PostStreamLog } from './post-stream.log.js';
 import { answerPreflight } from './cors.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
-import { McpTooManySessionsException } from '../../errors/mcp-protocol.exceptions.js';
+import { TOO_MANY_SESSIONS } from '../../errors/mcp-protocol.exceptions.js';
 import { SseStream } from './sse.stream.js';
 
 const ALLOW = { Allow: 'GET, POST, DELETE' };
-
-/** The message of `McpTooManySessionsException`: answered with 503 and Retry-After. */
-const TOO_MANY_SESSIONS = new McpTooManySessionsException(0).message;
 
 /** Errors that mean "this is not a valid JSON-RPC message" get HTTP 400 (DECISIONS D2). */
 const FRAMING_ERRORS = new Set<number>([JsonRpcErrorCode.ParseError, JsonRpcErrorCode.InvalidRequest]);
