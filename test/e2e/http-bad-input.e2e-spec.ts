@@ -394,21 +394,11 @@ describe('Streamable HTTP: bad input', () => {
       await expectServing();
     });
 
-    it('an oversized body with Content-Length (4 MiB + 1) → 413 with a JSON-RPC error body', async () => {
-      const response = await wireOversizedPost(endpoint, LIMIT + 1, mcpPostHeaders(session), { declareLength: true });
-      expect(response.status).toBe(413);
-      expect(response.json).toEqual(
-        expect.objectContaining({
-          jsonrpc: '2.0',
-          id: null,
-          error: expect.objectContaining({ code: expect.any(Number) }),
-        }),
-      );
-      await expectServing();
-    });
-
-    it('an oversized chunked body (no Content-Length) → 413 with a JSON-RPC error body', async () => {
-      const response = await wireOversizedPost(endpoint, LIMIT + 1, mcpPostHeaders(session), { declareLength: false });
+    it.each([
+      ['with Content-Length', true],
+      ['chunked (no Content-Length)', false],
+    ])('an oversized body %s (4 MiB + 1) → 413 with a JSON-RPC error body', async (_label, declareLength) => {
+      const response = await wireOversizedPost(endpoint, LIMIT + 1, mcpPostHeaders(session), { declareLength });
       expect(response.status).toBe(413);
       expect(response.json).toEqual(
         expect.objectContaining({
