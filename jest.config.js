@@ -5,7 +5,11 @@ const shared = {
   testEnvironment: 'node',
   moduleNameMapper: {
     '^@app/mcp$': '<rootDir>/libs/mcp/src/index.ts',
+    // The package name, as the README's examples import it (test/readme runs them).
+    '^@nest-mcp/server$': '<rootDir>/libs/mcp/src/index.ts',
     '^@app/mcp/(.*)\\.js$': '<rootDir>/libs/mcp/src/$1.ts',
+    '^@nest-mcp/server/testing$': '<rootDir>/libs/mcp/src/testing/index.ts',
+    '^@nest-mcp/redis$': '<rootDir>/libs/mcp-redis/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {
@@ -13,9 +17,48 @@ const shared = {
   },
 };
 
+/** The e2e specs that drive the reference gateway (startGateway), run again on Redis. */
+const REDIS_E2E = [
+  'notes',
+  'runtime-resources',
+  'sdk-client',
+  'subscriptions',
+  'subscriptions-lifecycle',
+  'subscriptions-sdk',
+  'subscriptions-streams',
+  'template-exists',
+];
+
 export default {
   projects: [
-    { ...shared, displayName: 'unit', rootDir: '.', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'unit',
+      rootDir: '.',
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/src/**/*.spec.ts'],
+    },
     { ...shared, displayName: 'e2e', rootDir: '.', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    // The gateway's e2e scenarios again, on Redis (one instance): the backends behave alike.
+    {
+      ...shared,
+      displayName: 'e2e-redis',
+      rootDir: '.',
+      testMatch: REDIS_E2E.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`),
+      globalSetup: '<rootDir>/test/support/redis-global-setup.mjs',
+      globalTeardown: '<rootDir>/test/support/redis-global-teardown.mjs',
+    },
+    // Three gateway processes on Redis behind a round-robin proxy: the legacy subscription
+    // scenarios unchanged, plus routing and faults.
+    {
+      ...shared,
+      displayName: 'e2e-cluster',
+      rootDir: '.',
+      testMatch: [
+        '<rootDir>/test/e2e/subscriptions.e2e-spec.ts',
+        '<rootDir>/test/e2e/subscriptions-sdk.e2e-spec.ts',
+        '<rootDir>/test/cluster/**/*.cluster-spec.ts',
+      ],
+      setupFilesAfterEnv: ['<rootDir>/test/support/cluster-env.ts'],
+    },
   ],
 };

@@ -1,11 +1,20 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { McpModule, McpToolLoggingHook, McpToolMetricsHook } from '@app/mcp';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import {
+  McpJwtVerifier,
+  McpModule,
+  McpToolLoggingHook,
+  McpToolMetricsHook,
+  type McpAuthOptions,
+  type McpBackend,
+} from '@app/mcp';
+import { RedisMcpBackend } from '@nest-mcp/redis';
 import { DemoPrompts } from './demo/demo.prompts.js';
 import { DemoResources } from './demo/demo.resources.js';
 import { DemoTools } from './demo/demo.tools.js';
 import { NotesPrompts } from './notes/notes.prompts.js';
 import { NotesResources } from './notes/notes.resources.js';
-import { NotesStore } from './notes/notes.store.js';
+import { InMemoryNotesStore, NotesStore } from './notes/notes.store.js';
+import { RedisNotesStore } from './notes/redis-notes.store.js';
 import { NotesTools } from './notes/notes.tools.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './gateway.info.js';
@@ -25,8 +34,10 @@ export class AppModule {
             description: 'The reference gateway of the NestJS MCP library',
           },
           instructions:
-            'Tools: echo, add, notes.create, notes.update, notes.delete. Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
+            'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
           protocolVersion: config.protocolVersion,
+          protocol: config.protocolEras,
+          requestStateKeys: config.requestStateKeys,
           sessions: !config.stateless,
           wireProfile: config.wireProfile,
           sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
@@ -37,6 +48,8 @@ export class AppModule {
           ws: config.stdio ? false : { path: '/ws' },
           sse: config.stdio ? false : { path: '/sse', messagesPath: '/messages' },
           stdio: config.stdio,
+          auth: authOptionsFor(config),
+          backend: backendFor(config),
         }),
       ],
       providers: [
@@ -47,13 +60,42 @@ export class AppModule {
         DemoTools,
         DemoResources,
         DemoPrompts,
-        NotesStore,
+        notesStoreFor(config),
         NotesTools,
         NotesResources,
         NotesPrompts,
       ],
     };
   }
+}
+
+/** The scopes of the notes: reading and writing them. Everything else needs a valid token only. */
+export const GATEWAY_SCOPES = ['notes:read', 'notes:write'];
+
+/** Resource-server mode from `MCP_AUTH_ISSUER` (stdio stays local and unauthenticated). */
+function authOptionsFor(config: GatewayConfig): McpAuthOptions | undefined {
+  if (!config.auth || config.stdio) return undefined;
+  const { issuer, audience, jwksUri } = config.auth;
+  return {
+    resource: audience,
+    authorizationServers: [issuer],
+    scopesSupported: GATEWAY_SCOPES,
+    resourceName: 'MCP Resource Gateway',
+    verifier: new McpJwtVerifier({ issuer, audience, jwksUri }),
+  };
+}
+
+/** The in-memory backend by default; Redis when `REDIS_URL` is set. */
+function backendFor(config: GatewayConfig): McpBackend | undefined {
+  if (!config.redisUrl) return undefined;
+  return new RedisMcpBackend({ url: config.redisUrl, instanceId: config.instanceId, keyPrefix: config.redisKeyPrefix });
+}
+
+/** The demo's notes: in memory, or in Redis beside the sessions so every instance sees them. */
+function notesStoreFor(config: GatewayConfig): Provider {
+  if (!config.redisUrl) return { provide: NotesStore, useClass: InMemoryNotesStore };
+  const { redisUrl, redisKeyPrefix } = config;
+  return { provide: NotesStore, useFactory: () => new RedisNotesStore(redisUrl, redisKeyPrefix) };
 }
 
 /** Localhost names by default; a non-loopback bind address must also be allowed as Host. */

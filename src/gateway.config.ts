@@ -1,4 +1,9 @@
-import { SUPPORTED_PROTOCOL_VERSIONS, type McpProtocolVersion, type McpWireProfile } from '@app/mcp';
+import {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type McpProtocolEras,
+  type McpProtocolVersion,
+  type McpWireProfile,
+} from '@app/mcp';
 
 /** The reference gateway's settings, read once from the environment and the command line. */
 export interface GatewayConfig {
@@ -16,6 +21,34 @@ export interface GatewayConfig {
   sessionIdleTimeoutMs?: number;
   /** `MCP_SESSION_CLEANUP_INTERVAL_MS` (default 60 seconds). */
   sessionCleanupIntervalMs?: number;
+  /** `MCP_PROTOCOL_ERAS`: `dual` (default), `legacy` or `modern` (DECISIONS D8). */
+  protocolEras: McpProtocolEras;
+  /**
+   * `MCP_REQUEST_STATE_KEYS`: comma-separated keys (16 bytes or more each) that sign MRTR
+   * `requestState`, first one signing. Unset: the library makes a random one and warns.
+   */
+  requestStateKeys?: string[];
+  /** Resource-server mode, on when `MCP_AUTH_ISSUER` is set. */
+  auth?: GatewayAuthConfig;
+  /**
+   * `REDIS_URL`: when set, sessions, subscriptions, delivery and the demo's notes live in Redis,
+   * so several instances behind a load balancer behave as one.
+   */
+  redisUrl?: string;
+  /** `MCP_INSTANCE_ID`: this instance's id on Redis (default: host name, pid and a random part). */
+  instanceId?: string;
+  /** `MCP_REDIS_KEY_PREFIX` (default `mcp:`): deployments sharing one Redis use different ones. */
+  redisKeyPrefix: string;
+}
+
+/** Who issues the gateway's access tokens, and for what audience. */
+export interface GatewayAuthConfig {
+  /** `MCP_AUTH_ISSUER`: the authorization server's issuer identifier. */
+  issuer: string;
+  /** `MCP_AUTH_AUDIENCE`: the canonical resource URI tokens must name (default: the endpoint URL). */
+  audience: string;
+  /** `MCP_AUTH_JWKS_URI`: where the signing keys are (default: discovered from the issuer). */
+  jwksUri?: string;
 }
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
@@ -63,15 +96,57 @@ export function loadGatewayConfig(
   if (wire !== 'gateway' && wire !== 'strict') {
     throw new Error(`MCP_WIRE_PROFILE is '${wire}': use 'gateway' (the default) or 'strict'`);
   }
+  const eras = env.MCP_PROTOCOL_ERAS?.trim() || 'dual';
+  if (eras !== 'dual' && eras !== 'legacy' && eras !== 'modern') {
+    throw new Error(`MCP_PROTOCOL_ERAS is '${eras}': use 'dual' (the default), 'legacy' or 'modern'`);
+  }
+  const keys = env.MCP_REQUEST_STATE_KEYS?.split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
+  if (keys?.some((key) => Buffer.byteLength(key) < 16)) {
+    throw new Error('MCP_REQUEST_STATE_KEYS holds a key shorter than 16 bytes: use long random keys');
+  }
   return {
     url,
     protocolVersion: version as McpProtocolVersion | undefined,
+    protocolEras: eras,
+    requestStateKeys: keys?.length ? keys : undefined,
     stateless: env.MCP_STATELESS === '1' || env.MCP_STATELESS === 'true',
     wireProfile: wire,
     stdio: argv.includes('--stdio'),
     sessionIdleTimeoutMs: milliseconds(env, 'MCP_SESSION_IDLE_TIMEOUT_MS'),
     sessionCleanupIntervalMs: milliseconds(env, 'MCP_SESSION_CLEANUP_INTERVAL_MS'),
+    auth: authConfig(env, url),
+    ...redisSettings(env),
   };
+}
+
+/** `MCP_AUTH_*`: resource-server mode when an issuer is named. */
+function authConfig(env: NodeJS.ProcessEnv, url: URL): GatewayAuthConfig | undefined {
+  const issuer = env.MCP_AUTH_ISSUER?.trim();
+  if (!issuer) return undefined;
+  const audience = env.MCP_AUTH_AUDIENCE?.trim() || `${url.origin}/mcp`;
+  const jwksUri = env.MCP_AUTH_JWKS_URI?.trim() || undefined;
+  for (const [name, value] of [
+    ['MCP_AUTH_ISSUER', issuer],
+    ['MCP_AUTH_AUDIENCE', audience],
+    ['MCP_AUTH_JWKS_URI', jwksUri],
+  ] as const) {
+    if (value !== undefined && !URL.canParse(value)) throw new Error(`${name} is '${value}': use an absolute URL`);
+  }
+  return { issuer, audience, ...(jwksUri ? { jwksUri } : {}) };
+}
+
+function redisSettings(env: NodeJS.ProcessEnv): Pick<GatewayConfig, 'redisUrl' | 'instanceId' | 'redisKeyPrefix'> {
+  const redisUrl = env.REDIS_URL?.trim() || undefined;
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new Error(`REDIS_URL is '${redisUrl}': use a redis:// or rediss:// URL such as redis://127.0.0.1:6379`);
+  }
+  const instanceId = env.MCP_INSTANCE_ID?.trim() || undefined;
+  if (instanceId !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(instanceId)) {
+    throw new Error(`MCP_INSTANCE_ID is '${instanceId}': use 1 to 64 letters, digits, '.', '_' or '-'`);
+  }
+  return { redisUrl, instanceId, redisKeyPrefix: env.MCP_REDIS_KEY_PREFIX?.trim() || 'mcp:' };
 }
 
 function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {

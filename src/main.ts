@@ -1,7 +1,9 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
+import type { AddressInfo } from 'node:net';
 import { runMcpStdio } from '@app/mcp';
 import { AppModule } from './app.module.js';
 import { hostOf, loadGatewayConfig, portOf } from './gateway.config.js';
@@ -12,18 +14,24 @@ async function bootstrap(): Promise<void> {
     await runMcpStdio(AppModule.forConfig(config));
     process.exit(0);
   }
-  const app = await NestFactory.create(AppModule.forConfig(config));
+  // Colour codes only for a person at a terminal, never into a file or a pipe.
+  const colors = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forConfig(config), {
+    logger: new ConsoleLogger({ colors }),
+  });
+  app.disable('x-powered-by');
   app.useWebSocketAdapter(new WsAdapter(app));
   app.enableShutdownHooks();
   // A client dribbling its headers or body (slowloris) is cut off; these bound receiving the
   // request only, so long-lived SSE answers are unaffected.
-  const server = app.getHttpServer() as import('node:http').Server;
+  const server = app.getHttpServer();
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
   await app.listen(portOf(config.url), hostOf(config.url));
-  const origin = config.url.origin;
+  // The port actually bound (URLS may ask for port 0).
+  const host = `${config.url.hostname}:${(server.address() as AddressInfo).port}`;
   new Logger('Gateway').log(
-    `MCP endpoints: ${origin}/mcp (Streamable HTTP), ws://${config.url.host}/ws, ${origin}/sse (legacy SSE)`,
+    `MCP endpoints: http://${host}/mcp (Streamable HTTP), ws://${host}/ws, http://${host}/sse (legacy SSE)`,
   );
 }
 

@@ -2,13 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  McpInvalidParamsException,
-  McpResource,
-  McpServerStats,
-  McpSessionManager,
-  McpToolMetricsHook,
-} from '@app/mcp';
+import { McpInvalidParamsException, McpResource, McpServerStats, McpToolMetricsHook } from '@app/mcp';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../gateway.info.js';
 import { projectRoot } from '../project-root.js';
@@ -23,7 +17,6 @@ export class DemoResources {
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly stats: McpServerStats,
-    private readonly sessions: McpSessionManager,
     private readonly toolMetrics: McpToolMetricsHook,
   ) {}
 
@@ -63,7 +56,7 @@ export class DemoResources {
     return {
       rss: memory.rss,
       heapUsed: memory.heapUsed,
-      openSessions: await this.sessions.count(),
+      openSessions: await this.stats.openSessions(),
       requestsServed: this.stats.requestsServed,
     };
   }
@@ -80,7 +73,12 @@ export class DemoResources {
       endpoint: '/mcp',
       sessions: !this.config.stateless,
       protocolVersion: this.config.protocolVersion ?? null,
+      protocolEras: this.config.protocolEras,
       wireProfile: this.config.wireProfile,
+      // Whether keys are configured; never the keys themselves.
+      requestStateKeys: this.config.requestStateKeys ? 'configured' : 'random (this instance only)',
+      // Where tokens come from: public facts (the metadata document says as much), no secrets.
+      auth: this.config.auth ? { issuer: this.config.auth.issuer, audience: this.config.auth.audience } : null,
     };
   }
 

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { McpInvalidParamsException, McpResource } from '@app/mcp';
+import { McpInvalidParamsException, McpResource, RequireScopes } from '@app/mcp';
 import { noteUri, NotesStore } from './notes.store.js';
 
 export const NOTES_URI = 'db://notes';
 export const LATEST_NOTE_URI = 'db://notes/latest';
 
-/** The collection of notes and the latest note, as resources. */
+/** The collection of notes and the latest note, as resources. Reading them needs `notes:read`. */
+@RequireScopes('notes:read')
 @Injectable()
 export class NotesResources {
   constructor(private readonly store: NotesStore) {}
@@ -16,8 +17,8 @@ export class NotesResources {
     description: 'Every note: an array of { id, title, uri }.',
     mimeType: 'application/json',
   })
-  list() {
-    return this.store.list().map(({ id, title }) => ({ id, title, uri: noteUri(id) }));
+  async list() {
+    return (await this.store.list()).map(({ id, title }) => ({ id, title, uri: noteUri(id) }));
   }
 
   @McpResource({
@@ -26,8 +27,8 @@ export class NotesResources {
     description: 'The most recently created or updated note.',
     mimeType: 'application/json',
   })
-  latest() {
-    const note = this.store.latest();
+  async latest() {
+    const note = await this.store.latest();
     if (!note) throw new McpInvalidParamsException('No notes exist yet');
     return note;
   }

@@ -11,13 +11,36 @@ export interface Note {
 
 export const noteUri = (id: string): string => `db://notes/${id}`;
 
-/** The demo's database: notes in memory, in creation order. */
+/**
+ * The demo's database. One process keeps notes in memory (`InMemoryNotesStore`); several
+ * instances on Redis share them (`RedisNotesStore`), so a note created through one instance can
+ * be updated through another.
+ */
+export abstract class NotesStore {
+  abstract create(title: string, body: string): Promise<Note>;
+  abstract update(id: string, body: string): Promise<Note | undefined>;
+  abstract delete(id: string): Promise<boolean>;
+  abstract get(id: string): Promise<Note | undefined>;
+  /** Every note, in creation order. */
+  abstract list(): Promise<Note[]>;
+  /** The most recently created or updated note. */
+  abstract latest(): Promise<Note | undefined>;
+
+  /** Deletes every note; returns the ones deleted. */
+  async clear(): Promise<Note[]> {
+    const deleted: Note[] = [];
+    for (const note of await this.list()) if (await this.delete(note.id)) deleted.push(note);
+    return deleted;
+  }
+}
+
+/** Notes in memory, in creation order. */
 @Injectable()
-export class NotesStore {
+export class InMemoryNotesStore extends NotesStore {
   private readonly notes = new Map<string, Note>();
   private latestId?: string;
 
-  create(title: string, body: string): Note {
+  async create(title: string, body: string): Promise<Note> {
     const now = new Date().toISOString();
     const note: Note = { id: randomUUID(), title, body, createdAt: now, updatedAt: now };
     this.notes.set(note.id, note);
@@ -25,7 +48,7 @@ export class NotesStore {
     return note;
   }
 
-  update(id: string, body: string): Note | undefined {
+  async update(id: string, body: string): Promise<Note | undefined> {
     const note = this.notes.get(id);
     if (!note) return undefined;
     note.body = body;
@@ -34,22 +57,21 @@ export class NotesStore {
     return note;
   }
 
-  delete(id: string): boolean {
+  async delete(id: string): Promise<boolean> {
     if (!this.notes.delete(id)) return false;
     if (this.latestId === id) this.latestId = this.mostRecentlyTouched()?.id;
     return true;
   }
 
-  get(id: string): Note | undefined {
+  async get(id: string): Promise<Note | undefined> {
     return this.notes.get(id);
   }
 
-  list(): Note[] {
+  async list(): Promise<Note[]> {
     return [...this.notes.values()];
   }
 
-  /** The most recently created or updated note. */
-  latest(): Note | undefined {
+  async latest(): Promise<Note | undefined> {
     return this.latestId === undefined ? undefined : this.notes.get(this.latestId);
   }
 

@@ -1,17 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import {
   McpArgs,
+  McpClientCapabilityError,
+  McpClientUnreachableError,
+  McpCtx,
   McpInvalidParamsException,
+  McpMissingClientCapabilityException,
   McpResourceService,
   McpTool,
+  RequireScopes,
   ResourceNotificationService,
   toolError,
+  type McpElicitResult,
+  type McpRequestContext,
 } from '@app/mcp';
 import { CreateNoteInput, CreateNoteOutput, DeleteNoteInput, UpdateNoteInput, UpdateNoteOutput } from './notes.dto.js';
 import { NOTES_URI } from './notes.resources.js';
 import { noteUri, NotesStore, type Note } from './notes.store.js';
 
-/** Tools that change notes, and tell exactly the interested sessions about it. */
+/** Tools that change notes, and tell exactly the interested sessions about it. They need `notes:write`. */
+@RequireScopes('notes:write')
 @Injectable()
 export class NotesTools {
   constructor(
@@ -28,12 +36,13 @@ export class NotesTools {
     output: CreateNoteOutput,
   })
   async create(@McpArgs() { title, body }: CreateNoteInput): Promise<CreateNoteOutput> {
-    const note = this.store.create(title, body);
+    const note = await this.store.create(title, body);
     const uri = noteUri(note.id);
     this.resources.register(uri, () => this.read(note.id), {
       name: title,
       description: `The note '${title}'`,
       mimeType: 'application/json',
+      requiredScopes: ['notes:read'],
     });
     await this.notifications.notifyResourceUpdated(NOTES_URI);
     return { id: note.id, uri };
@@ -47,7 +56,7 @@ export class NotesTools {
     output: UpdateNoteOutput,
   })
   async update(@McpArgs() { id, body }: UpdateNoteInput) {
-    const note = this.store.update(id, body);
+    const note = await this.store.update(id, body);
     if (!note) return toolError(`Note '${id}' does not exist`);
     await this.notifications.notifyResourceUpdated(noteUri(id));
     return { id, uri: noteUri(id), updatedAt: note.updatedAt };
@@ -61,15 +70,58 @@ export class NotesTools {
     annotations: { destructiveHint: true },
   })
   async delete(@McpArgs() { id }: DeleteNoteInput) {
-    if (!this.store.delete(id)) return toolError(`Note '${id}' does not exist`);
+    if (!(await this.store.delete(id))) return toolError(`Note '${id}' does not exist`);
     await this.resources.unregister(noteUri(id));
     await this.notifications.notifyResourceUpdated(NOTES_URI);
     return { id, deleted: true };
   }
 
-  private read(id: string): Note {
-    const note = this.store.get(id);
+  @McpTool({
+    name: 'notes.clear',
+    title: 'Delete every note',
+    description:
+      'Deletes every note after the user confirms it in a form the client shows. Needs a client that can elicit.',
+    annotations: { destructiveHint: true },
+  })
+  async clear(@McpCtx() ctx: McpRequestContext) {
+    const count = (await this.store.list()).length;
+    if (count === 0) return { deleted: 0 };
+    let answer: McpElicitResult;
+    try {
+      // Legacy era: a request pushed to the client. Modern era: an input_required round, and
+      // this method runs again, from the start, when the client retries with the answer.
+      answer = await ctx.elicit(
+        {
+          mode: 'form',
+          message: `Delete all ${count} notes? This cannot be undone.`,
+          requestedSchema: {
+            type: 'object',
+            properties: { confirm: { type: 'boolean', title: 'Delete every note' } },
+            required: ['confirm'],
+          },
+        },
+        { key: 'confirm' },
+      );
+    } catch (error) {
+      if (cannotAsk(error)) return toolError('This client cannot show a confirmation form, so nothing was deleted');
+      throw error;
+    }
+    if (answer.action !== 'accept' || answer.content?.confirm !== true) return { deleted: 0, confirmed: false };
+    const deleted = await this.store.clear();
+    for (const note of deleted) await this.resources.unregister(noteUri(note.id));
+    await this.notifications.notifyResourceUpdated(NOTES_URI);
+    return { deleted: deleted.length, confirmed: true };
+  }
+
+  private async read(id: string): Promise<Note> {
+    const note = await this.store.get(id);
     if (!note) throw new McpInvalidParamsException(`Note '${id}' was deleted`);
     return note;
   }
 }
+
+/** The client declared no elicitation, or nothing can carry the question to it. */
+const cannotAsk = (error: unknown): boolean =>
+  error instanceof McpClientCapabilityError ||
+  error instanceof McpClientUnreachableError ||
+  error instanceof McpMissingClientCapabilityException;

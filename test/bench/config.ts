@@ -4,9 +4,10 @@
  *
  * | Variable | Default (smoke) | Meaning |
  * |---|---|---|
- * | BENCH_SMOKE | unset | `1`: a tiny run (0.5 s points, N=10) for the e2e test |
- * | BENCH_DURATION | 5 (0.5) | seconds per load point |
- * | BENCH_WARMUP | 2 (0.25) | seconds of warm-up load per server before its points |
+ * | BENCH_SMOKE | unset | `1`: a tiny run (32 requests per load point, N=10) for the e2e test |
+ * | BENCH_DURATION | 5 (0.1) | seconds per load point; in smoke mode only the resource list walks use it |
+ * | BENCH_WARMUP | 2 (0.1) | seconds of warm-up load per server before its points |
+ * | BENCH_REQUESTS | unset (32) | requests per load point and warm-up instead of a duration |
  * | BENCH_CONCURRENCY | 1,16,64 (1,16) | load points (connections on one session) |
  * | BENCH_FANOUT_N | 100,1000,10000 (10) | subscribed sessions per fan-out run |
  * | BENCH_FANOUT_FLOOR_MAX | 1000 (10) | largest N run on the floors |
@@ -47,6 +48,8 @@ export interface BenchConfig {
   setupConcurrency: number;
   /** Calls per batch when timing a notification nobody subscribed to (5 batches). */
   notifyIterations: number;
+  /** Requests per load point (and warm-up) instead of `durationS`: a load whose size is known. */
+  requestsPerPoint?: number;
 }
 
 const list = (value: string | undefined, fallback: number[]): number[] => {
@@ -84,8 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     throw new Error(`BENCH_PROFILE is '${profile}': auto, always or never`);
   return {
     smoke,
-    durationS: number(env.BENCH_DURATION, smoke ? 0.5 : 5),
-    warmupS: number(env.BENCH_WARMUP, smoke ? 0.25 : 2),
+    durationS: number(env.BENCH_DURATION, smoke ? 0.1 : 5),
+    warmupS: number(env.BENCH_WARMUP, smoke ? 0.1 : 2),
     concurrency: list(env.BENCH_CONCURRENCY, smoke ? [1, 16] : [1, 16, 64]),
     fanoutN: list(env.BENCH_FANOUT_N, smoke ? [10] : [100, 1_000, 10_000]),
     fanoutFloorMax: number(env.BENCH_FANOUT_FLOOR_MAX, smoke ? 10 : 1_000),
@@ -99,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     fdLimit: fileDescriptorLimit(),
     fdReserve: Math.floor(number(env.BENCH_FD_RESERVE, 600)),
     setupConcurrency: 64,
-    notifyIterations: smoke ? 2_000 : 20_000,
+    notifyIterations: smoke ? 200 : 20_000,
+    requestsPerPoint: env.BENCH_REQUESTS?.trim() ? Math.floor(number(env.BENCH_REQUESTS, 1)) : smoke ? 32 : undefined,
   };
 }

@@ -37,7 +37,7 @@ async function main(): Promise<number> {
     `MCP server benchmark${config.smoke ? ' (SMOKE)' : ''}: ${meta.machine.cpus} x ${meta.machine.model}, Node ${meta.node}`,
   );
   log(
-    `servers: ${config.servers.map((s) => SERVER_LABELS[s]).join(', ')}; phases: ${config.phases.join(', ')}; ${config.durationS} s per load point (warm-up ${config.warmupS} s)`,
+    `servers: ${config.servers.map((s) => SERVER_LABELS[s]).join(', ')}; phases: ${config.phases.join(', ')}; ${config.requestsPerPoint === undefined ? `${config.durationS} s per load point (warm-up ${config.warmupS} s)` : `${config.requestsPerPoint} requests per load point and warm-up`}`,
   );
   const sizes = config.fanoutN.map((n) => fanoutSizes(config, n));
   log(

@@ -1,27 +1,54 @@
 #!/usr/bin/env node
-// Runs every SERVER scenario of the official MCP conformance suite (@modelcontextprotocol/conformance,
+// Runs the SERVER scenarios of the official MCP conformance suite (@modelcontextprotocol/conformance,
 // a devDependency pinned in package.json) against this project's conformance fixture app
-// (test/conformance/fixture), once per wire profile. `npm run test:conformance` runs both.
+// (test/conformance/fixture). `npm run test:conformance` runs everything below.
 //
-//   node test/conformance/run.mjs [--profile gateway|strict|all] [--scenario NAME]... [--verbose] [--keep]
+//   node test/conformance/run.mjs [--requirements 2025-11-25|2026-07-28|both] [--profile gateway|strict|all]
+//                                 [--scenario NAME]... [--include-extensions] [--verbose] [--keep]
 //
-// For each profile it builds the fixture if needed, starts it on a free 127.0.0.1 port
-// (URLS=http://127.0.0.1:0, MCP_WIRE_PROFILE=<profile>), waits for it to answer, runs each scenario
-// in its own process with a timeout (a bounded number at a time), prints one line per scenario
-// and ends with the line `<profile>: N passed, M failed` (naming baselined failures as expected).
-// The fixture is always stopped.
+// What runs. The suite ships one frozen requirement set per spec revision,
+// requirements/<rev>.yaml, and each set runs at its own wire: 2025-11-25 with the initialize
+// handshake and sessions, 2026-07-28 stateless with `_meta` on every request. Per set:
+//   - scored: the file's `server:` list plus its `pending` not_scored entries (pending means the
+//     suite's own reference server cannot pass them yet; this project can, so it holds itself to
+//     them: 2025-11-25 scores 30 + 2, 2026-07-28 scores 37 + 3);
+//   - run and reported, never scored: the other not_scored server entries (added-after-release);
+//   - skipped unless --include-extensions: `extension` entries (tasks-*), and the suite's extension
+//     scenarios that no set lists (sep-2640-skills-*, run with the 2026-07-28 set).
+// The 2025-11-25 set runs once per wire profile (MCP_WIRE_PROFILE=gateway and strict), because
+// the profiles differ only on that era's wire. The 2026-07-28 set runs once, at strict. --profile
+// picks the profile(s) for every chosen set instead. --scenario (repeatable) narrows every chosen
+// set to those names; naming an extension scenario selects it.
 //
-// A scenario PASSES when it wrote its checks.json and none of its checks is a FAILURE (WARNING and
-// INFO do not fail it); a timeout or a crash FAILS it. Expected failures per profile come from
-// baseline.<profile>.yml next to this file (the suite's --expected-failures format: names under
-// `server:`); a profile without such a file has none. Exit code 1 when a scenario fails that is not
-// in the baseline or when a baseline entry passes (stale); 2 on setup errors; 0 otherwise.
+// How it runs. Each fixture profile starts once on a free 127.0.0.1 port and serves every set
+// assigned to it. A set runs as ONE suite process: starting the suite's CLI costs ~1.4 s of CPU,
+// a whole set ~2.5 s, so one process per scenario would take minutes on a 2-core machine. The
+// batch is `--requirements <rev>` when every server entry of the file is wanted, otherwise
+// `--suite all --spec-version <rev>`: the same wire, and the suite's applicability filter, which
+// in this suite version selects exactly the file's entries minus the extensions. What the batch
+// does not attempt (extensions no file lists) and every --scenario run go one process each
+// (`--scenario S --spec-version <rev> --force`, what --requirements does per scenario). A
+// hanging scenario costs the suite's per-scenario --timeout; each suite process is also killed
+// at a hard deadline (what it had not finished is reported as lost), and the fixture is always
+// stopped.
 //
-// Environment: CONFORMANCE_PARALLEL (scenarios at once, default 4), CONFORMANCE_TIMEOUT (seconds per
-// scenario, default 30), CONFORMANCE_VERBOSE=1 (same as --verbose: also WARNING checks and the
-// fixture's log), MCP_FIXTURE_LOGS=1 (the fixture logs everything to its stderr).
+// A scenario PASSES when it wrote its checks.json and none of its checks is a FAILURE (WARNING,
+// INFO and SKIPPED do not fail it). Expected failures come from baseline.<set>.yml (every profile
+// of that set) and baseline.<set>.<profile>.yml next to this file: scenario names under `server:`.
+// A baselined scenario that fails prints XFAIL; one that passes prints STALE and fails the run, so
+// a baseline only ever shrinks. A scenario that left no result at all is never covered.
+//
+// Output: one line per scenario (PASS, FAIL, XFAIL, STALE, NS-OK, NS-FAIL), then per set and
+// profile `<set> [<profile>]: N passed, M failed (...)`. Exit code 1 when a scored scenario fails
+// outside the baseline or a baseline entry is stale; 2 on setup errors; 0 otherwise.
+//
+// Environment: CONFORMANCE_PARALLEL (single-scenario processes at once, default 2),
+// CONFORMANCE_TIMEOUT (seconds per scenario, default 30), CONFORMANCE_VERBOSE=1 (same as
+// --verbose: also WARNING checks, the checks of expected failures and the fixture's log),
+// MCP_FIXTURE_LOGS=1 (the fixture logs everything to its stderr). --keep keeps the per-scenario
+// results (they are always kept when the run fails).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -31,20 +58,40 @@ import { buildFixtureIfNeeded, FIXTURE_ENTRY } from './build-fixture.mjs';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
 const SHIM = join(HERE, 'shim', 'register.mjs');
+const SETS = ['2025-11-25', '2026-07-28'];
 const PROFILES = ['gateway', 'strict'];
+/** The wire profile switches legacy-era shapes (subscribe results, -32002): one modern run is enough. */
+const DEFAULT_PROFILES = { '2025-11-25': ['gateway', 'strict'], '2026-07-28': ['strict'] };
+/** The set that also carries the suite's extension scenarios no requirement file lists. */
+const EXTENSION_SET = '2026-07-28';
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
+/** Beyond the suite's own per-scenario timeout: process start-up on a busy machine, and slack. */
+const PROCESS_SLACK_MS = 30_000;
 
 const require = createRequire(import.meta.url);
 const SUITE_PACKAGE = require.resolve('@modelcontextprotocol/conformance/package.json');
+const SUITE_DIR = dirname(SUITE_PACKAGE);
 const SUITE_VERSION = JSON.parse(readFileSync(SUITE_PACKAGE, 'utf8')).version;
-const CLI = join(dirname(SUITE_PACKAGE), 'dist', 'index.js');
+const CLI = join(SUITE_DIR, 'dist', 'index.js');
 const CONFORMANCE = ['--no-warnings', '--import', SHIM, CLI];
+// The suite's own YAML parser (a dependency of the suite), so the project needs none of its own.
+const YAML = createRequire(SUITE_PACKAGE)('yaml');
+
+/** A problem with the setup (not with the server under test): exit code 2. */
+class SetupError extends Error {}
 
 // ---- arguments ---------------------------------------------------------------------------------
 
 function parseArgs(argv) {
-  const args = { profiles: PROFILES, scenarios: [], verbose: process.env.CONFORMANCE_VERBOSE === '1', keep: false };
+  const args = {
+    sets: SETS,
+    profile: undefined,
+    scenarios: [],
+    includeExtensions: false,
+    verbose: process.env.CONFORMANCE_VERBOSE === '1',
+    keep: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -52,11 +99,16 @@ function parseArgs(argv) {
       if (next === undefined) usage(`${arg} needs a value`);
       return next;
     };
-    if (arg === '--profile') {
+    if (arg === '--requirements') {
+      const set = value();
+      if (set !== 'both' && !SETS.includes(set)) usage(`unknown requirement set '${set}'`);
+      args.sets = set === 'both' ? SETS : [set];
+    } else if (arg === '--profile') {
       const profile = value();
       if (profile !== 'all' && !PROFILES.includes(profile)) usage(`unknown profile '${profile}'`);
-      args.profiles = profile === 'all' ? PROFILES : [profile];
+      args.profile = profile;
     } else if (arg === '--scenario') args.scenarios.push(value());
+    else if (arg === '--include-extensions') args.includeExtensions = true;
     else if (arg === '--verbose') args.verbose = true;
     else if (arg === '--keep') args.keep = true;
     else if (arg === '-h' || arg === '--help') usage();
@@ -121,11 +173,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 /** Runs a command to completion, collecting its output (both streams, interleaved). */
-function run(command, args, { timeoutMs, env } = {}) {
+function runProcess(command, args, { timeoutMs } = {}) {
   return new Promise((resolve) => {
-    const child = track(
-      spawn(command, args, { cwd: ROOT, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] }),
-    );
+    const child = track(spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
     let output = '';
     let timedOut = false;
     child.stdout.on('data', (chunk) => (output += chunk));
@@ -144,86 +194,6 @@ function run(command, args, { timeoutMs, env } = {}) {
   });
 }
 
-// ---- the suite ---------------------------------------------------------------------------------
-
-async function listServerScenarios() {
-  const listed = await run(process.execPath, [...CONFORMANCE, 'list', '--server'], { timeoutMs: 30_000 });
-  const names = [...listed.output.matchAll(/^ {2}- (\S+)/gm)].map((match) => match[1]);
-  if (listed.code !== 0 || names.length === 0) {
-    throw new Error(`could not list the server scenarios (exit ${listed.code}):\n${listed.output.trim()}`);
-  }
-  return names;
-}
-
-/** Names listed under `server:` (or, in a file without sections, every `- name` line). */
-function readBaseline(file) {
-  const text = readFileSync(file, 'utf8');
-  const names = new Set();
-  let inServer = !/^server\s*:/m.test(text);
-  for (const rawLine of text.split('\n')) {
-    const line = rawLine.replace(/#.*$/, '').trimEnd();
-    if (!line.trim()) continue;
-    if (/^\S[^:]*:\s*$/.test(line)) {
-      inServer = /^server\s*:/.test(line);
-      continue;
-    }
-    const match = line.match(/^\s*-\s*([A-Za-z0-9_./-]+)\s*$/);
-    if (match && inServer) names.add(match[1]);
-  }
-  return names;
-}
-
-/** The checks.json the CLI wrote somewhere below `dir` (it adds a scenario-and-time folder). */
-function findChecks(dir) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isFile() && entry.name === 'checks.json') return path;
-    if (entry.isDirectory()) {
-      const found = findChecks(path);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
-async function runScenario(url, scenario, outDir, timeoutMs) {
-  const dir = join(outDir, scenario);
-  rmSync(dir, { recursive: true, force: true });
-  const started = Date.now();
-  const result = await run(
-    process.execPath,
-    [...CONFORMANCE, 'server', '--url', url, '--scenario', scenario, '-o', dir],
-    {
-      timeoutMs,
-    },
-  );
-  const seconds = (Date.now() - started) / 1000;
-  try {
-    writeFileSync(join(outDir, `${scenario}.log`), result.output);
-  } catch {
-    // the folder may be gone after an interrupt
-  }
-  const checksFile = existsSync(dir) ? findChecks(dir) : undefined;
-  if (result.timedOut || !checksFile) {
-    const lastLine = result.output.trim().split('\n').slice(-1)[0] ?? '';
-    const reason = result.timedOut
-      ? `TIMEOUT after ${timeoutMs / 1000}s`
-      : `no checks.json (exit ${result.code ?? result.signal}) ${lastLine}`;
-    return { scenario, ok: false, seconds, reason, checks: [], output: result.output };
-  }
-  const checks = JSON.parse(readFileSync(checksFile, 'utf8'));
-  const count = (status) => checks.filter((check) => check.status === status).length;
-  const failures = count('FAILURE');
-  return {
-    scenario,
-    ok: failures === 0,
-    seconds,
-    reason: `${count('SUCCESS')} ok, ${failures} fail, ${count('WARNING')} warn`,
-    checks,
-    output: result.output,
-  };
-}
-
 /** Runs `work` over `items`, at most `limit` at a time, keeping the input order in the result. */
 async function pool(items, limit, work) {
   const results = new Array(items.length);
@@ -236,6 +206,204 @@ async function pool(items, limit, work) {
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
+}
+
+// ---- requirement sets --------------------------------------------------------------------------
+
+/**
+ * The server scenarios of requirements/<set>.yaml, in the file's order, each with
+ * `scored` and `reason`: 'required' (the `server:` list) and 'pending' are scored; the other
+ * not_scored reasons ('added-after-release', 'extension') are not.
+ */
+function readRequirementSet(set) {
+  const file = join(SUITE_DIR, 'requirements', `${set}.yaml`);
+  if (!existsSync(file)) throw new SetupError(`${relative(ROOT, file)} is missing: is the suite installed?`);
+  const doc = YAML.parse(readFileSync(file, 'utf8'));
+  const required = (doc.server ?? []).map((name) => ({ name, reason: 'required', scored: true }));
+  const others = (doc.not_scored ?? [])
+    .filter((entry) => entry.leg === 'server')
+    .map((entry) => ({ name: entry.scenario, reason: entry.reason, scored: entry.reason === 'pending' }));
+  return [...required, ...others];
+}
+
+/** The suite's extension scenarios (`[extension]` in `conformance list --server`). */
+async function listExtensionScenarios() {
+  const listed = await runProcess(process.execPath, [...CONFORMANCE, 'list', '--server'], { timeoutMs: 60_000 });
+  const names = [...listed.output.matchAll(/^ {2}- (\S+) \[extension\]$/gm)].map((match) => match[1]);
+  if (listed.code !== 0) throw new SetupError(`conformance list --server failed:\n${listed.output.trim()}`);
+  return names;
+}
+
+/**
+ * The suite's extension scenarios that no requirement file lists (sep-2640-skills-*), as not
+ * scored entries. Asking the suite costs a process, so only when they may be wanted: with
+ * --include-extensions, or a --scenario name that no file lists.
+ */
+async function unlistedExtensions(args, listed) {
+  const mayWant = args.includeExtensions || args.scenarios.some((name) => !listed.has(name));
+  if (!args.sets.includes(EXTENSION_SET) || !mayWant) return [];
+  const names = await listExtensionScenarios();
+  return names.filter((name) => !listed.has(name)).map((name) => ({ name, reason: 'extension', scored: false }));
+}
+
+/**
+ * What to run: one job per (set, profile) with its scenarios. `wholeFile` says that every server
+ * entry of the set's file is wanted; `batch` that the set runs as one suite process (not with
+ * --scenario). Throws SetupError on unknown --scenario names.
+ */
+async function plan(args) {
+  const files = new Map(args.sets.map((set) => [set, readRequirementSet(set)]));
+  const listed = new Set([...files.values()].flat().map((entry) => entry.name));
+  const extensions = await unlistedExtensions(args, listed);
+  const jobs = [];
+  for (const [set, fromFile] of files) {
+    const entries = set === EXTENSION_SET ? [...fromFile, ...extensions] : fromFile;
+    const scenarios = args.scenarios.length
+      ? entries.filter((entry) => args.scenarios.includes(entry.name))
+      : entries.filter((entry) => args.includeExtensions || entry.reason !== 'extension');
+    if (scenarios.length === 0) continue;
+    const wholeFile = fromFile.every((entry) => scenarios.includes(entry));
+    for (const profile of profilesFor(set, args.profile)) {
+      jobs.push({ set, profile, scenarios, wholeFile, batch: args.scenarios.length === 0 });
+    }
+  }
+  const known = new Set([...listed, ...extensions.map((entry) => entry.name)]);
+  const unknown = args.scenarios.filter((name) => !known.has(name));
+  if (unknown.length) {
+    throw new SetupError(
+      `not a server scenario of ${args.sets.join(' or ')}: ${unknown.join(', ')}\navailable: ${[...known].join(' ')}`,
+    );
+  }
+  return jobs;
+}
+
+function profilesFor(set, profile) {
+  if (profile === undefined) return DEFAULT_PROFILES[set];
+  return profile === 'all' ? PROFILES : [profile];
+}
+
+// ---- baselines ---------------------------------------------------------------------------------
+
+/**
+ * Expected failures of one (set, profile): baseline.<set>.yml plus baseline.<set>.<profile>.yml,
+ * each a YAML document with a `server:` list of scenario names (comments say why). Every name must
+ * be a scored scenario of the set.
+ */
+function readBaseline(set, profile) {
+  const scored = new Set(
+    readRequirementSet(set)
+      .filter((entry) => entry.scored)
+      .map((entry) => entry.name),
+  );
+  const files = [`baseline.${set}.yml`, `baseline.${set}.${profile}.yml`]
+    .map((name) => join(HERE, name))
+    .filter((file) => existsSync(file));
+  const names = new Set();
+  for (const file of files) {
+    const list = YAML.parse(readFileSync(file, 'utf8'))?.server ?? [];
+    if (!Array.isArray(list)) throw new SetupError(`${relative(ROOT, file)}: 'server' must be a list of names`);
+    for (const name of list) {
+      if (!scored.has(name)) {
+        throw new SetupError(`${relative(ROOT, file)}: '${name}' is not a scored server scenario of ${set}`);
+      }
+      names.add(name);
+    }
+  }
+  return { names, files: files.map((file) => relative(ROOT, file)) };
+}
+
+// ---- the suite ---------------------------------------------------------------------------------
+
+/** One suite process (`conformance server ...`), killed if it outlives `deadlineMs`. */
+async function runSuite(url, outDir, selection, options, deadlineMs) {
+  const args = ['server', '--url', url, ...selection, '--timeout', String(options.timeoutMs), '-o', outDir];
+  const result = await runProcess(process.execPath, [...CONFORMANCE, ...args], { timeoutMs: deadlineMs });
+  return { ...result, deadlineSeconds: Math.round(deadlineMs / 1000) };
+}
+
+/**
+ * A whole set in one suite process: --requirements when every server entry of the file is wanted,
+ * else --suite all --spec-version, the suite's applicability filter at the same wire (it leaves
+ * out extension scenarios, which never apply to a dated revision).
+ */
+function runBatch(url, job, outDir, options) {
+  const selection = job.wholeFile ? ['--requirements', job.set] : ['--suite', 'all', '--spec-version', job.set];
+  // The suite times each scenario out itself; this deadline is for a suite process that hangs.
+  const deadlineMs = job.scenarios.length * (options.timeoutMs + 5_000) + PROCESS_SLACK_MS;
+  return runSuite(url, outDir, selection, options, deadlineMs);
+}
+
+/** One scenario in its own suite process, at the set's wire even where the suite would skip it. */
+function runSingle(url, set, name, outDir, options) {
+  const selection = ['--scenario', name, '--spec-version', set, '--force'];
+  return runSuite(url, outDir, selection, options, options.timeoutMs + PROCESS_SLACK_MS);
+}
+
+/** checks.json per scenario name. The suite writes `<outDir>/server-<name>-<ISO time>/checks.json`. */
+function collectResults(outDir) {
+  const found = new Map();
+  for (const dir of readdirSync(outDir).sort()) {
+    const match = dir.match(/^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/);
+    const checks = join(outDir, dir, 'checks.json');
+    if (match && existsSync(checks)) found.set(match[1], checks);
+  }
+  return found;
+}
+
+/** The part of a batch's output that belongs to one scenario. */
+function batchSection(output, name) {
+  const start = output.indexOf(`=== Running scenario: ${name} ===`);
+  if (start < 0) return '';
+  const end = output.indexOf('=== Running scenario: ', start + 1);
+  return output.slice(start, end < 0 ? undefined : end);
+}
+
+/**
+ * Runs one (set, profile) against the fixture at `url`: the batch, then one process per scenario
+ * the batch did not attempt (unless the batch had to be killed: then something hangs, and the rest
+ * is reported as lost rather than waited for again). Returns per scenario its checks file, if
+ * any, its share of the suite's output, and why a result is missing.
+ */
+async function runScenarios(url, job, outDir, options) {
+  const notes = new Map();
+  if (job.batch) {
+    const batch = await runBatch(url, job, outDir, options);
+    writeFileSync(join(outDir, 'batch.log'), batch.output);
+    if (collectResults(outDir).size === 0) {
+      const tail = batch.output.trim().split('\n').slice(-20).join('\n');
+      throw new SetupError(`the suite produced no result at all (exit ${batch.code ?? batch.signal}):\n${tail}`);
+    }
+    const lost = batch.timedOut
+      ? `no result: the suite process was killed at its ${batch.deadlineSeconds}s deadline`
+      : 'the scenario wrote no checks.json';
+    for (const entry of job.scenarios) notes.set(entry.name, { output: batchSection(batch.output, entry.name), lost });
+    noteUnrequested(batch.output, job);
+    if (batch.timedOut) return withResults(job, outDir, notes);
+  }
+  // Alone: what the batch did not attempt (extensions outside the file, or no batch at all). One
+  // that crashed inside the batch keeps the batch's result: a rerun would crash the same way.
+  const missing = job.scenarios.filter((entry) => !notes.get(entry.name)?.output);
+  await pool(missing, options.parallel, async (entry) => {
+    const single = await runSingle(url, job.set, entry.name, outDir, options);
+    writeFileSync(join(outDir, `${entry.name}.log`), single.output);
+    const lost = single.timedOut
+      ? `TIMEOUT: the suite process was killed at its ${single.deadlineSeconds}s deadline`
+      : `the scenario wrote no checks.json (exit ${single.code ?? single.signal})`;
+    notes.set(entry.name, { output: single.output, lost });
+  });
+  return withResults(job, outDir, notes);
+}
+
+/** Says so when the suite's batch ran a scenario that the set does not select (a newer suite). */
+function noteUnrequested(output, job) {
+  const attempted = [...output.matchAll(/^=== Running scenario: (\S+) ===$/gm)].map((match) => match[1]);
+  const extra = attempted.filter((name) => !job.scenarios.some((entry) => entry.name === name));
+  if (extra.length) console.log(`note: the suite also ran ${extra.join(', ')} (not selected from ${job.set}; ignored)`);
+}
+
+function withResults(job, outDir, notes) {
+  const found = collectResults(outDir);
+  return job.scenarios.map((entry) => ({ entry, checksFile: found.get(entry.name), ...notes.get(entry.name) }));
 }
 
 // ---- the fixture -------------------------------------------------------------------------------
@@ -302,7 +470,7 @@ async function waitUntilAnswering(url) {
   }
 }
 
-// ---- one profile -------------------------------------------------------------------------------
+// ---- results -----------------------------------------------------------------------------------
 
 const oneLine = (text, max) =>
   String(text ?? '')
@@ -310,122 +478,174 @@ const oneLine = (text, max) =>
     .trim()
     .slice(0, max);
 
-async function runProfile(profile, scenarios, options) {
-  const baselineFile = join(HERE, `baseline.${profile}.yml`);
-  const baseline = existsSync(baselineFile) ? readBaseline(baselineFile) : new Set();
-  const outDir = mkdtempSync(join(tmpdir(), `mcp-conformance-${profile}-`));
-  const baselineNote = existsSync(baselineFile) ? relative(ROOT, baselineFile) : 'none';
-  console.log(`\n== wire profile ${profile} (baseline: ${baselineNote}) ==`);
+/** Pass or fail of one scenario, from its checks.json (a missing one is a failure). */
+function evaluate({ entry, checksFile, output = '', lost = 'no result' }) {
+  if (!checksFile) {
+    // The suite's own error line says more than the stack trace or JSON that follows it.
+    const lines = output.trim().split('\n');
+    const reason = lines.findLast((line) => /error/i.test(line)) ?? lines.at(-1) ?? '';
+    return {
+      entry,
+      ok: false,
+      lost: true,
+      summary: reason.trim() ? `${lost}: ${oneLine(reason, 200)}` : lost,
+      checks: [],
+      output,
+    };
+  }
+  const checks = JSON.parse(readFileSync(checksFile, 'utf8'));
+  const count = (status) => checks.filter((check) => check.status === status).length;
+  const failures = count('FAILURE');
+  return {
+    entry,
+    ok: failures === 0,
+    lost: false,
+    summary: `${count('SUCCESS')} ok, ${failures} fail, ${count('WARNING')} warn`,
+    checks,
+    output,
+  };
+}
 
-  let fixture;
-  let results;
-  const started = Date.now();
-  try {
-    fixture = await startFixture(profile);
-    console.log(
-      `MCP conformance ${SUITE_VERSION} | ${scenarios.length} scenarios | ${fixture.url} | parallel=${options.parallel} timeout=${options.timeoutMs / 1000}s | results: ${outDir}`,
-    );
-    results = await pool(scenarios, options.parallel, (scenario) =>
-      runScenario(fixture.url, scenario, outDir, options.timeoutMs),
-    );
-  } finally {
-    if (fixture) await stop(fixture.child);
-  }
+/**
+ * PASS / FAIL for scored scenarios, XFAIL when the baseline expects the failure, STALE when it
+ * expects one that did not happen; NS-OK / NS-FAIL for the not scored ones. A scenario that left no
+ * result is a FAIL even when baselined: the baseline records how the server fails, not the runner.
+ */
+function tagOf(result, baseline) {
+  if (!result.entry.scored) return result.ok ? 'NS-OK' : 'NS-FAIL';
+  const listed = baseline.names.has(result.entry.name);
+  if (result.ok) return listed ? 'STALE' : 'PASS';
+  return listed && !result.lost ? 'XFAIL' : 'FAIL';
+}
 
-  let passed = 0;
-  let failed = 0;
-  const unexpected = [];
-  const stale = [];
-  const pad = Math.max(...scenarios.map((name) => name.length));
-  for (const result of results) {
-    const listed = baseline.has(result.scenario);
-    let tag;
-    if (result.ok) {
-      passed++;
-      tag = listed ? 'STALE' : 'PASS';
-      if (listed) stale.push(result.scenario);
-    } else {
-      failed++;
-      tag = listed ? 'XFAIL' : 'FAIL';
-      if (!listed) unexpected.push(result.scenario);
-    }
-    console.log(`${tag.padEnd(5)} ${result.scenario.padEnd(pad)}  ${result.reason}  (${result.seconds.toFixed(1)}s)`);
-    const shown = result.checks.filter(
-      (check) => check.status === 'FAILURE' || (options.verbose && check.status === 'WARNING'),
-    );
-    for (const check of shown) {
-      console.log(`        ${check.status} ${check.id}: ${oneLine(check.errorMessage ?? check.description, 600)}`);
-    }
-    if (!result.ok && result.checks.length === 0 && result.output.trim()) {
-      for (const line of result.output.trim().split('\n').slice(-15)) console.log(`        | ${line}`);
-    }
-  }
-  const notRun = [...baseline].filter((name) => !scenarios.includes(name));
-  if (baseline.size > 0) {
-    console.log(
-      `baseline: ${failed - unexpected.length} expected failure(s), ${unexpected.length} unexpected failure(s), ${stale.length} stale entr${stale.length === 1 ? 'y' : 'ies'}` +
-        (notRun.length ? `, ${notRun.length} not run (${notRun.join(', ')})` : ''),
-    );
-  }
-  for (const name of unexpected) console.log(`FAILED: ${name} failed and is not in the baseline`);
-  for (const name of stale) console.log(`STALE: ${name} passes but is listed in ${baselineNote}: remove it`);
-  if (options.verbose && fixture?.log.trim()) {
-    console.log('--- fixture output ---');
-    console.log(fixture.log.trim());
-  }
-  const ok = unexpected.length === 0 && stale.length === 0;
-  if (ok && !options.keep) rmSync(outDir, { recursive: true, force: true });
-  else console.log(`per-scenario logs and checks kept in ${outDir}`);
-  console.log(`elapsed: ${((Date.now() - started) / 1000).toFixed(1)}s`);
-  // Expected (baselined) failures are named on the line, so it never reads as a plain failure count.
-  const expected = failed - unexpected.length;
+function printHeader(job) {
+  const scored = job.scenarios.filter((entry) => entry.scored);
+  const pending = scored.filter((entry) => entry.reason === 'pending').length;
+  const baseline = job.baseline.files.length ? job.baseline.files.join(' + ') : 'none';
   console.log(
-    expected > 0
-      ? `${profile}: ${passed} passed, ${failed} failed (${expected} expected by the baseline, ${unexpected.length} unexpected)`
-      : `${profile}: ${passed} passed, ${failed} failed`,
+    `\n== ${job.set} [${job.profile}] at the ${job.set} wire: ${scored.length} scored ` +
+      `(${scored.length - pending} required + ${pending} pending), ` +
+      `${job.scenarios.length - scored.length} not scored | baseline: ${baseline} ==`,
   );
-  return ok;
+}
+
+/** One line per scenario; the checks behind a failure for unexpected ones (all of them with --verbose). */
+function printResult(result, tag, pad, verbose) {
+  const { entry } = result;
+  const failedIds = [...new Set(result.checks.filter((c) => c.status === 'FAILURE').map((c) => c.id))];
+  const detailed = tag === 'FAIL' || verbose;
+  let note = '';
+  if (entry.reason === 'pending') note += '  (pending)';
+  if (!entry.scored) note += `  (not scored: ${entry.reason})`;
+  if (!detailed && failedIds.length) {
+    const more = failedIds.length > 4 ? `, +${failedIds.length - 4} more` : '';
+    note += `  [${failedIds.slice(0, 4).join(', ')}${more}]`;
+  }
+  console.log(`${tag.padEnd(7)} ${entry.name.padEnd(pad)}  ${result.summary}${note}`);
+  if (!detailed) return;
+  const shown = result.checks.filter((c) => c.status === 'FAILURE' || (verbose && c.status === 'WARNING'));
+  for (const check of shown) {
+    console.log(`          ${check.status} ${check.id}: ${oneLine(check.errorMessage ?? check.description, 600)}`);
+  }
+  if (result.lost && result.output.trim()) {
+    for (const line of result.output.trim().split('\n').slice(-15)) console.log(`          | ${line}`);
+  }
+}
+
+/** Prints one (set, profile) and its summary line; returns the scenarios that fail the run. */
+function report(job, results, verbose) {
+  const pad = Math.max(...results.map((result) => result.entry.name.length));
+  const tagged = results.map((result) => ({ result, tag: tagOf(result, job.baseline) }));
+  // Scored first, in the file's order, then the not scored ones.
+  const ordered = [...tagged.filter((t) => t.result.entry.scored), ...tagged.filter((t) => !t.result.entry.scored)];
+  for (const { result, tag } of ordered) printResult(result, tag, pad, verbose);
+
+  const named = (tag) => tagged.filter((t) => t.tag === tag).map((t) => t.result.entry.name);
+  const unexpected = named('FAIL');
+  const expected = named('XFAIL');
+  const stale = named('STALE');
+  const passed = named('PASS').length + stale.length;
+  const notScored = tagged.filter((t) => !t.result.entry.scored);
+  let line = `${job.set} [${job.profile}]: ${passed} passed, ${unexpected.length + expected.length} failed`;
+  if (job.baseline.names.size) {
+    line += ` (${expected.length} expected by the baseline, ${unexpected.length} unexpected, ${stale.length} stale)`;
+  }
+  if (notScored.length) {
+    line += `; not scored: ${notScored.length} run, ${notScored.filter((t) => t.tag === 'NS-FAIL').length} failing`;
+  }
+  for (const name of unexpected)
+    console.log(`FAILED: ${job.set} [${job.profile}] ${name} failed and is not in the baseline`);
+  for (const name of stale)
+    console.log(`STALE: ${job.set} [${job.profile}] ${name} passes: remove it from ${job.baseline.files.join(' / ')}`);
+  console.log(line);
+  return [...unexpected, ...stale];
 }
 
 // ---- main --------------------------------------------------------------------------------------
 
+/** Starts the fixture in one wire profile and runs every (set, profile) job of that profile against it. */
+async function runProfile(profile, jobs, root, options) {
+  const fixture = await startFixture(profile);
+  console.log(`\n-- fixture app, wire profile ${profile}: ${fixture.url}`);
+  const failing = [];
+  try {
+    for (const job of jobs) {
+      const outDir = join(root, `${job.set}-${job.profile}`);
+      mkdirSync(outDir, { recursive: true });
+      printHeader(job);
+      const results = (await runScenarios(fixture.url, job, outDir, options)).map(evaluate);
+      failing.push(...report(job, results, options.verbose));
+    }
+  } finally {
+    await stop(fixture.child);
+    if (options.verbose && fixture.log.trim())
+      console.log(`--- fixture output (${profile}) ---\n${fixture.log.trim()}`);
+  }
+  return failing;
+}
+
+function groupByProfile(jobs) {
+  const groups = new Map();
+  for (const job of jobs) groups.set(job.profile, [...(groups.get(job.profile) ?? []), job]);
+  return groups;
+}
+
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const options = {
-    parallel: positiveInt('CONFORMANCE_PARALLEL', 4),
+    parallel: positiveInt('CONFORMANCE_PARALLEL', 2),
     timeoutMs: positiveInt('CONFORMANCE_TIMEOUT', 30) * 1000,
     verbose: args.verbose,
-    keep: args.keep,
   };
+  const started = Date.now();
+  let jobs;
   try {
     buildFixtureIfNeeded();
+    jobs = await plan(args);
+    for (const job of jobs) job.baseline = readBaseline(job.set, job.profile);
   } catch (error) {
     console.error(`run.mjs: ${error.message}`);
     return 2;
   }
-  let scenarios;
+  const root = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
+  console.log(
+    `MCP conformance ${SUITE_VERSION} | ${jobs.map((job) => `${job.set} [${job.profile}]`).join(', ')} | ` +
+      `timeout=${options.timeoutMs / 1000}s per scenario | results: ${root}`,
+  );
+  const failing = [];
   try {
-    const all = await listServerScenarios();
-    const unknown = args.scenarios.filter((name) => !all.includes(name));
-    if (unknown.length) {
-      console.error(`run.mjs: unknown scenario(s): ${unknown.join(', ')}\navailable: ${all.join(' ')}`);
-      return 2;
+    for (const [profile, profileJobs] of groupByProfile(jobs)) {
+      failing.push(...(await runProfile(profile, profileJobs, root, options)));
     }
-    scenarios = args.scenarios.length ? args.scenarios : all;
   } catch (error) {
     console.error(`run.mjs: ${error.message}`);
+    console.error(`results kept in ${root}`);
     return 2;
   }
-  let ok = true;
-  for (const profile of args.profiles) {
-    try {
-      if (!(await runProfile(profile, scenarios, options))) ok = false;
-    } catch (error) {
-      console.error(`run.mjs: profile ${profile}: ${error.message}`);
-      return 2;
-    }
-  }
-  return ok ? 0 : 1;
+  if (failing.length === 0 && !args.keep) rmSync(root, { recursive: true, force: true });
+  else console.log(`\nper-scenario logs and checks kept in ${root}`);
+  console.log(`elapsed: ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  return failing.length === 0 ? 0 : 1;
 }
 
 process.exit(await main());

@@ -186,7 +186,10 @@ describe('one notification, every transport', () => {
       }
 
       // The subscription store agrees: exactly the three subscribers hold the note's URI.
-      expect(await gateway.app.get(ResourceNotificationService).notifyResourceUpdated(uri)).toBe(3);
+      expect(await gateway.app.get(ResourceNotificationService).notifyResourceUpdated(uri)).toEqual({
+        sessions: 3,
+        listeners: 0,
+      });
     },
   );
 
@@ -200,19 +203,19 @@ describe('one notification, every transport', () => {
     for (const session of [httpSub, wsSub, sseSub])
       expectOk(await session.rpc('resources/subscribe', { uri }), session.name);
     const notifications = gateway.app.get(ResourceNotificationService);
-    expect(await notifications.notifyResourceUpdated(uri)).toBe(3);
+    expect(await notifications.notifyResourceUpdated(uri)).toEqual({ sessions: 3, listeners: 0 });
 
     await wsSub.close();
     await sseSub.close();
     const deadline = Date.now() + 5_000;
-    let reached = await notifications.notifyResourceUpdated(uri);
+    let reached = (await notifications.notifyResourceUpdated(uri)).sessions;
     while (reached !== 1 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      reached = await notifications.notifyResourceUpdated(uri);
+      reached = (await notifications.notifyResourceUpdated(uri)).sessions;
     }
     // Only the HTTP session is left; its stream closing does not end it (DELETE or expiry does).
     expect(reached).toBe(1);
     await httpSub.close();
-    expect(await notifications.notifyResourceUpdated(uri)).toBe(1);
+    expect(await notifications.notifyResourceUpdated(uri)).toEqual({ sessions: 1, listeners: 0 });
   });
 });

@@ -292,11 +292,14 @@ describe('legacy HTTP+SSE: raw wire', () => {
     );
     await session.request('resources/subscribe', { uri });
     const notifications = gateway.app.get(ResourceNotificationService);
-    expect(await notifications.notifyResourceUpdated(uri)).toBe(1);
+    expect(await notifications.notifyResourceUpdated(uri)).toEqual({ sessions: 1, listeners: 0 });
 
     session.stream.close();
     const ping = JSON.stringify({ jsonrpc: '2.0', id: 'after-close', method: 'ping' });
     await eventually(async () => (await session.post(ping)).status === 404, 'POST to a closed stream answers 404');
-    await eventually(async () => (await notifications.notifyResourceUpdated(uri)) === 0, 'subscriptions cleared');
+    await eventually(
+      async () => (await notifications.notifyResourceUpdated(uri)).sessions === 0,
+      'subscriptions cleared',
+    );
   });
 });

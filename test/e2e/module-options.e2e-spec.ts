@@ -2,7 +2,7 @@
  * McpModule configuration: forRoot / forRootAsync (useFactory, useClass, useExisting), the HTTP
  * path extra, and the options that change behaviour on the wire or fail bootstrap.
  */
-import { McpModule, McpSessionManager } from '@app/mcp';
+import { McpModule, McpServerStats } from '@app/mcp';
 import { initializeRequest, openSession, rawPost } from '../support/raw-http.js';
 import {
   bootstrapFixtureApp,
@@ -212,15 +212,15 @@ describe('McpModule options', () => {
       providers: [BasicTools],
       mcp: { sessionIdleTimeoutMs: 200, sessionCleanupIntervalMs: 50 },
     });
-    const sessions = fixture.app.get(McpSessionManager);
+    const stats = fixture.app.get(McpServerStats);
     const { headers } = await openSession(fixture.endpoint);
     const ping = () => rawPost(fixture!.endpoint, { jsonrpc: '2.0', id: 9, method: 'ping' }, headers);
 
     expect((await ping()).status).toBe(200);
-    expect(await sessions.count()).toBe(1);
+    expect(await stats.openSessions()).toBe(1);
 
     // count() does not touch the session, so only the sweep can bring it to 0.
-    await waitFor(async () => (await sessions.count()) === 0, 'the idle session to be swept', {
+    await waitFor(async () => (await stats.openSessions()) === 0, 'the idle session to be swept', {
       timeoutMs: 3_000,
       intervalMs: 25,
     });

@@ -5,7 +5,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../support/gateway-app.js';
+import { GATEWAY_CAPABILITIES, startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { rawPost, rawRequest } from '../support/raw-http.js';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -78,11 +78,7 @@ describe('SDK client against the default gateway (sessions on, no version overri
     expect(client.getServerVersion()).toEqual(
       expect.objectContaining({ name: 'mcp-resource-gateway', version: '0.1.0' }),
     );
-    const capabilities = client.getServerCapabilities();
-    expect(capabilities).toBeDefined();
-    expect(capabilities!.tools).toBeDefined();
-    expect(capabilities!.resources).toBeDefined();
-    expect(capabilities!.prompts).toBeDefined();
+    expect(client.getServerCapabilities()).toEqual(GATEWAY_CAPABILITIES);
     expect(transport.sessionId).toMatch(/^[\x21-\x7E]{32,}$/);
     expect(transport.protocolVersion).toBe('2025-11-25');
     expect(client.getInstructions()).toEqual(expect.stringContaining('echo'));

@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BasicTools } from '../fixtures/basic.tools.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
+import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { initializeRequest, openSession, rawPost, rawRequest } from '../support/raw-http.js';
+import { GatedCreateBackend } from '../support/test-backends.js';
 
 describe('maxSessions', () => {
   let fixture: FixtureApp;
@@ -40,4 +42,41 @@ describe('maxSessions', () => {
     expect(admitted.status).toBe(200);
     expect(admitted.headers.get('mcp-session-id')).toEqual(expect.any(String));
   });
+});
+
+describe('maxSessions under concurrent initialize (issue 9: the cap was check-then-act)', () => {
+  const LIMIT = 20;
+  const CONCURRENT = 200;
+  const backend = new GatedCreateBackend();
+  let fixture: FixtureApp;
+
+  beforeAll(async () => {
+    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { maxSessions: LIMIT, backend } });
+  });
+
+  afterAll(async () => {
+    backend.creates.open();
+    await fixture.close();
+  });
+
+  it(`${CONCURRENT} initialize that all reach the store before any proceeds create exactly ${LIMIT} sessions; the rest get 503`, async () => {
+    const answering = Promise.all(
+      Array.from({ length: CONCURRENT }, (_, i) => rawPost(fixture.endpoint, initializeRequest(i))),
+    );
+    await backend.creates.whenArrived(CONCURRENT, 10_000);
+    backend.creates.open();
+    const answers = await answering;
+    const statuses: Record<number, number> = {};
+    for (const { status } of answers) statuses[status] = (statuses[status] ?? 0) + 1;
+    expect(statuses).toEqual({ 200: LIMIT, 503: CONCURRENT - LIMIT });
+
+    const created = answers.filter((answer) => answer.status === 200);
+    const refused = answers.filter((answer) => answer.status !== 200);
+    expect(new Set(created.map((answer) => answer.headers.get('mcp-session-id'))).size).toBe(LIMIT);
+    for (const answer of refused) {
+      expect(answer.headers.get('retry-after')).toBe('5');
+      expect(answer.json.error).toEqual(expect.objectContaining({ code: -32000, message: 'Too many sessions' }));
+    }
+    expect(await fixture.app.get(McpSessionManager).count()).toBe(LIMIT);
+  }, 30_000);
 });

@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { LONE_SURROGATE_ON_THE_WIRE, loneSurrogateAnswer, loneSurrogateEcho } from '../support/lone-surrogate.js';
 import {
   buildGatewayIfNeeded,
   GATEWAY_ENTRY,
@@ -214,6 +215,19 @@ describe('stdio: raw child process', () => {
       expect(gateway.lines.join('\n')).not.toContain('[Nest]');
       // Nest's bootstrap log (first line on) went to stderr.
       expect(gateway.stderr).toContain('Starting Nest application');
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'answers a lone surrogate escape as HTTP does: echoed back, escaped the same way on its line',
+    async () => {
+      const gateway = start();
+      await gateway.initialize();
+      const before = gateway.messages.length;
+      await gateway.write(`${loneSurrogateEcho(32)}\n`);
+      await expect(gateway.waitFor((m) => m?.id === 32, 5_000, before)).resolves.toEqual(loneSurrogateAnswer(32));
+      expect(gateway.lines.find((line) => line.includes('"id":32'))).toContain(LONE_SURROGATE_ON_THE_WIRE);
     },
     TEST_TIMEOUT_MS,
   );

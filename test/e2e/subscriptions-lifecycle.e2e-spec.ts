@@ -5,7 +5,9 @@
  * `ResourceNotificationService.notifyResourceUpdated(uri)` reports how many sessions it reached,
  * which is the subscription store's view of "who is subscribed to uri".
  */
-import { McpSessionManager, ResourceNotificationService } from '@app/mcp';
+import { ResourceNotificationService, type McpNotificationBus } from '@app/mcp';
+import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
+import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSession, rawPost, rawRequest } from '../support/raw-http.js';
 import { isUpdated, rawSession, toolJson, type RawSession, type SseClient } from '../support/sse-client.js';
@@ -60,7 +62,7 @@ describe('subscriptions and the end of a session', () => {
     const survivor = await newSession(uri);
     const doomedStream = await openStream(doomed);
     const survivorStream = await openStream(survivor);
-    expect(await notifier.notifyResourceUpdated(uri)).toBe(2);
+    expect(await notifier.notifyResourceUpdated(uri)).toEqual({ sessions: 2, listeners: 0 });
     await doomedStream.waitFor(isUpdated(uri));
     await survivorStream.waitFor(isUpdated(uri));
     const mark = survivorStream.events.length;
@@ -69,8 +71,8 @@ describe('subscriptions and the end of a session', () => {
     expect(deleted.status).toBe(204);
     await doomedStream.ended;
 
-    expect(await notifier.notifyResourceUpdated(uri)).toBe(1);
-    expect(await notifier.notifyResourceUpdated(NOTES)).toBe(0);
+    expect(await notifier.notifyResourceUpdated(uri)).toEqual({ sessions: 1, listeners: 0 });
+    expect(await notifier.notifyResourceUpdated(NOTES)).toEqual({ sessions: 0, listeners: 0 });
     await survivorStream.waitFor(isUpdated(uri), 5_000, mark);
     expect((await doomed.request('resources/subscribe', { uri })).status).toBe(404);
   });
@@ -82,15 +84,15 @@ describe('subscriptions and the end of a session', () => {
     // An open stream keeps its session alive.
     const live = await newSession(INFO);
     const liveStream = await openStream(live);
-    expect(await notifier.notifyResourceUpdated(INFO)).toBe(2);
+    expect(await notifier.notifyResourceUpdated(INFO)).toEqual({ sessions: 2, listeners: 0 });
 
     await waitUntil(() => Date.now() - lastActivity > IDLE_TIMEOUT_MS + 50, 5_000, 'idle timeout');
     const lookup = await idle.request('resources/subscribe', { uri: INFO });
     expect(lookup.status).toBe(404);
 
-    expect(await notifier.notifyResourceUpdated(NOTES)).toBe(0);
+    expect(await notifier.notifyResourceUpdated(NOTES)).toEqual({ sessions: 0, listeners: 0 });
     const mark = liveStream.events.length;
-    expect(await notifier.notifyResourceUpdated(INFO)).toBe(1);
+    expect(await notifier.notifyResourceUpdated(INFO)).toEqual({ sessions: 1, listeners: 0 });
     await liveStream.waitFor(isUpdated(INFO), 5_000, mark);
   });
 
@@ -101,15 +103,15 @@ describe('subscriptions and the end of a session', () => {
     const lastActivity = Date.now();
     const live = await newSession(INFO);
     const liveStream = await openStream(live);
-    expect(await notifier.notifyResourceUpdated(NOTES)).toBe(1);
+    expect(await notifier.notifyResourceUpdated(NOTES)).toEqual({ sessions: 1, listeners: 0 });
 
     await waitUntil(() => Date.now() - lastActivity > IDLE_TIMEOUT_MS + 50, 5_000, 'idle timeout');
     // No request of the idle session happens before the sweep: the sweep alone must clear it.
     expect(await manager.sweep()).toBe(1);
 
-    expect(await notifier.notifyResourceUpdated(NOTES)).toBe(0);
+    expect(await notifier.notifyResourceUpdated(NOTES)).toEqual({ sessions: 0, listeners: 0 });
     const mark = liveStream.events.length;
-    expect(await notifier.notifyResourceUpdated(INFO)).toBe(1);
+    expect(await notifier.notifyResourceUpdated(INFO)).toEqual({ sessions: 1, listeners: 0 });
     await liveStream.waitFor(isUpdated(INFO), 5_000, mark);
     expect(liveStream.isEnded).toBe(false);
     expect((await live.rpc('resources/subscribe', { uri: NOTES })).result).toEqual({ subscribed: true, uri: NOTES });
@@ -120,7 +122,7 @@ describe('subscriptions and the end of a session', () => {
     // Spec 6.2 rule 5: after a lost stream the client reopens it. The idle clock starts when the
     // stream ends, not when it was opened (DECISIONS D5: an open stream keeps its session alive).
     await start({ MCP_SESSION_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS), MCP_SESSION_CLEANUP_INTERVAL_MS: '100000' });
-    const manager = gateway.app.get(McpSessionManager);
+    const bus = gateway.app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
     const session = await newSession(INFO);
     const first = await openStream(session);
     const opened = Date.now();
@@ -128,14 +130,10 @@ describe('subscriptions and the end of a session', () => {
     expect(first.isEnded).toBe(false);
 
     first.close();
-    await waitUntil(
-      () => manager.getConnection(session.sessionId) === undefined,
-      5_000,
-      'the server noticing the drop',
-    );
+    await waitUntil(() => !bus.holds(session.sessionId), 5_000, 'the server noticing the drop');
     const second = await openStream(session);
     expect(second.status).toBe(200);
-    expect(await notifier.notifyResourceUpdated(INFO)).toBe(1);
+    expect(await notifier.notifyResourceUpdated(INFO)).toEqual({ sessions: 1, listeners: 0 });
     await second.waitFor(isUpdated(INFO));
   });
 
@@ -155,6 +153,6 @@ describe('subscriptions and the end of a session', () => {
         },
       });
     }
-    expect(await notifier.notifyResourceUpdated(NOTES)).toBe(0);
+    expect(await notifier.notifyResourceUpdated(NOTES)).toEqual({ sessions: 0, listeners: 0 });
   });
 });

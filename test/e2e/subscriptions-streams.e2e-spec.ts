@@ -74,7 +74,8 @@ describe('subscriptions across stream reconnects', () => {
     await subscribeAll(session, INFO, METRICS, CONFIG, NOTES);
     const first = await openStream(session);
 
-    for (const uri of [INFO, METRICS, CONFIG]) expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(1);
+    for (const uri of [INFO, METRICS, CONFIG])
+      expect(await harness.notifier.notifyResourceUpdated(uri)).toEqual({ sessions: 1, listeners: 0 });
     await first.waitFor(isUpdated(CONFIG));
     expect(updatedUris(first.events)).toEqual([INFO, METRICS, CONFIG]);
     const seen = first.events.map((event) => event.id);
@@ -86,11 +87,13 @@ describe('subscriptions across stream reconnects', () => {
 
     // Two events while no stream is open (different URIs: while a session has no stream,
     // repeated updates of one URI may legitimately be folded into one).
-    expect(await harness.notifier.notifyResourceUpdated(NOTES)).toBe(1);
-    expect(await harness.notifier.notifyResourceUpdated(METRICS)).toBe(1);
+    expect(await harness.notifier.notifyResourceUpdated(NOTES)).toEqual({ sessions: 1, listeners: 0 });
+    expect(await harness.notifier.notifyResourceUpdated(METRICS)).toEqual({ sessions: 1, listeners: 0 });
 
     const second = await openStream(session, lastId);
-    const before = await eventsBefore(second, INFO);
+    // A list_changed broadcast from an earlier test's notes.create may land in between (it is
+    // coalesced on a timer); replaying it is right, so only the updates are compared.
+    const before = (await eventsBefore(second, INFO)).filter((event) => !isListChanged(event));
     expect(before.map((event) => event.json)).toEqual([
       { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: NOTES } },
       { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: METRICS } },

@@ -130,7 +130,7 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
 
     const [before] = await barrier(CONTROL_URI, stream);
     expect(updatedUris(before)).toEqual([]);
-    expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(0);
+    expect(await harness.notifier.notifyResourceUpdated(uri)).toEqual({ sessions: 0, listeners: 0 });
   });
 
   it('unsubscribe is always safe: twice, never subscribed, unknown URI', async () => {
@@ -144,7 +144,7 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
       expect(response.error).toBeUndefined();
       expect(response.result).toEqual({ unsubscribed: true, uri: target });
     }
-    expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(0);
+    expect(await harness.notifier.notifyResourceUpdated(uri)).toEqual({ sessions: 0, listeners: 0 });
   });
 
   it('re-subscribing is idempotent: one notification per update, not two', async () => {
@@ -160,7 +160,7 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
     await updateNote(writer, id, 'once');
     const [before] = await barrier(CONTROL_URI, stream);
     expect(updatedUris(before)).toEqual([uri]);
-    expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(1);
+    expect(await harness.notifier.notifyResourceUpdated(uri)).toEqual({ sessions: 1, listeners: 0 });
   });
 
   it.each([
@@ -180,7 +180,7 @@ describe('resources/subscribe and resources/unsubscribe (default wire profile)',
       data: expect.objectContaining({ detail: `Resource '${uri}' is not registered`, uri }),
     });
     // Nothing was stored.
-    expect(await harness.notifier.notifyResourceUpdated(uri)).toBe(0);
+    expect(await harness.notifier.notifyResourceUpdated(uri)).toEqual({ sessions: 0, listeners: 0 });
   });
 
   it.each(['resources/subscribe', 'resources/unsubscribe'])(

@@ -4,14 +4,15 @@
  * checks (subprotocol, Origin/Host on the upgrade, lifecycle gate, framing errors, frame limit,
  * the connection as the session, joining an HTTP session).
  */
-import { McpSessionManager, ResourceNotificationService } from '@app/mcp';
+import { McpServerStats, ResourceNotificationService } from '@app/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
-import { startGateway, type RunningGateway } from '../support/gateway-app.js';
+import { loneSurrogateAnswer, loneSurrogateEcho } from '../support/lone-surrogate.js';
+import { GATEWAY_CAPABILITIES, startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSession, rawRequest } from '../support/raw-http.js';
 import { rawSession, toolJson } from '../support/sse-client.js';
 import {
@@ -106,7 +107,8 @@ describe('WebSocket: the official SDK client (strict wire profile)', () => {
   it('initializes, lists and calls tools, reads resources and gets prompts', async () => {
     const { client } = await connect('ws-sdk');
     expect(client.getServerVersion()?.name).toBe('mcp-resource-gateway');
-    expect(client.getServerCapabilities()?.resources).toEqual(expect.objectContaining({ subscribe: true }));
+    // The strict wire profile changes result shapes, not what is declared.
+    expect(client.getServerCapabilities()).toEqual(GATEWAY_CAPABILITIES);
 
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(
@@ -219,6 +221,14 @@ describe('WebSocket: raw wire (ws package)', () => {
     await expect(socket.request('tools/list')).resolves.toEqual(expect.objectContaining({ result: expect.anything() }));
   });
 
+  it('answers a lone surrogate escape as HTTP does: echoed back, escaped the same way', async () => {
+    const socket = await open();
+    await socket.initialize();
+    const from = socket.messages.length;
+    await socket.sendRaw(loneSurrogateEcho(32));
+    await expect(socket.waitFor((m) => m?.id === 32, 5_000, from)).resolves.toEqual(loneSurrogateAnswer(32));
+  });
+
   it('closes the socket with 1003 on a binary frame', async () => {
     const socket = await open();
     await socket.sendRaw(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping"}'), { binary: true });
@@ -266,8 +276,8 @@ describe('WebSocket: raw wire (ws package)', () => {
   });
 
   it('answers two pipelined initialize frames with one session: one result, one -32600', async () => {
-    const sessions = gateway.app.get(McpSessionManager);
-    const before = await sessions.count();
+    const sessions = gateway.app.get(McpServerStats);
+    const before = await sessions.openSessions();
     const socket = await open();
     const init = (id: string) => ({
       jsonrpc: '2.0',
@@ -283,9 +293,9 @@ describe('WebSocket: raw wire (ws package)', () => {
     expect(answers.filter((m) => m.result !== undefined)).toHaveLength(1);
     expect(answers.filter((m) => m.error?.code === -32600)).toHaveLength(1);
     // One socket, one session: nothing leaked into the session store.
-    expect(await sessions.count()).toBe(before + 1);
+    expect(await sessions.openSessions()).toBe(before + 1);
     await socket.close();
-    await eventually(async () => (await sessions.count()) === before, "the socket's session ended");
+    await eventually(async () => (await sessions.openSessions()) === before, "the socket's session ended");
   });
 
   it('delivers notifications/resources/updated to a subscribed socket only', async () => {
@@ -303,7 +313,10 @@ describe('WebSocket: raw wire (ws package)', () => {
     toolJson(await writer.request('tools/call', { name: 'notes.update', arguments: { id, body: 'v2' } }));
     await reader.waitFor(isUpdatedMessage(uri));
     // Barrier: an update both are subscribed to; anything about the note was sent before it.
-    expect(await gateway.app.get(ResourceNotificationService).notifyResourceUpdated(INFO)).toBe(2);
+    expect(await gateway.app.get(ResourceNotificationService).notifyResourceUpdated(INFO)).toEqual({
+      sessions: 2,
+      listeners: 0,
+    });
     await reader.waitFor(isUpdatedMessage(INFO));
     await writer.waitFor(isUpdatedMessage(INFO));
     expect(updatedUrisOf(reader.messages).filter((u) => u === uri)).toHaveLength(1);
@@ -326,13 +339,16 @@ describe('WebSocket: raw wire (ws package)', () => {
     expect((await socket.request('resources/subscribe', { uri })).result).toEqual({ subscribed: true, uri });
 
     const notifications = gateway.app.get(ResourceNotificationService);
-    const sessions = gateway.app.get(McpSessionManager);
-    const before = await sessions.count();
-    expect(await notifications.notifyResourceUpdated(uri)).toBe(1);
+    const sessions = gateway.app.get(McpServerStats);
+    const before = await sessions.openSessions();
+    expect(await notifications.notifyResourceUpdated(uri)).toEqual({ sessions: 1, listeners: 0 });
 
     await socket.close();
-    await eventually(async () => (await notifications.notifyResourceUpdated(uri)) === 0, 'subscriptions cleared');
-    await eventually(async () => (await sessions.count()) === before - 1, 'session ended');
+    await eventually(
+      async () => (await notifications.notifyResourceUpdated(uri)).sessions === 0,
+      'subscriptions cleared',
+    );
+    await eventually(async () => (await sessions.openSessions()) === before - 1, 'session ended');
   });
 
   it('an upgrade carrying the MCP-Session-Id of an HTTP session joins it', async () => {
@@ -362,7 +378,10 @@ describe('WebSocket: raw wire (ws package)', () => {
       subscribed: true,
       uri: INFO,
     });
-    expect(await gateway.app.get(ResourceNotificationService).notifyResourceUpdated(INFO)).toBe(1);
+    expect(await gateway.app.get(ResourceNotificationService).notifyResourceUpdated(INFO)).toEqual({
+      sessions: 1,
+      listeners: 0,
+    });
     await socket.waitFor(isUpdatedMessage(INFO));
 
     // Closing a socket that joined only detaches it: the HTTP session lives on.
@@ -370,7 +389,10 @@ describe('WebSocket: raw wire (ws package)', () => {
     const ping = await http.request('ping');
     expect(ping.status).toBe(200);
     expect(ping.json).toEqual(expect.objectContaining({ result: {} }));
-    expect(await gateway.app.get(ResourceNotificationService).notifyResourceUpdated(uri)).toBe(1);
+    expect(await gateway.app.get(ResourceNotificationService).notifyResourceUpdated(uri)).toEqual({
+      sessions: 1,
+      listeners: 0,
+    });
   });
 
   it('closes the joined socket when its HTTP session is deleted', async () => {
@@ -446,7 +468,7 @@ describe('WebSocket: ping/pong liveness (library fixture, 50 ms keep-alive)', ()
 
   beforeAll(async () => {
     fixture = await startFixtureApp({
-      mcp: { ws: { path: '/ws' }, sseKeepAliveMs: 50 },
+      mcp: { ws: { path: '/ws' }, keepAliveMs: 50 },
       configure: (app) => app.useWebSocketAdapter(new WsAdapter(app)),
     });
   });
@@ -476,12 +498,12 @@ describe('WebSocket: ping/pong liveness (library fixture, 50 ms keep-alive)', ()
   });
 
   it('drops a peer that stops answering pings, and ends its session', async () => {
-    const sessions = fixture.app.get(McpSessionManager);
-    const before = await sessions.count();
+    const sessions = fixture.app.get(McpServerStats);
+    const before = await sessions.openSessions();
     const socket = await openWs(wsUrl(fixture.origin), { clientOptions: { autoPong: false } });
     sockets.push(socket);
     await socket.initialize();
-    expect(await sessions.count()).toBe(before + 1);
+    expect(await sessions.openSessions()).toBe(before + 1);
     let timer: NodeJS.Timeout | undefined;
     const closed = await Promise.race([
       socket.closed,
@@ -490,7 +512,7 @@ describe('WebSocket: ping/pong liveness (library fixture, 50 ms keep-alive)', ()
       }),
     ]).finally(() => clearTimeout(timer));
     expect(closed.code).toBe(1006);
-    await eventually(async () => (await sessions.count()) === before, "the dead peer's session ended");
+    await eventually(async () => (await sessions.openSessions()) === before, "the dead peer's session ended");
   });
 
   it('applies a configured frame limit', async () => {

@@ -2,9 +2,12 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { WsAdapter } from '@nestjs/platform-ws';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { McpNotificationBus } from '@app/mcp';
+import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { AppModule } from '../../src/app.module.js';
-import { loadGatewayConfig } from '../../src/gateway.config.js';
+import { loadGatewayConfig, portOf } from '../../src/gateway.config.js';
 
 export interface RunningGateway {
   app: INestApplication;
@@ -12,16 +15,59 @@ export interface RunningGateway {
   origin: string;
   /** `http://127.0.0.1:<port>/mcp` */
   endpoint: string;
+  /** True when the gateway (any of its instances) holds the session's standalone stream. */
+  streamHeld(sessionId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
-/** Starts the reference gateway on 127.0.0.1 with a free port and the given environment. */
+/**
+ * Starts the reference gateway on 127.0.0.1 with the given environment, on a free port unless
+ * `URLS` names one (resource-server mode needs it beforehand: tokens name the endpoint URL).
+ * - With `MCP_E2E_CLUSTER=1` (the cluster e2e project), it is three gateway processes on Redis
+ *   behind a round-robin proxy: `endpoint` is the proxy's, and `app` an instance on the same
+ *   Redis outside the proxy (a notification sent through it reaches every instance's clients).
+ * - With `MCP_E2E_REDIS_URL` set, the one gateway runs on that Redis, under a key prefix of its own.
+ */
 export async function startGateway(env: Record<string, string> = {}): Promise<RunningGateway> {
-  const config = loadGatewayConfig({ URLS: 'http://127.0.0.1:0', ...env }, []);
+  if (process.env.MCP_E2E_CLUSTER === '1' && env.MCP_INSTANCE_ID === undefined) {
+    const { startGatewayCluster, streamHeldSomewhere } = await import('./gateway-cluster.js');
+    const cluster = await startGatewayCluster({ env });
+    return {
+      app: cluster.control.app,
+      origin: cluster.proxy.origin,
+      endpoint: cluster.endpoint,
+      streamHeld: (sessionId) => streamHeldSomewhere(cluster, sessionId),
+      close: () => cluster.close(),
+    };
+  }
+  const redis = process.env.MCP_E2E_REDIS_URL
+    ? { REDIS_URL: process.env.MCP_E2E_REDIS_URL, MCP_REDIS_KEY_PREFIX: `e2e-${randomBytes(5).toString('hex')}:` }
+    : {};
+  const config = loadGatewayConfig({ URLS: 'http://127.0.0.1:0', ...redis, ...env }, []);
   const app = await NestFactory.create(AppModule.forConfig(config), { logger: ['error', 'warn'] });
   app.useWebSocketAdapter(new WsAdapter(app));
-  await app.listen(0, '127.0.0.1');
+  await app.listen(portOf(config.url), '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
-  return { app, origin, endpoint: `${origin}/mcp`, close: () => app.close() };
+  const bus = app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
+  return {
+    app,
+    origin,
+    endpoint: `${origin}/mcp`,
+    streamHeld: async (sessionId) => bus.holds(sessionId),
+    close: () => app.close(),
+  };
 }
+
+/**
+ * The capabilities the reference gateway declares in `initialize`, exactly (sessions on): every
+ * feature it serves, each with the sub-keys the library sets. `completions` is there because its
+ * prompts and templates have completers; `logging` is always offered.
+ */
+export const GATEWAY_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+};

@@ -6,6 +6,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { ACCEPT_BOTH } from './raw-http.js';
+import { MessageLog } from './message-log.js';
 import { parseSseBlock } from './sse-parse.js';
 
 export interface WireResponse {
@@ -136,10 +137,10 @@ export interface OpenSse {
   status: number;
   headers: IncomingHttpHeaders;
   /** Events received so far (comments and keep-alives are skipped). */
-  events: SseEvent[];
+  readonly events: readonly SseEvent[];
   /** Resolves when the server ends the stream (or the connection closes). */
   ended: Promise<void>;
-  /** Waits for the first event (already received or future) that matches. */
+  /** Waits for the first event (already received or future) that matches; rejects if the stream ends first. */
   waitForEvent(predicate: (event: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent>;
   /** Closes the connection from the client side. */
   close(): void;
@@ -172,11 +173,14 @@ export function openSse(
     });
     req.on('response', (res: IncomingMessage) => {
       clearTimeout(timer);
-      const events: SseEvent[] = [];
-      const waiters: { predicate: (e: SseEvent) => boolean; resolve: (e: SseEvent) => void }[] = [];
+      const log = new MessageLog<SseEvent>('SSE event');
       let buffer = '';
       let endedResolve!: () => void;
       const ended = new Promise<void>((r) => (endedResolve = r));
+      const finish = (): void => {
+        log.end('the SSE stream ended');
+        endedResolve();
+      };
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         buffer += chunk.replace(/\r\n/g, '\n');
@@ -185,42 +189,18 @@ export function openSse(
           const block = buffer.slice(0, boundary);
           buffer = buffer.slice(boundary + 2);
           const event = parseSseBlock(block);
-          if (!event) continue;
-          events.push(event);
-          for (const waiter of [...waiters]) {
-            if (waiter.predicate(event)) {
-              waiters.splice(waiters.indexOf(waiter), 1);
-              waiter.resolve(event);
-            }
-          }
+          if (event) log.push(event);
         }
       });
-      res.on('end', endedResolve);
-      res.on('close', endedResolve);
-      res.on('error', endedResolve);
+      res.on('end', finish);
+      res.on('close', finish);
+      res.on('error', finish);
       resolve({
         status: res.statusCode ?? 0,
         headers: res.headers,
-        events,
+        events: log.all(),
         ended,
-        waitForEvent(predicate, waitMs = 5_000) {
-          const found = events.find(predicate);
-          if (found) return Promise.resolve(found);
-          return new Promise<SseEvent>((resolveEvent, rejectEvent) => {
-            const waitTimer = setTimeout(() => {
-              waiters.splice(
-                waiters.findIndex((w) => w.resolve === done),
-                1,
-              );
-              rejectEvent(new Error(`no matching SSE event within ${waitMs} ms (got ${JSON.stringify(events)})`));
-            }, waitMs);
-            const done = (event: SseEvent) => {
-              clearTimeout(waitTimer);
-              resolveEvent(event);
-            };
-            waiters.push({ predicate, resolve: done });
-          });
-        },
+        waitForEvent: (predicate, waitMs = 5_000) => log.waitFor(predicate, waitMs),
         close() {
           res.destroy();
           req.destroy();

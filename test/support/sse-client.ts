@@ -9,6 +9,7 @@
 import http, { type Agent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { rawPost, type RawResponse } from './raw-http.js';
+import { MessageLog, clip } from './message-log.js';
 import { parseSseBlock } from './sse-parse.js';
 
 export interface SseClientEvent {
@@ -25,7 +26,7 @@ export interface SseClient {
   status: number;
   headers: IncomingHttpHeaders;
   /** Every event received so far, in order (comments and keep-alives are skipped). */
-  readonly events: SseClientEvent[];
+  readonly events: readonly SseClientEvent[];
   /** The body received so far when the answer is not a stream (an error answer). */
   readonly text: string;
   /** Resolves when the stream ends (server end, client close, or connection error). */
@@ -76,22 +77,15 @@ export function openSseClient(url: string, options: SseClientOptions = {}): Prom
     });
     req.on('response', (res: IncomingMessage) => {
       clearTimeout(headerTimer);
-      const events: SseClientEvent[] = [];
-      const waiters = new Set<{
-        predicate: (e: SseClientEvent) => boolean;
-        from: number;
-        done: (e?: SseClientEvent) => void;
-      }>();
+      const log: MessageLog<SseClientEvent> = new MessageLog('SSE event', (): string => `got ${summarize(log.all())}`);
       let buffer = '';
       let text = '';
-      let isEnded = false;
       let endedResolve!: () => void;
       const ended = new Promise<void>((r) => (endedResolve = r));
       const finish = (): void => {
-        if (isEnded) return;
-        isEnded = true;
+        if (log.ended) return;
+        log.end('the SSE stream ended');
         endedResolve();
-        for (const waiter of [...waiters]) waiter.done(undefined);
       };
       const isStream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
 
@@ -107,12 +101,7 @@ export function openSseClient(url: string, options: SseClientOptions = {}): Prom
           const block = buffer.slice(0, boundary);
           buffer = buffer.slice(boundary + 2);
           const parsed = parseSseBlock(block);
-          if (!parsed) continue;
-          const event: SseClientEvent = { index: events.length, ...parsed, json: parseJson(parsed.data) };
-          events.push(event);
-          for (const waiter of [...waiters]) {
-            if (event.index >= waiter.from && waiter.predicate(event)) waiter.done(event);
-          }
+          if (parsed) log.push({ index: log.length, ...parsed, json: parseJson(parsed.data) });
         }
       });
       res.on('end', finish);
@@ -122,39 +111,15 @@ export function openSseClient(url: string, options: SseClientOptions = {}): Prom
       const client: SseClient = {
         status: res.statusCode ?? 0,
         headers: res.headers,
-        events,
+        events: log.all(),
         get text() {
           return text;
         },
         ended,
         get isEnded() {
-          return isEnded;
+          return log.ended;
         },
-        waitFor(predicate, waitMs = 5_000, fromIndex = 0) {
-          const found = events.find((event) => event.index >= fromIndex && predicate(event));
-          if (found) return Promise.resolve(found);
-          if (isEnded)
-            return Promise.reject(
-              new Error(`the SSE stream ended without a matching event (got ${summarize(events)})`),
-            );
-          return new Promise<SseClientEvent>((resolveEvent, rejectEvent) => {
-            const waiter = {
-              predicate,
-              from: fromIndex,
-              done: (event?: SseClientEvent) => {
-                clearTimeout(timer);
-                waiters.delete(waiter);
-                if (event) resolveEvent(event);
-                else rejectEvent(new Error(`the SSE stream ended without a matching event (got ${summarize(events)})`));
-              },
-            };
-            const timer = setTimeout(() => {
-              waiters.delete(waiter);
-              rejectEvent(new Error(`no matching SSE event within ${waitMs} ms (got ${summarize(events)})`));
-            }, waitMs);
-            waiters.add(waiter);
-          });
-        },
+        waitFor: (predicate, waitMs = 5_000, fromIndex = 0) => log.waitFor(predicate, waitMs, fromIndex),
         close() {
           res.destroy();
           req.destroy();
@@ -252,6 +217,5 @@ function parseJson(data: string): unknown {
 }
 
 function summarize(events: readonly SseClientEvent[]): string {
-  const text = JSON.stringify(events.map(({ id, data }) => ({ id, data })));
-  return text.length > 2_000 ? `${text.slice(0, 2_000)}... (${events.length} events)` : text;
+  return clip(JSON.stringify(events.map(({ id, data }) => ({ id, data }))), events.length);
 }

@@ -6,6 +6,7 @@
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MessageLog } from './message-log.js';
 
 /** The folder holding package.json (this file is test/support/stdio-client.ts). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -40,7 +41,7 @@ export interface StdioGateway {
   /** Every complete stdout line, raw, in order. */
   readonly lines: string[];
   /** Every stdout line that parsed as JSON, in order (see `lines` for the raw text). */
-  readonly messages: any[];
+  readonly messages: readonly any[];
   /** Everything written to stderr so far. */
   readonly stderr: string;
   /** Resolves when the process has exited and its streams are closed. */
@@ -74,6 +75,8 @@ let nextId = 1;
 export interface StdioCommand {
   command: string;
   args: string[];
+  /** Opens an IPC channel to the child as well (for a probe, see probed-gateway.ts). */
+  ipc?: boolean;
 }
 
 /** `node dist/src/main.js --stdio`. */
@@ -95,20 +98,23 @@ export function spawnStdioGateway(env: Record<string, string> = {}, how: StdioCo
   const child = spawn(how.command, how.args, {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+    stdio: how.ipc ? ['pipe', 'pipe', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'],
+  }) as ChildProcessWithoutNullStreams;
   const lines: string[] = [];
-  const messages: any[] = [];
-  const waiters = new Set<{ predicate: (m: any) => boolean; from: number; done: (m?: any) => void }>();
   let stderr = '';
+  const describe = (): string => {
+    const out = JSON.stringify(lines).slice(0, 2_000);
+    return `stdout lines: ${out}; stderr tail: ${JSON.stringify(stderr.slice(-1_000))}`;
+  };
+  const log = new MessageLog<any>('stdout message', describe);
   let pending = '';
   let hasExited = false;
 
   const exited = new Promise<ProcessExit>((resolve) => {
     child.once('close', (code, signal) => {
       hasExited = true;
+      log.end('the process exited');
       resolve({ code, signal });
-      for (const waiter of [...waiters]) waiter.done(undefined);
     });
   });
   // A write to a process that already exited fails with EPIPE; the test sees the exit instead.
@@ -129,10 +135,7 @@ export function spawnStdioGateway(env: Record<string, string> = {}, how: StdioCo
       } catch {
         continue;
       }
-      const index = messages.push(message) - 1;
-      for (const waiter of [...waiters]) {
-        if (index >= waiter.from && waiter.predicate(message)) waiter.done(message);
-      }
+      log.push(message);
     }
   });
   child.stdout.on('end', () => {
@@ -150,43 +153,18 @@ export function spawnStdioGateway(env: Record<string, string> = {}, how: StdioCo
       child.stdin.write(chunk, (error) => (error ? reject(error) : resolve()));
     });
   const send = (message: object) => write(`${JSON.stringify(message)}\n`);
-  const waitFor = (predicate: (message: any) => boolean, timeoutMs = 5_000, fromIndex = 0): Promise<any> => {
-    const found = messages.find((message, index) => index >= fromIndex && predicate(message));
-    if (found !== undefined) return Promise.resolve(found);
-    if (hasExited) return Promise.reject(new Error(`the process exited without a matching message (${describe()})`));
-    return new Promise<any>((resolve, reject) => {
-      const waiter = {
-        predicate,
-        from: fromIndex,
-        done: (message?: any) => {
-          clearTimeout(timer);
-          waiters.delete(waiter);
-          if (message !== undefined) resolve(message);
-          else reject(new Error(`the process exited without a matching message (${describe()})`));
-        },
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(waiter);
-        reject(new Error(`no matching stdout message within ${timeoutMs} ms (${describe()})`));
-      }, timeoutMs);
-      waiters.add(waiter);
-    });
-  };
+  const waitFor = (predicate: (message: any) => boolean, timeoutMs = 5_000, fromIndex = 0): Promise<any> =>
+    log.waitFor(predicate, timeoutMs, fromIndex);
   const request = async (method: string, params?: Record<string, unknown>, timeoutMs = 5_000) => {
     const id = nextId++;
-    const answer = waitFor((m) => m?.id === id && ('result' in m || 'error' in m), timeoutMs, messages.length);
+    const answer = waitFor((m) => m?.id === id && ('result' in m || 'error' in m), timeoutMs, log.length);
     await send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
     return answer;
   };
-  const describe = (): string => {
-    const out = JSON.stringify(lines).slice(0, 2_000);
-    return `stdout lines: ${out}; stderr tail: ${JSON.stringify(stderr.slice(-1_000))}`;
-  };
-
   return {
     child,
     lines,
-    messages,
+    messages: log.all(),
     get stderr() {
       return stderr;
     },

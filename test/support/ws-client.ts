@@ -4,6 +4,7 @@
  * instead of sleeping. Also installs `ws` as the global `WebSocket` for the official SDK client.
  */
 import { WebSocket, type ClientOptions, type RawData } from 'ws';
+import { MessageLog } from './message-log.js';
 
 /** The subprotocol of MCP over WebSocket (the SDK's `WebSocketClientTransport` asks for it). */
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -31,7 +32,7 @@ export interface WsClosed {
 export interface RawWsClient {
   socket: WebSocket;
   /** Every text frame received, parsed as JSON (a frame that is not JSON is kept as `{ unparsed }`). */
-  readonly messages: any[];
+  readonly messages: readonly any[];
   /** Resolves when the socket closes, with the close code the client saw. */
   closed: Promise<WsClosed>;
   readonly isClosed: boolean;
@@ -70,9 +71,7 @@ export function openWs(url: string, options: OpenWsOptions = {}): Promise<RawWsC
   const { protocols = [MCP_SUBPROTOCOL], headers = {}, timeoutMs = 5_000, clientOptions = {} } = options;
   return new Promise<RawWsClient>((resolve, reject) => {
     const socket = new WebSocket(url, protocols, { ...clientOptions, headers });
-    const messages: any[] = [];
-    const waiters = new Set<{ predicate: (m: any) => boolean; from: number; done: (m?: any) => void }>();
-    let isClosed = false;
+    const log = new MessageLog<any>('WebSocket message');
     let closedResolve!: (closed: WsClosed) => void;
     const closed = new Promise<WsClosed>((r) => (closedResolve = r));
 
@@ -99,15 +98,11 @@ export function openWs(url: string, options: OpenWsOptions = {}): Promise<RawWsC
       } catch {
         message = { unparsed: text };
       }
-      const index = messages.push(message) - 1;
-      for (const waiter of [...waiters]) {
-        if (index >= waiter.from && waiter.predicate(message)) waiter.done(message);
-      }
+      log.push(message);
     });
     socket.on('close', (code: number, reason: Buffer) => {
-      isClosed = true;
+      log.end('the WebSocket closed');
       closedResolve({ code, reason: reason.toString('utf8') });
-      for (const waiter of [...waiters]) waiter.done(undefined);
     });
     socket.once('open', () => {
       clearTimeout(timer);
@@ -117,47 +112,22 @@ export function openWs(url: string, options: OpenWsOptions = {}): Promise<RawWsC
             error ? rejectSend(error) : resolveSend(),
           ),
         );
-      const waitFor = (predicate: (message: any) => boolean, waitMs = 5_000, fromIndex = 0): Promise<any> => {
-        const found = messages.find((message, index) => index >= fromIndex && predicate(message));
-        if (found !== undefined) return Promise.resolve(found);
-        if (isClosed) {
-          return Promise.reject(
-            new Error(`the WebSocket closed without a matching message (got ${summarize(messages)})`),
-          );
-        }
-        return new Promise<any>((resolveWait, rejectWait) => {
-          const waiter = {
-            predicate,
-            from: fromIndex,
-            done: (message?: any) => {
-              clearTimeout(waitTimer);
-              waiters.delete(waiter);
-              if (message !== undefined) resolveWait(message);
-              else
-                rejectWait(new Error(`the WebSocket closed without a matching message (got ${summarize(messages)})`));
-            },
-          };
-          const waitTimer = setTimeout(() => {
-            waiters.delete(waiter);
-            rejectWait(new Error(`no matching WebSocket message within ${waitMs} ms (got ${summarize(messages)})`));
-          }, waitMs);
-          waiters.add(waiter);
-        });
-      };
+      const waitFor = (predicate: (message: any) => boolean, waitMs = 5_000, fromIndex = 0): Promise<any> =>
+        log.waitFor(predicate, waitMs, fromIndex);
       const send = (message: object) => sendRaw(JSON.stringify(message), { binary: false });
       const request = async (method: string, params?: Record<string, unknown>, waitMs = 5_000) => {
         const id = nextId++;
-        const from = messages.length;
+        const from = log.length;
         const answer = waitFor((m) => m?.id === id && ('result' in m || 'error' in m), waitMs, from);
         await send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
         return answer;
       };
       resolve({
         socket,
-        messages,
+        messages: log.all(),
         closed,
         get isClosed() {
-          return isClosed;
+          return log.ended;
         },
         sendRaw,
         send,
@@ -174,7 +144,7 @@ export function openWs(url: string, options: OpenWsOptions = {}): Promise<RawWsC
         },
         waitFor,
         async close() {
-          if (!isClosed) {
+          if (!log.ended) {
             socket.close(1000);
             const guard = setTimeout(() => socket.terminate(), 2_000);
             await closed;
@@ -234,9 +204,4 @@ function rawText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString('utf8');
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   return Buffer.from(data).toString('utf8');
-}
-
-function summarize(messages: readonly unknown[]): string {
-  const text = JSON.stringify(messages);
-  return text.length > 2_000 ? `${text.slice(0, 2_000)}... (${messages.length} messages)` : text;
 }

@@ -4,20 +4,28 @@ import {
   DEFAULT_PAGE_SIZE,
   DEFAULT_SESSION_CLEANUP_INTERVAL_MS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
-  DEFAULT_SSE_KEEP_ALIVE_MS,
+  DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_MAX_IN_FLIGHT_REQUESTS,
+  DEFAULT_MAX_LISTENS,
+  DEFAULT_MAX_LISTEN_URIS,
+  DEFAULT_REQUEST_STATE_TTL_MS,
   DEFAULT_REPLAY_BUFFER_SIZE,
   DEFAULT_STREAM_BUFFER_BYTES,
   DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
   DEFAULT_CLIENT_REQUEST_TIMEOUT_MS,
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_ARGUMENT_DEPTH,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp.constants.js';
 import { INVALID_PROTOCOL_VERSION_SETTING } from './mcp.messages.js';
+import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
+import { assertValidIcons } from './registry/icon-rules.js';
+import { authOptionProblems } from './auth/auth-options.validation.js';
 
 /** DI token of the options with defaults applied. */
 export const MCP_RESOLVED_OPTIONS = Symbol('MCP_RESOLVED_OPTIONS');
 
-/** A positive number, or the default; bad values are reported by `validateMcpOptions`. */
+/** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
 const positive = (value: number | undefined, fallback: number): number =>
   value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
 
@@ -27,16 +35,23 @@ const NUMERIC_OPTIONS = [
   'sessionCleanupIntervalMs',
   'pageSize',
   'maxBodyBytes',
-  'sseKeepAliveMs',
+  'keepAliveMs',
+  'maxInFlightRequests',
+  'requestStateTtlMs',
+  'maxListens',
+  'maxListenUris',
   'replayBufferSize',
   'maxStreamBufferBytes',
   'clientRequestTimeoutMs',
+  'maxArgumentDepth',
+  'maxSessionsPerPrincipal',
 ] as const;
 
-/**
- * The problems of a set of options, as messages; empty when they can work. Run at `init()`,
- * so a bad setting rejects `app.init()` instead of aborting the process while it is built.
- */
+/** A signing key long enough to resist guessing. */
+const isUsableKey = (key: unknown): boolean =>
+  (typeof key === 'string' && Buffer.byteLength(key) >= 16) || (Buffer.isBuffer(key) && key.length >= 16);
+
+/** The problems of a set of options, as messages; empty when they can work. */
 export function validateMcpOptions(options: McpModuleOptions): string[] {
   const problems: string[] = [];
   if (!options?.serverInfo?.name || !options.serverInfo.version) {
@@ -68,13 +83,41 @@ export function validateMcpOptions(options: McpModuleOptions): string[] {
   if (debounce !== undefined && !(Number.isFinite(debounce) && debounce >= 0)) {
     problems.push(`McpModule option 'listChangedDebounceMs' must be zero or more, got ${String(debounce)}`);
   }
+  if (options?.protocol !== undefined && !['dual', 'legacy', 'modern'].includes(options.protocol)) {
+    problems.push(
+      `McpModule option 'protocol' must be 'dual', 'legacy' or 'modern', got '${String(options.protocol)}'`,
+    );
+  }
+  const keys = options?.requestStateKeys;
+  if (keys !== undefined && (!Array.isArray(keys) || keys.some((key) => !isUsableKey(key)))) {
+    problems.push("McpModule option 'requestStateKeys' must be a list of strings or Buffers of at least 16 bytes");
+  }
+  const hints = options?.cacheHints;
+  if (
+    hints !== undefined &&
+    ((hints.ttlMs !== undefined && !(Number.isSafeInteger(hints.ttlMs) && hints.ttlMs >= 0)) ||
+      (hints.scope !== undefined && hints.scope !== 'public' && hints.scope !== 'private'))
+  ) {
+    problems.push("McpModule option 'cacheHints' needs an integer ttlMs >= 0 and a scope of 'public' or 'private'");
+  }
+  if (options?.backend !== undefined && typeof options.backend?.connect !== 'function') {
+    problems.push("McpModule option 'backend' must be an McpBackend (an object with connect())");
+  }
+  problems.push(...authOptionProblems(options?.auth));
   return problems;
 }
 
-/** Applies defaults (validation is `validateMcpOptions`'s job). */
+/**
+ * Validates the options and applies defaults, once, where the module resolves them: a bad
+ * setting fails the module's creation with an `McpDefinitionError` naming it.
+ */
 export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions {
+  const problems = validateMcpOptions(options);
+  if (problems.length > 0) throw new McpDefinitionError(problems.join('; '));
+  assertValidIcons(options.serverInfo.icons, 'serverInfo');
+  const { backend: _backend, ...rest } = options;
   return {
-    ...options,
+    ...rest,
     sessions: options.sessions ?? true,
     sessionIdleTimeoutMs: positive(options.sessionIdleTimeoutMs, DEFAULT_SESSION_IDLE_TIMEOUT_MS),
     maxSessions: Math.floor(positive(options.maxSessions, DEFAULT_MAX_SESSIONS)),
@@ -83,10 +126,17 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_BODY_LIMIT_BYTES),
     validateProtocolVersionHeader: options.validateProtocolVersionHeader ?? true,
     wireProfile: options.wireProfile ?? 'gateway',
-    sseKeepAliveMs: positive(options.sseKeepAliveMs, DEFAULT_SSE_KEEP_ALIVE_MS),
+    keepAliveMs: positive(options.keepAliveMs, DEFAULT_KEEP_ALIVE_MS),
+    maxInFlightRequests: Math.floor(positive(options.maxInFlightRequests, DEFAULT_MAX_IN_FLIGHT_REQUESTS)),
+    protocol: options.protocol ?? 'dual',
+    requestStateTtlMs: positive(options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
+    cacheHints: { ttlMs: 0, scope: 'public', ...options.cacheHints },
+    maxListens: Math.floor(positive(options.maxListens, DEFAULT_MAX_LISTENS)),
+    maxListenUris: Math.floor(positive(options.maxListenUris, DEFAULT_MAX_LISTEN_URIS)),
     replayBufferSize: Math.floor(positive(options.replayBufferSize, DEFAULT_REPLAY_BUFFER_SIZE)),
     maxStreamBufferBytes: positive(options.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES),
     listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
     clientRequestTimeoutMs: positive(options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS),
+    maxArgumentDepth: Math.floor(positive(options.maxArgumentDepth, DEFAULT_MAX_ARGUMENT_DEPTH)),
   };
 }

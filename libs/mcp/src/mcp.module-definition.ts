@@ -8,7 +8,7 @@ import { MCP_DIRECT_PATH, McpDirectMount } from './transports/http/mcp-direct.mo
 import { createMcpLegacySseController } from './transports/sse/mcp-legacy-sse.controller.js';
 import { MCP_LEGACY_SSE_PATHS, McpLegacySseHandler } from './transports/sse/mcp-legacy-sse.handler.js';
 import { MCP_STDIO_OPTIONS, McpStdioTransport } from './transports/stdio/mcp-stdio.transport.js';
-import { createMcpWsGateway } from './transports/ws/mcp-ws.gateway.js';
+import { createMcpWsGatewayProviders } from './transports/ws/mcp-ws.gateway.js';
 import { McpWsHandler } from './transports/ws/mcp-ws.handler.js';
 
 /** Adds the transports the extras ask for: controllers, gateway and providers. */
@@ -34,8 +34,11 @@ function withTransports(definition: DynamicModule, extras: McpModuleExtras): Dyn
   }
   if (bodyPaths.length > 0) providers.push({ provide: MCP_BODY_PATHS, useValue: bodyPaths }, McpBodyReaderInstaller);
   if (extras.ws) {
-    const gateway = createMcpWsGateway(extras.ws.path ?? '/ws', extras.ws.maxPayloadBytes ?? DEFAULT_BODY_LIMIT_BYTES);
-    providers.push(McpWsHandler, gateway);
+    const gateway = createMcpWsGatewayProviders(
+      extras.ws.path ?? '/ws',
+      extras.ws.maxPayloadBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    );
+    providers.push(McpWsHandler, ...gateway);
   }
   if (extras.stdio) {
     providers.push(

@@ -3,8 +3,9 @@ import { DiscoveryModule } from '@nestjs/core';
 import { McpExplorer } from './discovery/mcp.explorer.js';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
-import { MCP_SESSION_STORE } from './mcp.constants.js';
 import { MCP_MODULE_OPTIONS, McpConfigurableModuleClass } from './mcp.module-definition.js';
+import { MCP_BACKEND_PROVIDERS } from './backend/mcp-backend.providers.js';
+import { MCP_NOTIFICATION_BUS, MCP_SESSION_STORE, MCP_SUBSCRIPTION_STORE } from './backend/mcp-backend.tokens.js';
 import { MCP_RESOLVED_OPTIONS, resolveMcpOptions } from './mcp-options.resolver.js';
 import { LifecycleHandler } from './protocol/handlers/lifecycle.handler.js';
 import { PromptsHandler } from './protocol/handlers/prompts.handler.js';
@@ -17,11 +18,10 @@ import { McpResourceRegistry } from './registry/mcp-resource.registry.js';
 import { McpResourceTemplateRegistry } from './registry/mcp-resource-template.registry.js';
 import { McpResourceResolver } from './resources/mcp-resource.resolver.js';
 import { McpToolRegistry } from './registry/mcp-tool.registry.js';
-import { InMemorySessionStore } from './session/in-memory-session.store.js';
 import { McpSessionManager } from './session/mcp-session.manager.js';
 import { McpServerStats } from './session/mcp-server-stats.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
-import { PostStreamLog } from './transports/http/post-stream.log.js';
+import { ConnectionSessions } from './transports/shared/connection-sessions.js';
 import { McpOriginPolicy } from './transports/shared/origin-policy.js';
 import { SubscriptionsHandler } from './protocol/handlers/subscriptions.handler.js';
 import { LoggingHandler } from './protocol/handlers/logging.handler.js';
@@ -30,18 +30,23 @@ import { McpInflightRequests } from './protocol/inflight-requests.js';
 import { McpClientRequests } from './client-requests/mcp-client-requests.js';
 import { McpToolHooks } from './hooks/mcp-tool-hooks.js';
 import { McpToolRateLimiter } from './protocol/tool-rate-limiter.js';
-import { MCP_SUBSCRIPTION_STORE } from './subscriptions/mcp-subscription.store.js';
-import { InMemorySubscriptionStore } from './subscriptions/in-memory-subscription.store.js';
-import { SubscriptionCleanup } from './subscriptions/subscription-cleanup.js';
-import { MCP_NOTIFICATION_BUS } from './notifications/mcp-notification.bus.js';
-import { LocalNotificationBus } from './notifications/local-notification.bus.js';
 import { ListChangedCoalescer } from './notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from './notifications/resource-notification.service.js';
 import { McpResourceService } from './resources/mcp-resource.service.js';
+import { McpMrtr } from './protocol/modern/mrtr.service.js';
+import { McpModernResults } from './protocol/modern/modern-results.js';
+import { DiscoverHandler } from './protocol/modern/discover.handler.js';
+import { ListenHandler } from './protocol/modern/listen.handler.js';
+import { McpListens } from './protocol/modern/listens.registry.js';
+import { McpAuthenticator } from './auth/mcp-authenticator.js';
+import { McpResourceMetadataMount } from './auth/resource-metadata.mount.js';
+import { McpAccessPolicy } from './auth/mcp-access.policy.js';
+import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and
- * `@McpPrompt` methods and serves them over Streamable HTTP.
+ * `@McpPrompt` methods and serves them over Streamable HTTP (and, as the extras ask,
+ * WebSocket, legacy HTTP+SSE and stdio).
  *
  * @example
  * ```ts
@@ -54,14 +59,12 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
   imports: [DiscoveryModule],
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
-    { provide: MCP_SESSION_STORE, useClass: InMemorySessionStore },
-    { provide: MCP_SUBSCRIPTION_STORE, useClass: InMemorySubscriptionStore },
-    { provide: MCP_NOTIFICATION_BUS, useClass: LocalNotificationBus },
+    ...MCP_BACKEND_PROVIDERS,
     McpSessionManager,
-    SubscriptionCleanup,
     ListChangedCoalescer,
     ResourceNotificationService,
     McpResourceService,
+    RuntimeResourceSync,
     McpServerStats,
     McpToolRegistry,
     McpResourceRegistry,
@@ -83,10 +86,18 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
     McpClientRequests,
     McpToolHooks,
     McpToolRateLimiter,
+    McpMrtr,
+    McpModernResults,
+    DiscoverHandler,
+    ListenHandler,
+    McpListens,
     McpDispatcher,
+    ConnectionSessions,
     McpHttpHandler,
-    PostStreamLog,
     McpOriginPolicy,
+    McpAuthenticator,
+    McpAccessPolicy,
+    McpResourceMetadataMount,
   ],
   exports: [
     MCP_RESOLVED_OPTIONS,

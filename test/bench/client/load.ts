@@ -1,8 +1,8 @@
 /**
  * Closed-loop load with autocannon (as a library): `concurrency` connections, one request in
- * flight on each, for a fixed duration. Every response is checked (`onResponse` gets its
- * body); latencies are taken from autocannon's per-response timings at full precision (its own
- * histogram rounds to whole milliseconds).
+ * flight on each, for a fixed duration or a fixed number of requests. Every response is checked
+ * (`onResponse` gets its body); latencies are taken from autocannon's per-response timings at
+ * full precision (its own histogram rounds to whole milliseconds).
  */
 import autocannon from 'autocannon';
 import { performance } from 'node:perf_hooks';
@@ -19,6 +19,8 @@ export interface LoadOptions {
   headers: Record<string, string>;
   concurrency: number;
   durationS: number;
+  /** When set, exactly this many requests are sent and `durationS` is ignored. */
+  amount?: number;
   /** Builds request number `seq` (unique across the run). */
   build: (seq: number) => LoadRequest;
 }
@@ -62,6 +64,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         connections: options.concurrency,
         pipelining: 1,
         duration: options.durationS,
+        ...(options.amount === undefined ? {} : { amount: options.amount }),
         sampleInt: 100,
         timeout: 10,
         requests: [

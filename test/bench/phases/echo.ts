@@ -33,6 +33,7 @@ export async function runEcho(config: BenchConfig, kind: ServerKind, log: (line:
       headers: session.headers,
       concurrency: 16,
       durationS: config.warmupS,
+      amount: config.requestsPerPoint,
       build,
     });
     for (const concurrency of config.concurrency) {
@@ -41,6 +42,7 @@ export async function runEcho(config: BenchConfig, kind: ServerKind, log: (line:
         headers: session.headers,
         concurrency,
         durationS: config.durationS,
+        amount: config.requestsPerPoint,
         build,
       });
       result.points.push(point);

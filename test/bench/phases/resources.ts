@@ -71,6 +71,7 @@ export async function runResources(
       headers: session.headers,
       concurrency: 16,
       durationS: config.durationS,
+      amount: config.requestsPerPoint,
       build: () => {
         const id = ++seq + 1_000_000;
         const i = (seq * 7_919) % count;

@@ -23,10 +23,12 @@ import {
   McpModule,
   McpResource,
   McpResourceService,
-  McpSessionManager,
+  McpServerStats,
+  type McpNotificationBus,
   McpTool,
   ResourceNotificationService,
 } from '../../../libs/mcp/src/index.js';
+import { MCP_NOTIFICATION_BUS } from '../../../libs/mcp/src/backend/mcp-backend.tokens.js';
 import { listenAddress, serveBenchIpc } from './child-ipc.js';
 import { COUNTER_URI, resourcesToRegister, resourceText, resourceUri, SERVER_INFO } from './fixture-spec.js';
 
@@ -65,13 +67,13 @@ class BenchTools {
   @McpTool({ name: 'bump', description: 'Increments the counter and notifies the subscribers of mem://counter.' })
   async bump(): Promise<{ counter: number; reached: number }> {
     const counter = ++this.state.value;
-    const reached = await this.notifications.notifyResourceUpdated(COUNTER_URI);
+    const reached = (await this.notifications.notifyResourceUpdated(COUNTER_URI)).sessions;
     return { counter, reached };
   }
 
   @McpTool({ name: 'barrier', description: 'Sends resources/list_changed to every open stream.' })
   async barrier(): Promise<{ reached: number }> {
-    return { reached: await this.notifications.notifyResourceListChanged() };
+    return { reached: (await this.notifications.notifyResourceListChanged()).sessions };
   }
 }
 
@@ -113,13 +115,14 @@ async function main(): Promise<void> {
   const registerMs = performance.now() - started;
 
   const notifications = app.get(ResourceNotificationService);
-  const sessions = app.get(McpSessionManager);
+  const stats = app.get(McpServerStats);
+  const bus = app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
   serveBenchIpc(
     { port: (app.getHttpServer().address() as AddressInfo).port, registered: count, registerMs, mount },
     {
       notify: (uri) => notifications.notifyResourceUpdated(uri),
-      sessionCount: () => sessions.count(),
-      streamCount: () => [...sessions.connectedSessionIds()].length,
+      sessionCount: () => stats.openSessions(),
+      streamCount: () => [...bus.heldSessions()].length,
     },
     () => app.close(),
   );

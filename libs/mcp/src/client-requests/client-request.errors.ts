@@ -1,6 +1,7 @@
 /** The client did not declare the capability a server→client request needs. @publicApi */
 export class McpClientCapabilityError extends Error {
-  constructor(capability: string) {
+  /** The missing capability, dotted (`sampling.tools`). */
+  constructor(readonly capability: string) {
     super(`The client did not declare the '${capability}' capability, so the server cannot ask it for that`);
     this.name = 'McpClientCapabilityError';
   }
@@ -24,5 +25,17 @@ export class McpClientRequestError extends Error {
   ) {
     super(`The client refused ${method}: ${message} (${code})`);
     this.name = 'McpClientRequestError';
+  }
+}
+
+/**
+ * Nothing can carry a server→client request to this client: a stateless request, a client that
+ * accepts only JSON and holds no GET stream, or a connection that closed. Raised at once, instead
+ * of waiting for a timeout that could never end otherwise. @publicApi
+ */
+export class McpClientUnreachableError extends Error {
+  constructor(method: string, why: string) {
+    super(`Cannot send ${method} to the client: ${why}`);
+    this.name = 'McpClientUnreachableError';
   }
 }

@@ -47,6 +47,11 @@ export interface McpRoot {
 
 /** Options of one server→client request. @publicApi */
 export interface McpClientRequestOptions {
-  /** @default the module's `clientRequestTimeoutMs` (60 s) */
+  /** Legacy era: how long to wait for the client. @default the module's `clientRequestTimeoutMs` (60 s) */
   timeoutMs?: number;
+  /**
+   * Modern era: the key of this ask in `inputRequests` / `inputResponses`. It must be the same
+   * on every round. @default `<elicitation|sampling|roots>-<n>` by call order
+   */
+  key?: string;
 }

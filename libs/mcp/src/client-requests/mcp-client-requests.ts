@@ -1,42 +1,75 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import type { JsonRpcMessage, JsonRpcResponse } from '../protocol/json-rpc.js';
+import { MCP_INSTANCE_MESSAGING } from '../backend/mcp-backend.tokens.js';
+import type { McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
+import type { JsonRpcResponse } from '../protocol/json-rpc.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
-import { McpClientRequestError, McpClientRequestTimeoutError } from './client-request.errors.js';
+import { principalDigest, type McpPrincipal } from '../auth/mcp-principal.js';
+import {
+  McpClientRequestError,
+  McpClientRequestTimeoutError,
+  McpClientUnreachableError,
+} from './client-request.errors.js';
 
 interface Pending {
   readonly method: string;
+  /** Digest of the principal asked (resource-server mode): only it may answer. */
+  readonly principal?: string;
   resolve(result: Record<string, unknown>): void;
   reject(error: Error): void;
 }
 
 /** How to send one server→client request. */
 export interface ClientRequestOptions {
-  /** Writes a message towards the client (the asking request's stream, or the session's). */
-  send(message: JsonRpcMessage): void;
+  /**
+   * Writes a serialized message towards the client (the asking request's stream, or the
+   * session's); false when nothing can carry it.
+   */
+  send(json: string): boolean;
   /** Aborting it withdraws the request (`notifications/cancelled` to the client). */
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** The principal of the request that asks: an answer from any other is ignored. */
+  principal?: McpPrincipal;
+}
+
+/** The topic under which a client's answer travels to the instance that asked. */
+const RESPONSE_TOPIC = 'client-response';
+
+interface RoutedResponse {
+  readonly sessionId: string;
+  readonly response: JsonRpcResponse;
+  /** Digest of the answering principal (resource-server mode). */
+  readonly principal?: string;
 }
 
 /**
  * Requests the server sends to clients (sampling, elicitation, roots) and their answers. Ids are
- * unique per process and answers are matched per session: a response that another session
- * posts with the same id is ignored.
+ * `srv-<instance id>-<n>`: unique across instances, and naming the instance that waits for the
+ * answer, so an answer posted to any instance reaches it (`McpInstanceMessaging`). Answers are
+ * matched per session there: a response that another session posts with the same id is ignored.
  */
 @Injectable()
 export class McpClientRequests implements OnModuleInit, OnApplicationShutdown {
   private readonly pending = new Map<string, Map<string, Pending>>();
   private sequence = 0;
+  private readonly prefix: string;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly sessions: McpSessionManager,
-  ) {}
+    @Inject(MCP_INSTANCE_MESSAGING) private readonly messaging: McpInstanceMessaging,
+  ) {
+    this.prefix = `srv-${messaging.instanceId}-`;
+  }
 
   onModuleInit(): void {
     this.sessions.onSessionEnd((sessionId) => this.rejectSession(sessionId, 'The session ended'));
+    this.messaging.on(RESPONSE_TOPIC, (payload) => {
+      const { sessionId, response, principal } = payload as RoutedResponse;
+      this.settle(sessionId, response, principal);
+    });
   }
 
   onApplicationShutdown(): void {
@@ -50,7 +83,7 @@ export class McpClientRequests implements OnModuleInit, OnApplicationShutdown {
     params: Record<string, unknown>,
     options: ClientRequestOptions,
   ): Promise<Record<string, unknown>> {
-    const id = `srv-${++this.sequence}`;
+    const id = `${this.prefix}${++this.sequence}`;
     const timeoutMs = options.timeoutMs ?? this.options.clientRequestTimeoutMs;
     return new Promise<Record<string, unknown>>((resolve, reject) => {
       if (options.signal?.aborted) {
@@ -65,28 +98,25 @@ export class McpClientRequests implements OnModuleInit, OnApplicationShutdown {
         requests.delete(id);
         if (requests.size === 0 && this.pending.get(sessionId) === requests) this.pending.delete(sessionId);
       };
+      const withdraw = (reason: string) =>
+        options.send(
+          JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }),
+        );
       const onAbort = () => {
         settle();
-        options.send({
-          jsonrpc: '2.0',
-          method: 'notifications/cancelled',
-          params: { requestId: id, reason: 'The server request was cancelled' },
-        });
+        withdraw('The server request was cancelled');
         reject(abortReason(options.signal!));
       };
       const timer = setTimeout(() => {
         settle();
-        options.send({
-          jsonrpc: '2.0',
-          method: 'notifications/cancelled',
-          params: { requestId: id, reason: 'Timed out' },
-        });
+        withdraw('Timed out');
         reject(new McpClientRequestTimeoutError(method, timeoutMs));
       }, timeoutMs);
       timer.unref();
       options.signal?.addEventListener('abort', onAbort, { once: true });
       requests.set(id, {
         method,
+        principal: principalDigest(options.principal),
         resolve: (result) => {
           settle();
           resolve(result);
@@ -96,17 +126,43 @@ export class McpClientRequests implements OnModuleInit, OnApplicationShutdown {
           reject(error);
         },
       });
-      options.send({ jsonrpc: '2.0', id, method, params });
+      // Serialized here so that a value JSON cannot hold fails this request, not the transport;
+      // a message nothing can carry fails it at once instead of after the timeout.
+      let sent: boolean;
+      try {
+        sent = options.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      } catch (error) {
+        settle();
+        reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      if (!sent) {
+        settle();
+        reject(new McpClientUnreachableError(method, 'no open channel to the client (a GET stream or an SSE answer)'));
+      }
     });
   }
 
   /**
-   * Takes a response that arrived from the client of `sessionId`; false when no request of
-   * that session has its id (unknown, already answered, or another session's).
+   * Takes a response that arrived from the client of `sessionId`. An answer to a request of
+   * another instance is forwarded to it. False when no request of that session here has its id
+   * (unknown, already answered, another session's, forwarded), or when it comes from another
+   * principal than the one asked.
    */
-  receive(sessionId: string, response: JsonRpcResponse): boolean {
+  receive(sessionId: string, response: JsonRpcResponse, principal?: McpPrincipal): boolean {
+    const digest = principalDigest(principal);
+    if (this.settle(sessionId, response, digest)) return true;
+    const owner = typeof response.id === 'string' ? instanceOf(response.id) : undefined;
+    if (owner !== undefined && owner !== this.messaging.instanceId) {
+      this.messaging.send(owner, RESPONSE_TOPIC, { sessionId, response, principal: digest } satisfies RoutedResponse);
+    }
+    return false;
+  }
+
+  /** Resolves or rejects the pending request of this session with the response's id. */
+  private settle(sessionId: string, response: JsonRpcResponse, principal: string | undefined): boolean {
     const pending = typeof response.id === 'string' ? this.pending.get(sessionId)?.get(response.id) : undefined;
-    if (!pending) return false;
+    if (!pending || pending.principal !== principal) return false;
     if ('error' in response) {
       const { code, message, data } = response.error;
       pending.reject(new McpClientRequestError(pending.method, code, message, data));
@@ -121,6 +177,12 @@ export class McpClientRequests implements OnModuleInit, OnApplicationShutdown {
     this.pending.delete(sessionId);
     for (const pending of [...(requests?.values() ?? [])]) pending.reject(new Error(reason));
   }
+}
+
+/** The instance named by a `srv-<instance id>-<n>` id; undefined for any other id. */
+function instanceOf(id: string): string | undefined {
+  const last = id.lastIndexOf('-');
+  return id.startsWith('srv-') && last > 4 ? id.slice(4, last) : undefined;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -29,7 +29,10 @@ export class McpExecutionContext {
     return new McpExecutionContext(host);
   }
 
-  /** The tool or prompt arguments, or `{ uri }` for a resource. */
+  /**
+   * The tool or prompt arguments, `{ uri }` for a resource (`{ uri, variables }` for a template),
+   * or an `McpCompletionArgs` (`{ name, value, arguments }`) for a completer.
+   */
   getArgs<T = Record<string, unknown>>(): T {
     return this.host.getArgByIndex<T>(0);
   }

@@ -1,4 +1,4 @@
-import type { McpProtocolVersion } from '../mcp.constants.js';
+import type { McpAnyProtocolVersion } from '../mcp.constants.js';
 import type { McpLogLevel } from '../logging/log-level.js';
 import type {
   McpClientRequestOptions,
@@ -11,7 +11,8 @@ import type {
 } from '../client-requests/client-request.types.js';
 import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
 import type { JsonRpcId } from '../protocol/json-rpc.js';
-import type { McpSessionRecord } from '../session/mcp-session.interface.js';
+import type { McpSessionRecord } from '../backend/mcp-session.store.js';
+import type { McpPrincipal } from '../auth/mcp-principal.js';
 
 /**
  * Everything a handler may want to know about the MCP request it serves: the second argument
@@ -26,11 +27,30 @@ export interface McpRequestContext {
   /** The session, when the request belongs to one. */
   readonly sessionId?: string;
   readonly session?: Readonly<McpSessionRecord>;
-  /** The protocol version that governs this request. */
-  readonly protocolVersion: McpProtocolVersion;
+  /** The protocol version that governs this request (`2026-07-28` for a modern-era request). */
+  readonly protocolVersion: McpAnyProtocolVersion;
+  /** The era of the request: `legacy` (a session or connection after `initialize`) or `modern` (stateless). */
+  readonly era: 'legacy' | 'modern';
+  /**
+   * The capabilities the client declared: in the session's `initialize` (legacy) or in this
+   * request's `_meta` (modern).
+   */
+  readonly clientCapabilities?: Readonly<Record<string, unknown>>;
+  /**
+   * State that survives the rounds of a multi round-trip request. In the modern era a handler
+   * that asks the client (`elicit`, `sample`, `listRoots`) runs again from the start on each
+   * round; what it `set` here comes back on the next round (signed into `requestState`, so keep it
+   * small and JSON). In the legacy era the handler runs once and this is a plain map.
+   */
+  readonly roundState: McpRoundState;
   readonly transport: McpTransportKind;
   /** The raw transport request (the Express request over HTTP). */
   readonly request: unknown;
+  /**
+   * Who makes this request, from its own access token (never the session's first one): set in
+   * resource-server mode (`auth`) on every HTTP transport; `undefined` without it and on stdio.
+   */
+  readonly auth?: McpPrincipal;
   /** Aborted when the request is cancelled or the server shuts down. */
   readonly signal: AbortSignal;
   /** `params._meta` of the request, as sent. */
@@ -54,12 +74,21 @@ export interface McpRequestContext {
   log(level: McpLogLevel, data: unknown, logger?: string): Promise<void>;
   /**
    * Asks the user for input through the client (`elicitation/create`), in form mode or, when
-   * the client declared it, URL mode. Rejects with `McpClientCapabilityError` when the client
-   * did not declare the capability, `McpClientRequestTimeoutError` when it does not answer.
+   * the client declared it, URL mode. Legacy era: a request pushed to the client; rejects with
+   * `McpClientCapabilityError` when the client did not declare the capability,
+   * `McpClientRequestTimeoutError` when it does not answer. Modern era: an `input_required`
+   * round (MRTR); a missing capability answers the request with `-32021`.
    */
   elicit(params: McpElicitFormParams | McpElicitUrlParams, options?: McpClientRequestOptions): Promise<McpElicitResult>;
   /** Asks the client's model for a completion (`sampling/createMessage`). */
   sample(params: McpSamplingParams, options?: McpClientRequestOptions): Promise<McpSamplingResult>;
   /** Asks the client for its roots (`roots/list`). */
   listRoots(options?: McpClientRequestOptions): Promise<{ roots: McpRoot[] }>;
+}
+
+/** Values a handler keeps across the rounds of a multi round-trip request. @publicApi */
+export interface McpRoundState {
+  get<T = unknown>(key: string): T | undefined;
+  /** Keeps a JSON value for the next round (`undefined` removes it). */
+  set(key: string, value: unknown): void;
 }

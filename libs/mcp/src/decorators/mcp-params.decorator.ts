@@ -1,5 +1,6 @@
 import { assignMetadata, type PipeTransform, type Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import type { McpPrincipal } from '../auth/mcp-principal.js';
 import { McpParamtype } from './mcp-paramtype.enum.js';
 
 type PipeArg = Type<PipeTransform> | PipeTransform;
@@ -46,3 +47,11 @@ export const McpTransport = (): ParameterDecorator => createMcpParamDecorator(Mc
 export const McpRequest = (): ParameterDecorator => createMcpParamDecorator(McpParamtype.REQUEST)();
 /** Injects the request's `AbortSignal`. @publicApi */
 export const McpSignal = (): ParameterDecorator => createMcpParamDecorator(McpParamtype.SIGNAL)();
+/**
+ * Injects the caller's principal (`ctx.auth`: issuer, subject, client id, scopes, claims), or one
+ * member of it with `@McpAuth('subject')`. `undefined` when authorization is off or the transport
+ * is stdio.
+ * @publicApi
+ */
+export const McpAuth = (property?: keyof McpPrincipal): ParameterDecorator =>
+  createMcpParamDecorator(McpParamtype.AUTH)(property);

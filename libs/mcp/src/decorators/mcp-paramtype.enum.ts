@@ -19,4 +19,6 @@ export enum McpParamtype {
   REQUEST = 10,
   /** The `AbortSignal` of the request. */
   SIGNAL = 11,
+  /** The caller's `McpPrincipal` (`ctx.auth`), or one of its members. */
+  AUTH = 12,
 }

@@ -1,6 +1,6 @@
 import type { McpPromptOptions } from '../interfaces/mcp-prompt-options.interface.js';
 import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
-import type { CompiledSchema } from '../schema/schema.types.js';
+import type { CompiledSchema, JsonSchemaObject } from '../schema/schema.types.js';
 
 /** Copies only the defined optional fields, so the wire form carries no `undefined`s. */
 const definedFields = <T extends object>(source: T, keys: readonly (keyof T)[]): Record<string, unknown> => {
@@ -12,13 +12,13 @@ const definedFields = <T extends object>(source: T, keys: readonly (keyof T)[]):
 /** The `tools/list` item of a tool. */
 export function buildToolDescriptor(
   options: McpToolOptions,
-  input: CompiledSchema,
+  inputSchema: JsonSchemaObject,
   output: CompiledSchema | undefined,
 ): Record<string, unknown> {
   return {
     name: options.name,
     ...definedFields(options, ['title', 'description']),
-    inputSchema: input.jsonSchema,
+    inputSchema,
     ...(output ? { outputSchema: output.jsonSchema } : {}),
     ...definedFields(options, ['annotations', 'icons', '_meta']),
   };

@@ -6,6 +6,9 @@ import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
+import { companionCallback, type McpCompanionFn } from './companion-callback.js';
+
+type Callback = (...args: unknown[]) => unknown;
 
 /**
  * Turns a discovered method into a callable that runs through Nest's guards, interceptors,
@@ -21,12 +24,31 @@ export class McpHandlerFactory {
   ) {}
 
   create(wrapper: InstanceWrapper, methodName: string): McpHandlerFn {
-    const instance = wrapper.instance as Record<string, unknown>;
     // The prototype function, never a bound copy: enhancer metadata is stored on it.
-    const callback = Object.getPrototypeOf(instance)[methodName] as (...args: unknown[]) => unknown;
+    return this.build(wrapper, this.methodOf(wrapper, methodName), methodName);
+  }
 
+  /**
+   * A callable for `run`, code declared in the decorator of `methodName` (a completer, a
+   * template's `exists`): it runs through that method's guards, interceptors and filters, and the
+   * global ones, with the provider as `this` (a fresh instance per request when it is
+   * request-scoped). Pipes do not apply: `run` has no decorated parameters.
+   * @param role Tells apart the companions of one method (`complete:id`, `exists`).
+   */
+  createCompanion(wrapper: InstanceWrapper, methodName: string, role: string, run: McpCompanionFn): McpHandlerFn {
+    // A key no method has: ExternalContextCreator reads parameter metadata and caches by it, and
+    // the method's own parameters (`@McpArgs('text')`) must not rewrite the companion's arguments.
+    const key = `${methodName}:${role}`;
+    return this.build(wrapper, companionCallback(this.methodOf(wrapper, methodName), run), key);
+  }
+
+  private methodOf(wrapper: InstanceWrapper, methodName: string): Callback {
+    return Object.getPrototypeOf(wrapper.instance)[methodName] as Callback;
+  }
+
+  private build(wrapper: InstanceWrapper, callback: Callback, key: string): McpHandlerFn {
     if (wrapper.isDependencyTreeStatic()) {
-      const handler = this.wrap(instance, callback, methodName);
+      const handler = this.wrap(wrapper.instance as object, callback, key);
       return (args, ctx) => handler(args, ctx);
     }
     return async (args, ctx) => {
@@ -36,21 +58,21 @@ export class McpHandlerFactory {
       const scoped = await this.moduleRef.resolve<unknown, Record<string, unknown>>(wrapper.token, contextId, {
         strict: false,
       });
-      return this.wrap(scoped, callback, methodName, contextId, wrapper.id)(args, ctx);
+      return this.wrap(scoped, callback, key, contextId, wrapper.id)(args, ctx);
     };
   }
 
   private wrap(
     instance: object,
-    callback: (...args: unknown[]) => unknown,
-    methodName: string,
+    callback: Callback,
+    key: string,
     contextId?: ReturnType<typeof ContextIdFactory.create>,
     inquirerId?: string,
   ): (args: unknown, ctx: McpRequestContext) => Promise<unknown> {
     return this.externalContextCreator.create(
       instance,
       callback,
-      methodName,
+      key,
       ROUTE_ARGS_METADATA,
       this.paramsFactory,
       contextId,

@@ -22,6 +22,8 @@ export class McpParamsFactory implements ParamsFactory {
         return ctx?.request;
       case McpParamtype.SIGNAL:
         return ctx?.signal;
+      case McpParamtype.AUTH:
+        return typeof data === 'string' ? (ctx?.auth as Record<string, unknown> | undefined)?.[data] : ctx?.auth;
       default:
         return undefined;
     }

@@ -1,4 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
+import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { McpPromptRegistry } from '../registry/mcp-prompt.registry.js';
@@ -8,8 +10,12 @@ import { compileOutputSchema, compileSchema } from '../schema/index.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { INVALID_TOOL_NAME } from '../mcp.messages.js';
 import { isValidToolName } from '../registry/tool-name.js';
+import { toolHeaderParams } from '../registry/tool-header-params.js';
 import type { McpPromptOptions } from '../interfaces/mcp-prompt-options.interface.js';
 import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
+import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
+import { completerAsHandler } from '../completion/completer-call.js';
+import type { McpCompanionFn } from './companion-callback.js';
 import type { McpResourceOptions } from '../interfaces/mcp-resource-options.interface.js';
 import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
 import { buildPromptDescriptor, buildToolDescriptor } from './mcp-descriptors.js';
@@ -19,10 +25,8 @@ import { McpToolHooks } from '../hooks/mcp-tool-hooks.js';
 import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.registry.js';
 import { buildTemplateEntry } from '../resources/template-entry.js';
 import type { McpToolHookHandler } from '../hooks/mcp-tool-hook.interface.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
-import { validateMcpOptions } from '../mcp-options.resolver.js';
-import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
+import { requiredScopesOf } from '../auth/required-scopes.js';
 
 /**
  * Finds `@McpTool`, `@McpResource` and `@McpPrompt` methods on every provider and controller
@@ -38,15 +42,12 @@ export class McpExplorer implements OnModuleInit {
     private readonly tools: McpToolRegistry,
     private readonly resources: McpResourceRegistry,
     private readonly prompts: McpPromptRegistry,
-    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly hooks: McpToolHooks,
     private readonly templates: McpResourceTemplateRegistry,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const problems = validateMcpOptions(this.options);
-    if (problems.length > 0) throw new McpDefinitionError(problems.join('; '));
-    assertValidIcons(this.options.serverInfo.icons, 'serverInfo');
     const wrappers = [...this.discovery.getProviders(), ...this.discovery.getControllers()];
     for (const wrapper of wrappers) {
       const { instance } = wrapper;
@@ -66,38 +67,58 @@ export class McpExplorer implements OnModuleInit {
     const resource = this.accessor.getResource(method);
     const prompt = this.accessor.getPrompt(method);
     for (const declared of [tool, resource, prompt]) if (declared) assertValidIcons(declared.icons, source);
-    if (tool) await this.addTool(wrapper, methodName, tool, source);
-    if (resource) this.addResource(wrapper, methodName, resource, source);
-    if (prompt) this.addPrompt(wrapper, methodName, prompt, source);
+    if (!tool && !resource && !prompt) return;
+    // @RequireScopes on the class and on the method (resource-server mode).
+    const scopes = requiredScopesOf((wrapper.instance as object).constructor, method, source);
+    if (tool) await this.addTool(wrapper, methodName, tool, source, scopes);
+    if (resource) this.addResource(wrapper, methodName, resource, source, scopes);
+    if (prompt) this.addPrompt(wrapper, methodName, prompt, source, scopes);
   }
 
-  private async addTool(wrapper: InstanceWrapper, methodName: string, options: McpToolOptions, source: string) {
+  private async addTool(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    options: McpToolOptions,
+    source: string,
+    requiredScopes: readonly string[] | undefined,
+  ) {
     if (!isValidToolName(options.name)) throw new McpDefinitionError(INVALID_TOOL_NAME(String(options.name), source));
-    const input = await compileSchema(options.input, `${source} (input)`);
+    const input = await compileSchema(options.input, `${source} (input)`, {
+      maxDepth: this.options.maxArgumentDepth,
+    });
     const output = options.output ? await compileOutputSchema(options.output, `${source} (output)`) : undefined;
+    const headers = toolHeaderParams(input.jsonSchema, options.headerParams, source);
     this.tools.register({
       name: options.name,
-      descriptor: buildToolDescriptor(options, input, output),
+      descriptor: buildToolDescriptor(options, headers.schema, output),
       input,
       output,
       handler: this.handlerFactory.create(wrapper, methodName),
       source,
+      cache: options.cache,
+      headerParams: headers.params,
+      requiredScopes,
     });
   }
 
-  private addResource(wrapper: InstanceWrapper, methodName: string, options: McpResourceOptions, source: string) {
+  private addResource(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    options: McpResourceOptions,
+    source: string,
+    requiredScopes: readonly string[] | undefined,
+  ) {
     const handler = this.handlerFactory.create(wrapper, methodName);
     if (options.uriTemplate !== undefined) {
-      const { uriTemplate, complete, uri: _uri, ...metadata } = options;
-      this.templates.register(
-        buildTemplateEntry(
-          uriTemplate,
-          metadata,
-          handler,
-          source,
-          bindVariableCompleters(wrapper.instance as object, complete),
-        ),
-      );
+      const { uriTemplate, complete, exists, uri: _uri, ...metadata } = options;
+      const callbacks = {
+        completers: this.completers(wrapper, methodName, Object.entries(complete ?? {})),
+        exists: exists && this.handlerFactory.createCompanion(wrapper, methodName, 'exists', exists as McpCompanionFn),
+      };
+      this.templates.register({
+        ...buildTemplateEntry(uriTemplate, metadata, handler, source, callbacks),
+        requiredScopes,
+      });
       return;
     }
     const { uri, uriTemplate: _template, ...metadata } = options;
@@ -107,32 +128,49 @@ export class McpExplorer implements OnModuleInit {
       mimeType: metadata.mimeType,
       handler,
       source,
+      cache: metadata.cache,
+      requiredScopes,
     });
   }
 
-  private addPrompt(wrapper: InstanceWrapper, methodName: string, options: McpPromptOptions, source: string) {
+  private addPrompt(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    options: McpPromptOptions,
+    source: string,
+    requiredScopes: readonly string[] | undefined,
+  ) {
     this.prompts.register({
+      requiredScopes,
       name: options.name,
       descriptor: buildPromptDescriptor(options),
       arguments: options.arguments ?? [],
       description: options.description,
       handler: this.handlerFactory.create(wrapper, methodName),
       source,
-      completers: bindCompleters(wrapper.instance as object, options.arguments),
+      cache: options.cache,
+      completers: this.completers(
+        wrapper,
+        methodName,
+        (options.arguments ?? []).flatMap(({ name, complete }) => (complete ? [[name, complete] as const] : [])),
+      ),
     });
   }
-}
 
-/** Completers of template variables, with their provider as `this`. */
-function bindVariableCompleters(instance: object, complete: Record<string, McpCompleter> | undefined) {
-  return new Map<string, McpCompleter>(Object.entries(complete ?? {}).map(([name, fn]) => [name, fn.bind(instance)]));
-}
-
-/** Completers of prompt arguments, with their provider as `this`. */
-function bindCompleters(instance: object, args: McpPromptOptions['arguments']): Map<string, McpCompleter> {
-  const completers = new Map<string, McpCompleter>();
-  for (const argument of args ?? []) {
-    if (argument.complete) completers.set(argument.name, argument.complete.bind(instance));
+  /** Completers by name, each run as part of the method whose decorator declares it. */
+  private completers(
+    wrapper: InstanceWrapper,
+    methodName: string,
+    declared: Iterable<readonly [string, McpCompleter]>,
+  ): Map<string, McpHandlerFn> {
+    const completers = new Map<string, McpHandlerFn>();
+    for (const [name, complete] of declared) {
+      const role = `complete:${name}`;
+      completers.set(
+        name,
+        this.handlerFactory.createCompanion(wrapper, methodName, role, completerAsHandler(complete)),
+      );
+    }
+    return completers;
   }
-  return completers;
 }

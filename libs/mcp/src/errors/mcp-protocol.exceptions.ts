@@ -4,14 +4,18 @@ import { McpException } from './mcp.exception.js';
 /** `-32700` Parse error: the bytes are not JSON. @publicApi */
 export class McpParseErrorException extends McpException {
   constructor(detail = 'The message is not valid JSON') {
-    super(JsonRpcErrorCode.ParseError, 'Parse error', detail);
+    super(JsonRpcErrorCode.ParseError, 'Parse error', detail, undefined, { status: 400 });
   }
 }
 
-/** `-32600` Invalid Request: JSON, but not a valid JSON-RPC request for this state. @publicApi */
+/**
+ * `-32600` Invalid Request: JSON, but not a valid JSON-RPC request for this state. Over HTTP it
+ * answers 400 (DECISIONS D2; HARDENING rows 2-4, 13, 14).
+ * @publicApi
+ */
 export class McpInvalidRequestException extends McpException {
   constructor(detail: string, message = 'Invalid Request') {
-    super(JsonRpcErrorCode.InvalidRequest, message, detail);
+    super(JsonRpcErrorCode.InvalidRequest, message, detail, undefined, { status: 400 });
   }
 }
 
@@ -49,29 +53,5 @@ export class McpInternalErrorException extends McpException {
 export class McpResourceNotFoundException extends McpException {
   constructor(uri: string, code: number = JsonRpcErrorCode.ResourceNotFound) {
     super(code, 'Resource not found', `Resource '${uri}' is not registered`, { uri });
-  }
-}
-
-/** `-32000` Session required: the method needs a session and the request has none. @publicApi */
-export class McpSessionRequiredException extends McpException {
-  constructor(
-    detail = 'This request needs a session: send initialize over Streamable HTTP (with session management on) or WebSocket first, then pass the MCP-Session-Id it returns',
-  ) {
-    super(JsonRpcErrorCode.SessionRequired, 'Session required', detail);
-  }
-}
-
-/** The message of `McpTooManySessionsException`; HTTP answers it with 503. */
-export const TOO_MANY_SESSIONS = 'Too many sessions';
-
-/** `-32000` Too many sessions: the server holds `maxSessions` already. @publicApi */
-export class McpTooManySessionsException extends McpException {
-  constructor(limit: number) {
-    super(
-      JsonRpcErrorCode.SessionRequired,
-      TOO_MANY_SESSIONS,
-      `The server already holds its limit of ${limit} sessions; retry later or end unused sessions`,
-      { limit },
-    );
   }
 }

@@ -17,14 +17,28 @@ export class McpException extends IntrinsicException {
    * @param detail Human-readable explanation, sent as `data.detail`.
    * @param data Extra members of `data` (for example `{ uri }`).
    */
+  /**
+   * The HTTP status this error rides on when it rejects a whole HTTP request (transport-level
+   * errors: 400, 403, 404, 405, 406, 413, 415, 503). Request-level errors leave it unset: their
+   * JSON-RPC answer rides on 200 (DECISIONS D2).
+   */
+  readonly httpStatus?: number;
+  /** Extra HTTP headers of that rejection (`Allow`, `Retry-After`, ...). */
+  readonly httpHeaders?: Readonly<Record<string, string>>;
+
   constructor(
     readonly code: number,
     message: string,
     readonly detail?: string,
     readonly data?: Record<string, unknown>,
+    http?: { status: number; headers?: Record<string, string> },
   ) {
     super(message);
     this.name = new.target.name;
+    if (http) {
+      this.httpStatus = http.status;
+      if (http.headers) this.httpHeaders = http.headers;
+    }
   }
 
   /** The JSON-RPC `error` object for this exception. */

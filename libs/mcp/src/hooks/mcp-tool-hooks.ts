@@ -1,3 +1,4 @@
+import { redactSecrets } from '../logging/redact.js';
 import { Injectable, Logger } from '@nestjs/common';
 import type {
   McpToolCompletedEvent,
@@ -43,7 +44,9 @@ export class McpToolHooks {
         await fn.call(hook, event);
       } catch (error) {
         this.logger.error(
-          `${hook.constructor.name}.${callback} failed for tool '${event.tool}': ${(error as Error)?.message ?? String(error)}`,
+          redactSecrets(
+            `${hook.constructor.name}.${callback} failed for tool '${event.tool}': ${(error as Error)?.message ?? String(error)}`,
+          ),
         );
       }
     }

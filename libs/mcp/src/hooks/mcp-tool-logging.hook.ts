@@ -1,15 +1,12 @@
+import { redactSecrets } from '../logging/redact.js';
 import { Injectable, Logger } from '@nestjs/common';
 import { McpToolHook } from './mcp-tool-hook.decorator.js';
-import type {
-  McpToolCompletedEvent,
-  McpToolFailedEvent,
-  McpToolHookHandler,
-  McpToolInvokingEvent,
-} from './mcp-tool-hook.interface.js';
+import type { McpToolCompletedEvent, McpToolFailedEvent, McpToolHookHandler } from './mcp-tool-hook.interface.js';
 
 /**
- * Logs every tool call: start at debug, success at log, failure at warn, with the duration.
- * Arguments and results are not logged (they may hold personal data). Add it to `providers`.
+ * Logs each tool call once, when it ends: a success at debug, a failure at warn, with the
+ * duration, the request id and the transport. Arguments and results are never logged (they may
+ * hold personal data). Add it to `providers`.
  * @publicApi
  */
 @McpToolHook()
@@ -17,16 +14,17 @@ import type {
 export class McpToolLoggingHook implements McpToolHookHandler {
   private readonly logger = new Logger('McpTools');
 
-  onToolInvoking({ tool, context }: McpToolInvokingEvent): void {
-    this.logger.debug(`${tool} invoked (request ${String(context.requestId)}, ${context.transport})`);
+  onToolCompleted({ tool, durationMs, context }: McpToolCompletedEvent): void {
+    this.logger.debug(`${tool} completed in ${durationMs.toFixed(1)} ms ${describeCall(context)}`);
   }
 
-  onToolCompleted({ tool, durationMs }: McpToolCompletedEvent): void {
-    this.logger.log(`${tool} completed in ${durationMs.toFixed(1)} ms`);
-  }
-
-  onToolFailed({ tool, durationMs, error }: McpToolFailedEvent): void {
+  onToolFailed({ tool, durationMs, error, context }: McpToolFailedEvent): void {
     const reason = error instanceof Error ? error.message : String(error);
-    this.logger.warn(`${tool} failed in ${durationMs.toFixed(1)} ms: ${reason}`);
+    this.logger.warn(
+      redactSecrets(`${tool} failed in ${durationMs.toFixed(1)} ms ${describeCall(context)}: ${reason}`),
+    );
   }
 }
+
+const describeCall = ({ requestId, transport }: McpToolCompletedEvent['context']) =>
+  `(request ${String(requestId)}, ${transport})`;

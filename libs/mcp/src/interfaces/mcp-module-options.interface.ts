@@ -1,4 +1,7 @@
-import type { McpProtocolVersion } from '../mcp.constants.js';
+import type { McpAuthOptions } from '../auth/mcp-auth-options.interface.js';
+import type { McpBackend } from '../backend/mcp-backend.interface.js';
+import type { McpProtocolEras, McpProtocolVersion } from '../mcp.constants.js';
+import type { McpCacheHints } from './mcp-cache.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
 
 /** Identity of the server, sent in the `initialize` result. @publicApi */
@@ -49,6 +52,13 @@ export interface McpModuleOptions {
    * @default 10_000
    */
   maxSessions?: number;
+  /**
+   * Most sessions one caller holds at once on this instance: the principal in resource-server
+   * mode (`auth`), the remote address otherwise. `initialize` beyond it answers 429 with
+   * `Retry-After`, so one client cannot take every place of `maxSessions`.
+   * @default undefined (no limit per caller)
+   */
+  maxSessionsPerPrincipal?: number;
   /** How often expired sessions are swept. @default 60_000 */
   sessionCleanupIntervalMs?: number;
   /** Page size of every list method. @default 100 */
@@ -74,8 +84,53 @@ export interface McpModuleOptions {
   validateProtocolVersionHeader?: boolean;
   /** @default 'gateway' */
   wireProfile?: McpWireProfile;
-  /** Interval of SSE keep-alive comments. @default 15_000 */
-  sseKeepAliveMs?: number;
+  /**
+   * Interval of liveness traffic on long-lived connections: SSE keep-alive comments and
+   * WebSocket pings (a peer that misses a pong is dropped).
+   * @default 15_000
+   */
+  keepAliveMs?: number;
+  /**
+   * Requests one WebSocket, stdio or legacy SSE connection may have running at once; past it a
+   * request is refused at once with `-32004` (a client that floods cannot grow the server).
+   * @default 100
+   */
+  maxInFlightRequests?: number;
+  /**
+   * Which protocol eras the endpoints serve (DECISIONS D8), chosen per request:
+   * - `'dual'`: the modern era (MCP 2026-07-28: per-request `_meta`, `server/discover`,
+   *   `subscriptions/listen`, multi round-trip requests) beside the legacy era of `initialize`
+   *   and sessions (2025-11-25, 2025-06-18, 2025-03-26);
+   * - `'legacy'`: the legacy era only; a modern request gets HTTP 400 `-32000`, so dual-era
+   *   clients fall back to `initialize`;
+   * - `'modern'`: the modern era only; `initialize` gets HTTP 400 `-32022` naming the modern versions.
+   * @default 'dual'
+   */
+  protocol?: McpProtocolEras;
+  /**
+   * Keys that sign MRTR `requestState` (HMAC-SHA256): the first signs, every one verifies, so a
+   * key can be rotated in. Every instance behind one endpoint needs the same list.
+   * @default one random key per process (with a startup warning)
+   */
+  requestStateKeys?: (string | Buffer)[];
+  /** How long a `requestState` may be presented back. @default 600_000 (10 minutes) */
+  requestStateTtlMs?: number;
+  /**
+   * Caching hints of modern results (`server/discover`, the lists, `resources/read`), which
+   * decorators may override per tool, prompt, resource or template.
+   * @default { ttlMs: 0, scope: 'public' }
+   */
+  cacheHints?: McpCacheHints;
+  /** Most `subscriptions/listen` streams one instance holds at once. @default 10_000 */
+  maxListens?: number;
+  /** Most resource URIs one listen may ask for. @default 1_000 */
+  maxListenUris?: number;
+  /**
+   * Where sessions, subscriptions and delivery state live. The in-memory default needs nothing;
+   * a shared backend (`@nest-mcp/redis`) lets several instances behave as one.
+   * @default new InMemoryMcpBackend()
+   */
+  backend?: McpBackend;
   /**
    * Messages kept per session for replay on `Last-Event-ID`; older ones are dropped (a client
    * resuming from a dropped id gets a resync).
@@ -93,11 +148,27 @@ export interface McpModuleOptions {
   /** How long `ctx.elicit()`, `ctx.sample()` and `ctx.listRoots()` wait for the client. @default 60_000 */
   clientRequestTimeoutMs?: number;
   /**
-   * At most `limit` tool calls per `windowMs` per session (per remote address without a
-   * session); past it `tools/call` answers `-32004` with `data.retryAfterMs`.
+   * At most `limit` tool calls per `windowMs` per caller: the principal in resource-server mode
+   * (`auth`), else the session (the remote address without one). Past it `tools/call` answers
+   * `-32004` with `data.retryAfterMs`, over HTTP as a 429 with `Retry-After`.
    * @default undefined (no limit)
    */
   toolRateLimit?: { limit: number; windowMs: number };
+  /**
+   * Deepest nesting of objects and arrays accepted in tool arguments, the arguments object being
+   * level 1. Deeper arguments are refused as invalid (an `isError` result, `-32602` before
+   * 2025-11-25) before any transform or validation runs: converters and validators recurse, and
+   * a value nested thousands of levels deep would overflow their stack.
+   * @default 64
+   */
+  maxArgumentDepth?: number;
+  /**
+   * Resource-server mode (MCP authorization): every HTTP entry point needs a bearer access token
+   * issued for `auth.resource`, sessions belong to the principal that created them, and
+   * `@RequireScopes()` is enforced. See `McpAuthOptions`.
+   * @default undefined (no authorization: a local server)
+   */
+  auth?: McpAuthOptions;
 }
 
 /**
@@ -139,7 +210,15 @@ export interface McpModuleExtras {
 
 /** Options after defaults are applied. */
 /** Options that stay optional after defaults: absent means "not set" (no override, no limit). */
-type UnsetByDefault = 'instructions' | 'protocolVersion' | 'allowedOrigins' | 'allowedHosts' | 'toolRateLimit';
+type UnsetByDefault =
+  | 'instructions'
+  | 'protocolVersion'
+  | 'allowedOrigins'
+  | 'allowedHosts'
+  | 'toolRateLimit'
+  | 'maxSessionsPerPrincipal'
+  | 'requestStateKeys'
+  | 'auth';
 
-export type ResolvedMcpOptions = Required<Omit<McpModuleOptions, UnsetByDefault>> &
+export type ResolvedMcpOptions = Required<Omit<McpModuleOptions, UnsetByDefault | 'backend'>> &
   Pick<McpModuleOptions, UnsetByDefault>;

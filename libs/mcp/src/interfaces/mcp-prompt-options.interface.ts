@@ -1,4 +1,5 @@
 import type { McpCompleter } from './mcp-completion.interface.js';
+import type { McpCacheHints } from './mcp-cache.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
 
 /** One argument of a prompt. @publicApi */
@@ -19,4 +20,6 @@ export interface McpPromptOptions {
   arguments?: McpPromptArgument[];
   icons?: McpIcon[];
   _meta?: Record<string, unknown>;
+  /** Caching hints of `prompts/list` pages holding this prompt (modern era); the module's by default. */
+  cache?: McpCacheHints;
 }

@@ -1,3 +1,6 @@
+import type { McpRequestContext } from '../context/mcp-request-context.js';
+import type { McpCacheHints } from './mcp-cache.interface.js';
+import type { UriVariables } from '../templates/index.js';
 import type { McpCompleter } from './mcp-completion.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
 
@@ -22,7 +25,21 @@ export interface McpResourceMetadata {
   /** Size in bytes, when known. */
   size?: number;
   _meta?: Record<string, unknown>;
+  /** Caching hints of its `resources/read` results and of list pages holding it (modern era). */
+  cache?: McpCacheHints;
 }
+
+/**
+ * Whether a URI that a template matches names a resource that exists: asked by
+ * `resources/subscribe` (a subscription needs an existing resource). Resolve `false` for one
+ * that does not; a throw is an error, answered as such (`-32603` for an unexpected one), never
+ * as "not found". Called with the arguments of the template's handler.
+ * @publicApi
+ */
+export type McpTemplateExists = (
+  resource: { uri: string; variables: UriVariables },
+  ctx: McpRequestContext,
+) => boolean | Promise<boolean>;
 
 /**
  * Options of `@McpResource()`: an exact `uri`, or an RFC 6570 `uriTemplate` whose handler
@@ -38,5 +55,12 @@ export type McpResourceOptions = McpResourceMetadata &
         uri?: never;
         /** Completers of the template variables, by name (`completion/complete`). */
         complete?: Record<string, McpCompleter>;
+        /**
+         * Decides whether a matched URI exists, for `resources/subscribe`. It runs like the
+         * template's handler: through the method's guards, interceptors and filters (and the
+         * global ones), with the provider as `this`.
+         * @default undefined (every URI the template matches exists; the handler is not called)
+         */
+        exists?: McpTemplateExists;
       }
   );

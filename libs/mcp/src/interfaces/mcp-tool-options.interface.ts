@@ -1,4 +1,5 @@
 import type { McpSchemaInput } from '../schema/schema.types.js';
+import type { McpCacheHints } from './mcp-cache.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
 
 /** Behaviour hints of a tool (clients treat them as untrusted). @publicApi */
@@ -23,4 +24,13 @@ export interface McpToolOptions {
   annotations?: McpToolAnnotations;
   icons?: McpIcon[];
   _meta?: Record<string, unknown>;
+  /** Caching hints of `tools/list` pages holding this tool (modern era); the module's by default. */
+  cache?: McpCacheHints;
+  /**
+   * Arguments the client mirrors into `Mcp-Param-<Name>` HTTP headers (MCP 2026-07-28
+   * `x-mcp-header`), by property path (`'region'`, `'target.region'`): the header name part is the
+   * value. Only string, integer and boolean properties reachable through `properties` alone; the
+   * server checks each header against the body.
+   */
+  headerParams?: Record<string, string>;
 }

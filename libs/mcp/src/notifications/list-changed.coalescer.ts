@@ -1,7 +1,9 @@
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { redactSecrets } from '../logging/redact.js';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS, type McpNotificationBus } from './mcp-notification.bus.js';
+import { MCP_NOTIFICATION_BUS } from '../backend/mcp-backend.tokens.js';
+import type { McpListKind, McpNotificationBus } from '../backend/mcp-notification.bus.js';
 
 /**
  * Folds bursts of list changes (a thousand registrations in a loop) into one
@@ -9,22 +11,29 @@ import { MCP_NOTIFICATION_BUS, type McpNotificationBus } from './mcp-notificatio
  */
 @Injectable()
 export class ListChangedCoalescer implements OnApplicationShutdown {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly logger = new Logger('McpNotifications');
+  private readonly timers = new Map<McpListKind, NodeJS.Timeout>();
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
   ) {}
 
-  /** Schedules one broadcast of `method` unless one is already scheduled. */
-  schedule(method: string): void {
-    if (this.timers.has(method)) return;
+  /** Schedules one `list_changed` of `kind` unless one is already scheduled. */
+  schedule(kind: McpListKind): void {
+    if (this.timers.has(kind)) return;
     const timer = setTimeout(() => {
-      this.timers.delete(method);
-      void this.bus.broadcast({ jsonrpc: '2.0', method });
+      this.timers.delete(kind);
+      this.bus.listChanged(kind).catch((error: unknown) => {
+        this.logger.warn(
+          redactSecrets(
+            `Could not send ${kind} list_changed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
+      });
     }, this.options.listChangedDebounceMs);
     timer.unref();
-    this.timers.set(method, timer);
+    this.timers.set(kind, timer);
   }
 
   onApplicationShutdown(): void {

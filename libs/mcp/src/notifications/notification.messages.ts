@@ -1,23 +1,27 @@
+import type { McpListKind } from '../backend/mcp-notification.bus.js';
 import type { JsonRpcNotification } from '../protocol/json-rpc.js';
 
-/** `notifications/resources/updated` (spec 6.1). */
+export const RESOURCE_UPDATED = 'notifications/resources/updated';
+
+/** The method of each list's change notification. */
+export const LIST_CHANGED_METHODS: Readonly<Record<McpListKind, string>> = {
+  resources: 'notifications/resources/list_changed',
+  tools: 'notifications/tools/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+};
+
 export const resourceUpdated = (uri: string): JsonRpcNotification => ({
   jsonrpc: '2.0',
-  method: 'notifications/resources/updated',
+  method: RESOURCE_UPDATED,
   params: { uri },
 });
 
-export const resourceListChanged = (): JsonRpcNotification => ({
-  jsonrpc: '2.0',
-  method: 'notifications/resources/list_changed',
-});
+/** `notifications/resources/updated { uri }`, serialized. */
+export const resourceUpdatedJson = (uri: string): string => JSON.stringify(resourceUpdated(uri));
 
-export const toolListChanged = (): JsonRpcNotification => ({
-  jsonrpc: '2.0',
-  method: 'notifications/tools/list_changed',
-});
-
-export const promptListChanged = (): JsonRpcNotification => ({
-  jsonrpc: '2.0',
-  method: 'notifications/prompts/list_changed',
-});
+/** Each list-changed notification, serialized once. */
+export const LIST_CHANGED_JSON: Readonly<Record<McpListKind, string>> = {
+  resources: JSON.stringify({ jsonrpc: '2.0', method: LIST_CHANGED_METHODS.resources }),
+  tools: JSON.stringify({ jsonrpc: '2.0', method: LIST_CHANGED_METHODS.tools }),
+  prompts: JSON.stringify({ jsonrpc: '2.0', method: LIST_CHANGED_METHODS.prompts }),
+};

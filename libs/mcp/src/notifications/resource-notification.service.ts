@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_SUBSCRIPTION_STORE, type McpSubscriptionStore } from '../subscriptions/mcp-subscription.store.js';
-import { MCP_NOTIFICATION_BUS, type McpNotificationBus } from './mcp-notification.bus.js';
-import { promptListChanged, resourceListChanged, resourceUpdated, toolListChanged } from './notification.messages.js';
+import { MCP_NOTIFICATION_BUS } from '../backend/mcp-backend.tokens.js';
+import type { McpDeliveryReport, McpNotificationBus } from '../backend/mcp-notification.bus.js';
 
 /**
  * Sends change notifications to clients. Inject it anywhere: a tool that modifies data, a
@@ -21,37 +20,35 @@ import { promptListChanged, resourceListChanged, resourceUpdated, toolListChange
  */
 @Injectable()
 export class ResourceNotificationService {
-  constructor(
-    @Inject(MCP_SUBSCRIPTION_STORE) private readonly subscriptions: McpSubscriptionStore,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
-  ) {}
+  constructor(@Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus) {}
 
   /**
-   * Sends `notifications/resources/updated { uri }` to exactly the sessions subscribed to
-   * this URI (exact, case-sensitive match). Sessions without an open stream get it when they
-   * reconnect with `Last-Event-ID`.
-   * @returns the number of subscribed sessions it was delivered or queued to.
+   * Sends `notifications/resources/updated { uri }` to exactly the audience of this URI (exact,
+   * case-sensitive match), in both protocol eras: the legacy sessions subscribed to it (those
+   * without an open stream get it when they reconnect with `Last-Event-ID`) and the modern
+   * `subscriptions/listen` streams that asked for it.
+   * @returns how many sessions and listeners it was delivered or queued to.
    */
-  async notifyResourceUpdated(uri: string): Promise<number> {
-    return this.bus.publish(await this.subscriptions.subscribersOf(uri), resourceUpdated(uri));
+  notifyResourceUpdated(uri: string): Promise<McpDeliveryReport> {
+    return this.bus.resourceUpdated(uri);
   }
 
   /**
-   * Sends `notifications/resources/list_changed` to every session with an open stream.
-   * (Runtime registration sends it for you, coalesced.)
-   * @returns the number of sessions reached.
+   * Sends `notifications/resources/list_changed` to every session with a stream (recorded for
+   * those that resume later) and every listener of the resource list. Runtime registration
+   * sends it for you, coalesced.
    */
-  notifyResourceListChanged(): Promise<number> {
-    return this.bus.broadcast(resourceListChanged());
+  notifyResourceListChanged(): Promise<McpDeliveryReport> {
+    return this.bus.listChanged('resources');
   }
 
-  /** Sends `notifications/tools/list_changed` to every session with an open stream. */
-  notifyToolListChanged(): Promise<number> {
-    return this.bus.broadcast(toolListChanged());
+  /** Sends `notifications/tools/list_changed` to every session with a stream and every listener of it. */
+  notifyToolListChanged(): Promise<McpDeliveryReport> {
+    return this.bus.listChanged('tools');
   }
 
-  /** Sends `notifications/prompts/list_changed` to every session with an open stream. */
-  notifyPromptListChanged(): Promise<number> {
-    return this.bus.broadcast(promptListChanged());
+  /** Sends `notifications/prompts/list_changed` to every session with a stream and every listener of it. */
+  notifyPromptListChanged(): Promise<McpDeliveryReport> {
+    return this.bus.listChanged('prompts');
   }
 }

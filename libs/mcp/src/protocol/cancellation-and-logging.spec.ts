@@ -97,7 +97,7 @@ describe('cancellation and logging', () => {
   describe('logging', () => {
     const withSink = (ctx: McpDispatchContext, sink: JsonRpcMessage[]): McpDispatchContext => ({
       ...ctx,
-      sendRelated: (message) => sink.push(message),
+      sendRelated: (json) => sink.push(JSON.parse(json) as JsonRpcMessage) > 0,
     });
 
     it('declares the logging capability', async () => {

@@ -1,6 +1,17 @@
-import { Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { MCP_INSTANCE_MESSAGING } from '../backend/mcp-backend.tokens.js';
+import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import type { JsonRpcId } from './json-rpc.js';
+
+/** The topic under which a cancellation travels to the instance that runs the request. */
+const CANCEL_TOPIC = 'cancel';
+
+interface RoutedCancel {
+  readonly sessionId: string;
+  readonly id: JsonRpcId;
+  readonly reason?: string;
+}
 
 /** The reason an in-flight request's signal carries when the client cancelled it. */
 export class McpRequestCancelledError extends Error {
@@ -31,31 +42,49 @@ export class LazyAbortController {
   }
 }
 
+/** The scope prefix of a connection's requests (see ClientConnection). */
+export const CONNECTION_SCOPE_PREFIX = 'c:';
+
 /**
- * The requests each session has in flight, so that `notifications/cancelled` can abort the
- * right handler. Keyed by session, never globally: a client can only cancel its own requests.
+ * The requests in flight per scope (a session, or a connection for WebSocket and stdio) on this
+ * instance, so that `notifications/cancelled` can abort the right handler. Keyed by scope, never
+ * globally: a client can only cancel its own requests. A cancellation for a session's request
+ * this instance does not run is passed to the other instances (one broadcast, no per-request
+ * bookkeeping in the backend); the one running it aborts it.
  */
 @Injectable()
 export class McpInflightRequests implements OnModuleInit, OnApplicationShutdown {
   private readonly bySession = new Map<string, Map<JsonRpcId, LazyAbortController>>();
 
-  constructor(private readonly sessions: McpSessionManager) {}
+  constructor(
+    private readonly sessions: McpSessionManager,
+    @Inject(MCP_INSTANCE_MESSAGING) private readonly messaging: McpInstanceMessaging,
+  ) {}
 
   onModuleInit(): void {
-    this.sessions.onSessionEnd((sessionId) => this.abortSession(sessionId, 'The session ended'));
+    this.sessions.onSessionEnd((sessionId) => this.abortScope(sessionId, 'The session ended'));
+    this.messaging.on(CANCEL_TOPIC, (payload) => {
+      const { sessionId, id, reason } = payload as RoutedCancel;
+      this.abortLocal(sessionId, id, reason);
+    });
   }
 
   onApplicationShutdown(): void {
-    for (const sessionId of [...this.bySession.keys()]) this.abortSession(sessionId, 'The server is shutting down');
+    for (const scope of [...this.bySession.keys()]) this.abortScope(scope, 'The server is shutting down');
   }
 
-  /** Tracks a request; call the returned function when it is answered. */
-  start(sessionId: string, id: JsonRpcId, controller: LazyAbortController): () => void {
+  /**
+   * Tracks a request; call the returned function when it is answered. Undefined when the
+   * scope already has a request with this id in flight: a second one would make the first
+   * uncancellable, so it is refused.
+   */
+  start(sessionId: string, id: JsonRpcId, controller: LazyAbortController): (() => void) | undefined {
     let requests = this.bySession.get(sessionId);
     if (!requests) {
       requests = new Map();
       this.bySession.set(sessionId, requests);
     }
+    if (requests.has(id)) return undefined;
     requests.set(id, controller);
     return () => {
       if (requests.get(id) !== controller) return;
@@ -64,15 +93,28 @@ export class McpInflightRequests implements OnModuleInit, OnApplicationShutdown 
     };
   }
 
-  /** Aborts a request of this session; false when it is unknown or already answered. */
+  /**
+   * Aborts a request of this session. False when this instance does not run it (unknown,
+   * already answered, or running elsewhere: then the other instances are told).
+   */
   cancel(sessionId: string, id: JsonRpcId, reason?: string): boolean {
+    if (this.abortLocal(sessionId, id, reason)) return true;
+    // A connection's requests (WebSocket, stdio: `c:` scopes) run where the connection is.
+    if (!sessionId.startsWith(CONNECTION_SCOPE_PREFIX)) {
+      this.messaging.send(MCP_ALL_INSTANCES, CANCEL_TOPIC, { sessionId, id, reason } satisfies RoutedCancel);
+    }
+    return false;
+  }
+
+  private abortLocal(sessionId: string, id: JsonRpcId, reason?: string): boolean {
     const controller = this.bySession.get(sessionId)?.get(id);
     if (!controller) return false;
     controller.abort(new McpRequestCancelledError(reason));
     return true;
   }
 
-  private abortSession(sessionId: string, reason: string): void {
+  /** Aborts every request of a scope (its session ended, its connection closed). */
+  abortScope(sessionId: string, reason: string): void {
     const requests = this.bySession.get(sessionId);
     this.bySession.delete(sessionId);
     for (const controller of requests?.values() ?? []) controller.abort(new Error(reason));

@@ -42,8 +42,11 @@ export const enum JsonRpcErrorCode {
   MethodNotFound = -32601,
   InvalidParams = -32602,
   InternalError = -32603,
-  /** Implementation-defined: session required, or a transport-level rejection (spec section 7). */
-  SessionRequired = -32000,
+  /**
+   * Implementation-defined server error: session required (spec section 7) and every
+   * transport-level rejection, each with its own message (errors/mcp-transport.exceptions.ts).
+   */
+  ServerError = -32000,
   /** Implementation-defined: the session id is unknown or expired (as the official SDK answers). */
   SessionNotFound = -32001,
   /** Implementation-defined: a guard denied access. */
@@ -52,8 +55,14 @@ export const enum JsonRpcErrorCode {
   TooManyRequests = -32004,
   /** Implementation-defined: a guard rejected the caller as unauthenticated. */
   Unauthorized = -32005,
-  /** MCP: resource not found. */
+  /** MCP (2025 era): resource not found. */
   ResourceNotFound = -32002,
+  /** MCP 2026-07-28: HTTP headers disagree with the body, or a required one is missing. */
+  HeaderMismatch = -32020,
+  /** MCP 2026-07-28: the request needs a client capability that was not declared. */
+  MissingRequiredClientCapability = -32021,
+  /** MCP 2026-07-28: the requested protocol version is not supported. */
+  UnsupportedProtocolVersion = -32022,
 }
 
 /** The shape of one inbound message after framing checks. */
@@ -88,13 +97,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   if (!hasMethod && isPlainObject(value.error) && (!hasId || value.id === null || isValidId(value.id))) {
     return { kind: 'response', message: value as unknown as JsonRpcResponse };
   }
-  if (hasId && !isValidId(value.id)) {
-    return {
-      kind: 'invalid',
-      id: null,
-      detail: 'The "id" member must be a string or a safe integer (null is not allowed)',
-    };
-  }
+  if (hasId && !isValidId(value.id)) return { kind: 'invalid', id: null, detail: invalidIdDetail(value.id) };
   if (hasMethod) {
     if (typeof value.method !== 'string') {
       return { kind: 'invalid', id: readableId, detail: 'The "method" member must be a string' };
@@ -107,6 +110,17 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     return { kind: 'response', message: value as unknown as JsonRpcResponse };
   }
   return { kind: 'invalid', id: readableId, detail: 'A JSON-RPC message needs a "method", or a "result" or "error"' };
+}
+
+/** Why an id is refused, in the client's terms. */
+function invalidIdDetail(id: unknown): string {
+  if (id === null) return 'The "id" member must be a string or an integer; null is not allowed';
+  if (typeof id === 'number') {
+    if (!Number.isFinite(id)) return 'The "id" member must be a finite integer';
+    if (!Number.isInteger(id)) return 'The "id" member must be an integer, not a fraction';
+    return 'The "id" member is outside the safe integer range (±(2^53-1)) and cannot be echoed exactly; send it as a string';
+  }
+  return `The "id" member must be a string or an integer, not ${Array.isArray(id) ? 'an array' : typeof id}`;
 }
 
 export const successResponse = (id: JsonRpcId, result: Record<string, unknown>): JsonRpcSuccessResponse => ({

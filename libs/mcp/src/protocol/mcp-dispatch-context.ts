@@ -1,7 +1,8 @@
-import type { McpProtocolVersion } from '../mcp.constants.js';
+import type { McpProtocolEras, McpProtocolVersion } from '../mcp.constants.js';
 import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
-import type { McpSessionRecord } from '../session/mcp-session.interface.js';
-import type { JsonRpcMessage } from './json-rpc.js';
+import type { McpSessionRecord } from '../backend/mcp-session.store.js';
+import type { McpModernEnvelope } from './modern/modern-envelope.js';
+import type { McpPrincipal } from '../auth/mcp-principal.js';
 
 /** What a transport tells the dispatcher about one inbound message. */
 export interface McpDispatchContext {
@@ -12,8 +13,24 @@ export interface McpDispatchContext {
   readonly sessionsEnabled: boolean;
   /** The session the message belongs to; `initialize` sets it when it creates one. */
   session?: McpSessionRecord;
+  /** The principal the transport authenticated for this message (resource-server mode). */
+  readonly auth?: McpPrincipal;
   /** The version the client named in its `MCP-Protocol-Version` header, when valid. */
   readonly headerProtocolVersion?: McpProtocolVersion;
-  /** Delivers a message related to the request before its response (POST → SSE upgrade). */
-  readonly sendRelated?: (message: JsonRpcMessage) => void;
+  /**
+   * Delivers a serialized message related to the request before its response (POST → SSE
+   * upgrade, the socket, the session's GET stream). False when nothing can carry it.
+   */
+  readonly sendRelated?: (json: string) => boolean;
+  /** The eras served for this message; the module's `protocol` by default (legacy HTTP+SSE: `'legacy'`). */
+  readonly eras?: McpProtocolEras;
+  /** Modern era: the envelope the transport already read and checked its headers against. */
+  readonly envelope?: McpModernEnvelope;
+  /** Aborted when the transport drops the request (modern HTTP: the client closed its answer stream). */
+  readonly cancelled?: AbortSignal;
+  /**
+   * The connection (WebSocket, stdio, legacy SSE) the message came on: its requests are tracked
+   * under it for `notifications/cancelled`, in both eras. Without one, the session's id is used.
+   */
+  readonly connectionId?: string;
 }

@@ -1,9 +1,12 @@
 import { HttpException, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
+import { redactSecrets } from '../logging/redact.js';
 import { McpException } from '../errors/mcp.exception.js';
 import { McpInternalErrorException, McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
-import { JsonRpcErrorCode, type JsonRpcErrorObject } from './json-rpc.js';
+import { McpServiceUnavailableException } from '../errors/mcp-transport.exceptions.js';
+import { McpBackendUnavailableError } from '../backend/mcp-backend.interface.js';
+import { errorResponse, JsonRpcErrorCode, type JsonRpcErrorObject, type JsonRpcResponse } from './json-rpc.js';
 
 /** The text of an `HttpException`, as Nest's `ValidationPipe` and friends shape it. */
 export function httpExceptionDetail(error: HttpException): string {
@@ -19,7 +22,11 @@ export function httpExceptionDetail(error: HttpException): string {
  * - `McpException` keeps its code, message and detail;
  * - `HttpException`: 400/404/422 → `-32602` (the handler rejected its input), 401 → `-32005`,
  *   403 (a guard said no) → `-32003`, 429 → `-32004`, other 4xx → `-32602`, 5xx → `-32603`;
+ * - `McpBackendUnavailableError` (the backend is down) → `-32000` "Service unavailable", 503;
  * - anything else → `-32603` with a correlation id; its text is logged, never sent.
+ *
+ * It is also the one place that serializes responses (`serialize`), so a result JSON cannot
+ * hold becomes a `-32603` for the request's own id instead of a transport failure.
  */
 @Injectable()
 export class McpErrorMapper {
@@ -39,14 +46,32 @@ export class McpErrorMapper {
       if (status === 429) return new McpException(JsonRpcErrorCode.TooManyRequests, 'Too many requests', detail);
       if (status < 500) return new McpInvalidParamsException(detail);
     }
+    if (error instanceof McpBackendUnavailableError) {
+      this.logger.warn(redactSecrets(`Backend unavailable in ${method}: ${error.message}`));
+      return new McpServiceUnavailableException();
+    }
     return this.internal(error, method);
+  }
+
+  /**
+   * Serializes a response. A result that JSON cannot hold (a BigInt, a cycle, a throwing
+   * `toJSON`) is logged and answered with `-32603` for the same request id.
+   */
+  serialize(response: JsonRpcResponse, method: string): string {
+    try {
+      return JSON.stringify(response);
+    } catch (error) {
+      const failure = this.internal(error, `${method} (serializing its result)`);
+      return JSON.stringify(errorResponse(response.id, failure.toJsonRpcError()));
+    }
   }
 
   /** Logs an unexpected error under a fresh correlation id and hides its text from the client. */
   internal(error: unknown, method: string): McpInternalErrorException {
     const correlationId = randomUUID();
     const text = error instanceof Error ? (error.stack ?? error.message) : inspect(error, { depth: 3 });
-    this.logger.error(`Unexpected error in ${method} (correlation id ${correlationId}): ${text}`);
+    // Foreign errors may carry request data (an upstream client's headers, a token in a URL).
+    this.logger.error(redactSecrets(`Unexpected error in ${method} (correlation id ${correlationId}): ${text}`));
     return new McpInternalErrorException(correlationId);
   }
 }

@@ -1,4 +1,9 @@
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type McpProtocolVersion } from '../mcp.constants.js';
+import {
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type McpAnyProtocolVersion,
+  type McpProtocolVersion,
+} from '../mcp.constants.js';
 
 export const isSupportedProtocolVersion = (value: unknown): value is McpProtocolVersion =>
   typeof value === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(value);
@@ -13,4 +18,5 @@ export function negotiateProtocolVersion(requested: unknown, configured?: McpPro
 }
 
 /** Versions compare as their ISO dates. */
-export const isAtLeast = (version: McpProtocolVersion, minimum: McpProtocolVersion): boolean => version >= minimum;
+export const isAtLeast = (version: McpAnyProtocolVersion, minimum: McpAnyProtocolVersion): boolean =>
+  version >= minimum;

@@ -1,14 +1,18 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
+import { MCP_RATE_WINDOWS } from '../backend/mcp-backend.tokens.js';
+import type { McpRateWindow, McpRateWindows } from '../backend/mcp-rate-windows.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpException } from '../errors/mcp.exception.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { JsonRpcErrorCode } from './json-rpc.js';
+import { callerKeyOf } from '../auth/caller-key.js';
 
 /** Callers without a session tracked at once; the table is cleared when it fills. */
 const MAX_ANONYMOUS_KEYS = 10_000;
+/** Windows held before the stale ones (their period over) are swept out. */
+const FIRST_PRUNE_AT = 1_024;
 
 interface Window {
   start: number;
@@ -18,16 +22,20 @@ interface Window {
 /**
  * The optional `toolRateLimit`: at most `limit` tool calls per `windowMs` per session (or per
  * remote address without a session). Past it, `tools/call` answers `-32004` with
- * `data.retryAfterMs`, before the tool or its guards run.
+ * `data.retryAfterMs`, before the tool or its guards run. With a shared backend that provides
+ * `rateWindows` (Redis), the windows are counted there, so every instance applies one limit;
+ * otherwise they are counted in this process.
  */
 @Injectable()
 export class McpToolRateLimiter implements OnModuleInit {
   private readonly windows = new Map<string, Window>();
   private anonymous = 0;
+  private pruneAt = FIRST_PRUNE_AT;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly sessions: McpSessionManager,
+    @Optional() @Inject(MCP_RATE_WINDOWS) private readonly shared?: McpRateWindows,
   ) {}
 
   onModuleInit(): void {
@@ -36,29 +44,39 @@ export class McpToolRateLimiter implements OnModuleInit {
     });
   }
 
-  /** Counts one call of the caller of `ctx`; throws `-32004` past the limit. */
-  take(ctx: McpRequestContext): void {
+  /**
+   * Counts one call of the caller of `ctx`; throws (or rejects, with shared windows) `-32004`
+   * past the limit. Without `toolRateLimit` it costs nothing.
+   */
+  take(ctx: McpRequestContext): void | Promise<void> {
     const rule = this.options.toolRateLimit;
     if (!rule) return;
     const key = keyOf(ctx);
     if (!key) return;
     const now = Date.now();
+    if (this.shared) return this.shared.hit(key, rule.windowMs, now).then((window) => check(window, rule, now));
+    check(this.hitLocal(key, rule.windowMs, now), rule, now);
+  }
+
+  private hitLocal(key: string, windowMs: number, now: number): McpRateWindow {
     let window = this.windows.get(key);
-    if (!window || now - window.start >= rule.windowMs) {
+    if (!window || now - window.start >= windowMs) {
       if (!window && !key.startsWith('s:') && ++this.anonymous > MAX_ANONYMOUS_KEYS) this.forgetAnonymous();
       window = { start: now, count: 0 };
       this.windows.set(key, window);
+      if (this.windows.size > this.pruneAt) this.pruneStale(now, windowMs);
     }
     window.count += 1;
-    if (window.count > rule.limit) {
-      const retryAfterMs = window.start + rule.windowMs - now;
-      throw new McpException(
-        JsonRpcErrorCode.TooManyRequests,
-        'Too many requests',
-        `At most ${rule.limit} tool calls per ${rule.windowMs} ms; retry in ${retryAfterMs} ms`,
-        { retryAfterMs, limit: rule.limit, windowMs: rule.windowMs },
-      );
-    }
+    return window;
+  }
+
+  /**
+   * Drops windows whose period is over. A window re-created by a call that raced its session's
+   * end would otherwise stay forever: this bounds the table by the callers of one period.
+   */
+  private pruneStale(now: number, windowMs: number): void {
+    for (const [key, window] of this.windows) if (now - window.start >= windowMs) this.windows.delete(key);
+    this.pruneAt = Math.max(FIRST_PRUNE_AT, 2 * this.windows.size);
   }
 
   private forgetAnonymous(): void {
@@ -67,9 +85,26 @@ export class McpToolRateLimiter implements OnModuleInit {
   }
 }
 
-/** The session, else the remote address of an HTTP request; stdio has a single caller. */
+/** Throws `-32004` when the window is past the limit. */
+function check(window: McpRateWindow, rule: { limit: number; windowMs: number }, now: number): void {
+  if (window.count <= rule.limit) return;
+  const retryAfterMs = window.start + rule.windowMs - now;
+  throw new McpException(
+    JsonRpcErrorCode.TooManyRequests,
+    'Too many requests',
+    `At most ${rule.limit} tool calls per ${rule.windowMs} ms; retry in ${retryAfterMs} ms`,
+    { retryAfterMs, limit: rule.limit, windowMs: rule.windowMs },
+    // Over HTTP the answer is a 429 a client or proxy can act on.
+    { status: 429, headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } },
+  );
+}
+
+/**
+ * The principal in resource-server mode (a client cannot shed it by opening sessions), else the
+ * session, else the remote address of an HTTP request; stdio has a single caller.
+ */
 function keyOf(ctx: McpRequestContext): string | undefined {
+  if (ctx.auth) return callerKeyOf(ctx.auth, ctx.request);
   if (ctx.sessionId) return `s:${ctx.sessionId}`;
-  const address = (ctx.request as IncomingMessage | undefined)?.socket?.remoteAddress;
-  return address ? `a:${address}` : undefined;
+  return callerKeyOf(undefined, ctx.request);
 }

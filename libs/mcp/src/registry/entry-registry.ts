@@ -49,7 +49,13 @@ export abstract class EntryRegistry<T extends DeclaredEntry> {
     return this.entries.size;
   }
 
-  page(cursor: unknown, pageSize: number): Page<T> {
-    return this.entries.page(cursor, pageSize);
+  /** Every entry, in no particular order. */
+  values(): Iterable<T> {
+    return this.entries.values();
+  }
+
+  /** A page of entries; with `filter`, of the entries it keeps only. */
+  page(cursor: unknown, pageSize: number, filter?: (entry: T) => boolean): Page<T> {
+    return this.entries.page(cursor, pageSize, filter);
   }
 }

@@ -206,3 +206,22 @@ describe('KeyedCollection', () => {
     );
   });
 });
+
+describe('KeyedCollection pages with a filter', () => {
+  const collection = collectionOf(Array.from({ length: 10 }, (_, i) => `k${i}`));
+  const even = (value: string) => Number(value.slice(-1)) % 2 === 0;
+
+  it('serves full pages of the entries the filter keeps, and a cursor only when more are kept', () => {
+    const first = collection.page(undefined, 2, even);
+    expect(first.items).toEqual(['value:k0', 'value:k2']);
+    const second = collection.page(first.nextCursor, 2, even);
+    expect(second.items).toEqual(['value:k4', 'value:k6']);
+    const last = collection.page(second.nextCursor, 2, even);
+    expect(last).toEqual({ items: ['value:k8'] });
+  });
+
+  it('ends without a cursor when the rest is filtered out', () => {
+    const page = collection.page(undefined, 5, (value) => value === 'value:k1' || value === 'value:k3');
+    expect(page).toEqual({ items: ['value:k1', 'value:k3'] });
+  });
+});

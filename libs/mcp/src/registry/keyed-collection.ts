@@ -63,13 +63,22 @@ export class KeyedCollection<T> {
     return this.entries.values();
   }
 
-  /** The page after `cursor` (from the start without one). Throws `-32602` on a bad cursor. */
-  page(cursor: unknown, pageSize: number): Page<T> {
+  /**
+   * The page after `cursor` (from the start without one). Throws `-32602` on a bad cursor. With
+   * `filter`, only the entries it keeps are counted and served, so pages stay full.
+   */
+  page(cursor: unknown, pageSize: number, filter?: (value: T) => boolean): Page<T> {
     const start = cursor === undefined ? 0 : this.upperBound(decodeCursor(cursor));
-    const end = Math.min(start + pageSize, this.sortedKeys.length);
     const items: T[] = [];
-    for (let i = start; i < end; i++) items.push(this.entries.get(this.sortedKeys[i])!);
-    return end < this.sortedKeys.length ? { items, nextCursor: encodeCursor(this.sortedKeys[end - 1]) } : { items };
+    let i = start;
+    for (; i < this.sortedKeys.length && items.length < pageSize; i++) {
+      const value = this.entries.get(this.sortedKeys[i])!;
+      if (!filter || filter(value)) items.push(value);
+    }
+    const more = filter
+      ? this.sortedKeys.slice(i).some((key) => filter(this.entries.get(key)!))
+      : i < this.sortedKeys.length;
+    return more ? { items, nextCursor: encodeCursor(this.sortedKeys[i - 1]) } : { items };
   }
 
   /** First index whose key is >= key. */

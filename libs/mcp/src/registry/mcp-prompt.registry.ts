@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
 import { DUPLICATE_PROMPT } from '../mcp.messages.js';
 import type { McpPromptArgument } from '../interfaces/mcp-prompt-options.interface.js';
-import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
 import { EntryRegistry } from './entry-registry.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';
 
@@ -12,9 +12,18 @@ export interface McpPromptEntry {
   readonly arguments: readonly McpPromptArgument[];
   readonly description?: string;
   readonly handler: McpHandlerFn;
+  /** Scopes a caller's token needs to use it (`@RequireScopes()`, resource-server mode). */
+  readonly requiredScopes?: readonly string[];
   readonly source: string;
-  /** Completers by argument name, bound to their provider. */
-  readonly completers?: ReadonlyMap<string, McpCompleter>;
+  /**
+   * Completers by argument name, called with `(McpCompletionArgs, ctx)` through the prompt's
+   * enhancers.
+   */
+  readonly completers?: ReadonlyMap<string, McpHandlerFn>;
+  /** Its caching hints (modern era), when it overrides the module's. */
+  readonly cache?: McpCacheHints;
+  /** Its arguments by name, for checking the arguments of `prompts/get`. */
+  readonly argumentsByName?: ReadonlyMap<string, McpPromptArgument>;
 }
 
 /** The prompts of this server, by exact name. @publicApi */
@@ -28,9 +37,26 @@ export class McpPromptRegistry extends EntryRegistry<McpPromptEntry> {
     return DUPLICATE_PROMPT(entry.name, entry.source, existing.source);
   }
 
-  /** True when any prompt argument offers completion. */
+  private completing = 0;
+
+  /** Adds a prompt, with its arguments indexed by name once. */
+  override register(entry: McpPromptEntry): void {
+    super.register({
+      ...entry,
+      argumentsByName: new Map(entry.arguments.map((argument) => [argument.name, argument])),
+    });
+    if (entry.completers?.size) this.completing++;
+  }
+
+  override unregister(key: string): boolean {
+    const entry = this.get(key);
+    if (!super.unregister(key)) return false;
+    if (entry?.completers?.size) this.completing--;
+    return true;
+  }
+
+  /** True when any prompt argument offers completion (counted, not searched, per request). */
   get hasCompleters(): boolean {
-    for (const prompt of this.entries.values()) if (prompt.completers?.size) return true;
-    return false;
+    return this.completing > 0;
   }
 }

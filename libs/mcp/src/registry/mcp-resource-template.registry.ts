@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
+import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
 import type { UriTemplate, UriVariables } from '../templates/index.js';
 import { EntryRegistry } from './entry-registry.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';
@@ -13,9 +13,22 @@ export interface McpResourceTemplateEntry {
   readonly mimeType?: string;
   /** Called with `({ uri, variables }, ctx)`. */
   readonly handler: McpHandlerFn;
+  /** Scopes a caller's token needs to use it (`@RequireScopes()`, resource-server mode). */
+  readonly requiredScopes?: readonly string[];
   readonly source: string;
   readonly runtime?: boolean;
-  readonly completers?: ReadonlyMap<string, McpCompleter>;
+  /**
+   * Completers by variable name, called with `(McpCompletionArgs, ctx)` (through the template's
+   * enhancers when it was declared with a decorator).
+   */
+  readonly completers?: ReadonlyMap<string, McpHandlerFn>;
+  /**
+   * Called with `({ uri, variables }, ctx)`: whether a matched URI exists. Without it, a match
+   * is enough.
+   */
+  readonly exists?: McpHandlerFn;
+  /** Caching hints of reads it serves (modern era), when it overrides the module's. */
+  readonly cache?: McpCacheHints;
 }
 
 /** A concrete URI and the template it matched. */
@@ -35,10 +48,23 @@ export class McpResourceTemplateRegistry extends EntryRegistry<McpResourceTempla
     return `Duplicate MCP resource template '${entry.uriTemplate}' on ${entry.source}: already declared on ${existing.source}`;
   }
 
-  /** True when any template variable offers completion. */
+  private completing = 0;
+
+  override register(entry: McpResourceTemplateEntry): void {
+    super.register(entry);
+    if (entry.completers?.size) this.completing++;
+  }
+
+  override unregister(key: string): boolean {
+    const entry = this.get(key);
+    if (!super.unregister(key)) return false;
+    if (entry?.completers?.size) this.completing--;
+    return true;
+  }
+
+  /** True when any template variable offers completion (counted, not searched, per request). */
   get hasCompleters(): boolean {
-    for (const entry of this.entries.values()) if (entry.completers?.size) return true;
-    return false;
+    return this.completing > 0;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_RESOURCE, INVALID_RESOURCE_URI } from '../mcp.messages.js';
 import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
@@ -12,9 +13,18 @@ export interface McpResourceEntry {
   readonly descriptor: Readonly<Record<string, unknown>>;
   readonly mimeType?: string;
   readonly handler: McpHandlerFn;
+  /** Scopes a caller's token needs to use it (`@RequireScopes()`, resource-server mode). */
+  readonly requiredScopes?: readonly string[];
   readonly source: string;
   /** Registered through `McpResourceService` (replaceable and removable at runtime). */
   readonly runtime?: boolean;
+  /** Its caching hints (modern era), when it overrides the module's. */
+  readonly cache?: McpCacheHints;
+  /**
+   * The instance that registered it, when that is another instance (DECISIONS D9): reads are
+   * forwarded there. Undefined for resources of this instance.
+   */
+  readonly origin?: string;
 }
 
 const URI_WITH_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/;

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
+import type { McpHeaderParam } from './tool-header-params.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_TOOL, INVALID_TOOL_NAME } from '../mcp.messages.js';
 import type { CompiledSchema } from '../schema/schema.types.js';
@@ -14,8 +16,13 @@ export interface McpToolEntry {
   readonly input: CompiledSchema;
   readonly output?: CompiledSchema;
   readonly handler: McpHandlerFn;
+  /** Scopes a caller's token needs to use it (`@RequireScopes()`, resource-server mode). */
+  readonly requiredScopes?: readonly string[];
   /** `Class.method` that declared it, for error messages. */
-  readonly source: string;
+  readonly source: string; /** Its caching hints (modern era), when it overrides the module's. */
+  readonly cache?: McpCacheHints;
+  /** Arguments mirrored into `Mcp-Param-*` headers, checked against the body over HTTP (modern era). */
+  readonly headerParams?: readonly McpHeaderParam[];
 }
 
 /** The tools of this server, by exact (case-sensitive) name. @publicApi */

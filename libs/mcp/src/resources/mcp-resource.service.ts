@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
+import type { McpResourceMetadata, McpTemplateExists } from '../interfaces/mcp-resource-options.interface.js';
 import { INVALID_RESOURCE_URI } from '../mcp.messages.js';
 import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
@@ -11,6 +11,11 @@ import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
 import type { UriVariables } from '../templates/index.js';
 import { buildTemplateEntry } from './template-entry.js';
 import { assertValidIcons } from '../registry/icon-rules.js';
+import { runtimeCompleter } from '../completion/completer-call.js';
+import { checkedScopes } from '../auth/required-scopes.js';
+import { RuntimeResourceSync } from './runtime-resource-sync.js';
+
+type TemplateArgs = { uri: string; variables: UriVariables };
 
 /** Reads a runtime resource: a string, bytes, any JSON value, or a full `{ contents }`. @publicApi */
 export type McpResourceReader = (resource: { uri: string }, ctx: McpRequestContext) => unknown;
@@ -18,10 +23,34 @@ export type McpResourceReader = (resource: { uri: string }, ctx: McpRequestConte
 /** Reads a URI matched by a runtime template. @publicApi */
 export type McpTemplateReader = (resource: { uri: string; variables: UriVariables }, ctx: McpRequestContext) => unknown;
 
+/** What a runtime resource may have besides its descriptive fields. @publicApi */
+export interface McpResourceRegistration extends McpResourceMetadata {
+  /**
+   * Scopes a caller's token needs to read it or subscribe to it (resource-server mode), as
+   * `@RequireScopes()` does for declared resources.
+   * @default undefined (any authorized caller)
+   */
+  requiredScopes?: readonly string[];
+}
+
+/** What a runtime template may have besides its descriptive fields. @publicApi */
+export interface McpTemplateRegistration extends McpResourceRegistration {
+  /** Completers of the template variables, by name (`completion/complete`). */
+  complete?: Record<string, McpCompleter>;
+  /**
+   * Decides whether a matched URI exists, for `resources/subscribe`: resolve `false` for one that
+   * does not; a throw is answered as the error it is, never as "not found".
+   * @default undefined (every URI the template matches exists; the reader is not called)
+   */
+  exists?: McpTemplateExists;
+}
+
 /**
  * Registers and unregisters resources while the application runs. Runtime resources are
  * listed and read exactly like decorated ones; each change sends a (coalesced)
- * `notifications/resources/list_changed`.
+ * `notifications/resources/list_changed`. With a shared backend, every instance lists them,
+ * accepts subscriptions to them and reads them (the read runs on the instance that registered
+ * the resource); `unregister` on any instance removes one everywhere (DECISIONS D9).
  *
  * @example
  * ```ts
@@ -39,13 +68,14 @@ export class McpResourceService {
     private readonly coalescer: ListChangedCoalescer,
     private readonly notifications: ResourceNotificationService,
     private readonly templates: McpResourceTemplateRegistry,
+    private readonly sync: RuntimeResourceSync,
   ) {}
 
   /**
    * Adds a resource, or replaces the handler and metadata of one registered at runtime.
    * @throws McpDefinitionError when the URI has no scheme, or names a decorated resource.
    */
-  register(uri: string, reader: McpResourceReader, metadata: McpResourceMetadata = {}): void {
+  register(uri: string, reader: McpResourceReader, metadata: McpResourceRegistration = {}): void {
     if (!hasUriScheme(uri)) {
       throw new McpDefinitionError(INVALID_RESOURCE_URI(String(uri), 'McpResourceService.register'));
     }
@@ -56,16 +86,21 @@ export class McpResourceService {
       );
     }
     assertValidIcons(metadata.icons, 'McpResourceService.register');
+    const requiredScopes = checkedScopes(metadata.requiredScopes, `McpResourceService.register('${uri}')`);
     if (existing) this.registry.unregister(uri);
-    this.registry.register({
+    const entry = {
       uri,
       descriptor: buildResourceDescriptor(uri, metadata),
       mimeType: metadata.mimeType,
-      handler: async (args, ctx) => reader(args as { uri: string }, ctx),
+      cache: metadata.cache,
+      handler: async (args: unknown, ctx: McpRequestContext) => reader(args as { uri: string }, ctx),
       source: 'McpResourceService.register',
       runtime: true,
-    });
-    this.coalescer.schedule('notifications/resources/list_changed');
+      requiredScopes,
+    };
+    this.registry.register(entry);
+    this.sync.announce(entry);
+    this.coalescer.schedule('resources');
   }
 
   /**
@@ -78,30 +113,33 @@ export class McpResourceService {
     const existing = this.registry.get(uri);
     if (!existing?.runtime) return false;
     this.registry.unregister(uri);
-    this.coalescer.schedule('notifications/resources/list_changed');
+    this.sync.withdraw(uri);
+    this.coalescer.schedule('resources');
     await this.notifications.notifyResourceUpdated(uri);
     return true;
   }
 
   /**
    * Adds a resource template (RFC 6570), or replaces one registered at runtime. The reader gets
-   * `({ uri, variables }, ctx)` for every URI the template matches.
+   * `({ uri, variables }, ctx)` for every URI the template matches; so does `exists`, when given,
+   * for every subscription to one.
    * @throws McpDefinitionError for a malformed or scheme-less template, or a declared one.
    */
-  registerTemplate(
-    uriTemplate: string,
-    reader: McpTemplateReader,
-    metadata: McpResourceMetadata & { complete?: Record<string, McpCompleter> } = {},
-  ): void {
-    const { complete, ...descriptive } = metadata;
-    const entry = buildTemplateEntry(
+  registerTemplate(uriTemplate: string, reader: McpTemplateReader, metadata: McpTemplateRegistration = {}): void {
+    const { complete, exists, requiredScopes, ...descriptive } = metadata;
+    const scopes = checkedScopes(requiredScopes, `McpResourceService.registerTemplate('${uriTemplate}')`);
+    const built = buildTemplateEntry(
       uriTemplate,
       descriptive,
-      async (args, ctx) => reader(args as { uri: string; variables: UriVariables }, ctx),
+      async (args, ctx) => reader(args as TemplateArgs, ctx),
       'McpResourceService.registerTemplate',
-      new Map(Object.entries(complete ?? {})),
+      {
+        completers: new Map(Object.entries(complete ?? {}).map(([name, fn]) => [name, runtimeCompleter(fn)])),
+        exists: exists && (async (args, ctx) => exists(args as TemplateArgs, ctx)),
+      },
       true,
     );
+    const entry = { ...built, requiredScopes: scopes };
     const existing = this.templates.get(uriTemplate);
     if (existing && !existing.runtime) {
       throw new McpDefinitionError(
@@ -110,7 +148,7 @@ export class McpResourceService {
     }
     if (existing) this.templates.unregister(uriTemplate);
     this.templates.register(entry);
-    this.coalescer.schedule('notifications/resources/list_changed');
+    this.coalescer.schedule('resources');
   }
 
   /** Removes a runtime resource template; false when there was none. */
@@ -118,7 +156,7 @@ export class McpResourceService {
     const existing = this.templates.get(uriTemplate);
     if (!existing?.runtime) return false;
     this.templates.unregister(uriTemplate);
-    this.coalescer.schedule('notifications/resources/list_changed');
+    this.coalescer.schedule('resources');
     return true;
   }
 

@@ -12,6 +12,8 @@ class ItemResources {
     ['1', { id: '1', name: 'first' }],
     ['2', { id: '2', name: 'second' }],
   ]);
+  /** How often a template handler read an item. */
+  reads = 0;
 
   @McpResource({
     uriTemplate: 'mem://items/{id}',
@@ -23,8 +25,13 @@ class ItemResources {
         return [...this.items.keys()].filter((id) => id.startsWith(value));
       },
     },
+    exists(this: ItemResources, { variables }: { uri: string; variables: UriVariables }) {
+      if (variables.id === 'outage') throw new Error('connection refused by db-1:5432');
+      return this.items.has(String(variables.id));
+    },
   })
   item({ variables }: { uri: string; variables: UriVariables }) {
+    this.reads++;
     const item = this.items.get(String(variables.id));
     if (!item) throw new McpInvalidParamsException(`Item ${String(variables.id)} does not exist`);
     return item;
@@ -32,6 +39,7 @@ class ItemResources {
 
   @McpResource({ uriTemplate: 'x://users{/id*}', name: 'Users path' })
   users({ variables }: { uri: string; variables: UriVariables }) {
+    this.reads++;
     return `users ${JSON.stringify(variables.id)}`;
   }
 
@@ -101,14 +109,54 @@ describe('resource templates', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
-  it('subscribes to a template URI only when the template handler resolves it', async () => {
+  it("asks the template's exists hook, with the provider as this, and never reads", async () => {
     const ctx = await client.initialize();
+    const provider = client.module.get(ItemResources);
+
     expect(await client.result('resources/subscribe', { uri: 'mem://items/1' }, ctx)).toEqual({
       subscribed: true,
       uri: 'mem://items/1',
     });
     const missing = await client.error('resources/subscribe', { uri: 'mem://items/404' }, ctx);
     expect(missing.code).toBe(-32601);
+    expect(provider.reads).toBe(0);
+  });
+
+  it('answers a failing exists hook with the error, not with "not found"', async () => {
+    const ctx = await client.initialize();
+
+    const error = await client.error('resources/subscribe', { uri: 'mem://items/outage' }, ctx);
+
+    expect(error.code).toBe(-32603);
+    expect(JSON.stringify(error)).not.toContain('db-1');
+  });
+
+  it('subscribes to any URI a template without an exists hook matches, without reading it', async () => {
+    const ctx = await client.initialize();
+    const provider = client.module.get(ItemResources);
+
+    expect(await client.result('resources/subscribe', { uri: 'x://users/a/b' }, ctx)).toEqual({
+      subscribed: true,
+      uri: 'x://users/a/b',
+    });
+    expect(provider.reads).toBe(0);
+    expect((await client.error('resources/subscribe', { uri: 'x://nobody' }, ctx)).code).toBe(-32601);
+  });
+
+  it('asks the exists hook of a runtime template: false is not found, a throw is an error', async () => {
+    const ctx = await client.initialize();
+    const known = new Set(['a']);
+    client.module.get(McpResourceService).registerTemplate('rt://keys/{key}', () => 'value', {
+      exists: ({ variables }, request) => {
+        if (request.method !== 'resources/subscribe') throw new Error('not a subscribe');
+        if (variables.key === 'down') return Promise.reject(new Error('store unreachable'));
+        return known.has(String(variables.key));
+      },
+    });
+
+    expect(await client.result('resources/subscribe', { uri: 'rt://keys/a' }, ctx)).toMatchObject({ subscribed: true });
+    expect((await client.error('resources/subscribe', { uri: 'rt://keys/b' }, ctx)).code).toBe(-32601);
+    expect((await client.error('resources/subscribe', { uri: 'rt://keys/down' }, ctx)).code).toBe(-32603);
   });
 
   it('completes template variables, with the provider as this', async () => {
@@ -119,6 +167,32 @@ describe('resource templates', () => {
       ctx,
     );
     expect(result).toEqual({ completion: { values: ['1'], total: 1, hasMore: false } });
+  });
+
+  it('completes the variables of a runtime template, with the chosen values and the request', async () => {
+    const ctx = await client.initialize();
+    const seen: unknown[] = [];
+    client.module.get(McpResourceService).registerTemplate('rt://cities/{country}/{city}', () => 'x', {
+      complete: {
+        city(value, { arguments: chosen, request }) {
+          seen.push({ value, chosen, method: request.method });
+          return ['Oslo', 'Bergen'].filter((city) => city.startsWith(value));
+        },
+      },
+    });
+
+    const result = await client.result(
+      'completion/complete',
+      {
+        ref: { type: 'ref/resource', uri: 'rt://cities/{country}/{city}' },
+        argument: { name: 'city', value: 'B' },
+        context: { arguments: { country: 'NO' } },
+      },
+      ctx,
+    );
+
+    expect(result).toEqual({ completion: { values: ['Bergen'], total: 1, hasMore: false } });
+    expect(seen).toEqual([{ value: 'B', chosen: { country: 'NO' }, method: 'completion/complete' }]);
   });
 
   it('registers and unregisters templates at runtime', async () => {

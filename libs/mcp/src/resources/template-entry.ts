@@ -1,10 +1,17 @@
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
 import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
 import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
 import { buildResourceDescriptor, hasUriScheme } from '../registry/mcp-resource.registry.js';
 import type { McpResourceTemplateEntry } from '../registry/mcp-resource-template.registry.js';
 import { compileUriTemplate, UriTemplateError } from '../templates/index.js';
+
+/** What serves a template besides its handler. */
+export interface TemplateCallbacks {
+  /** Completers by variable name. */
+  completers?: ReadonlyMap<string, McpHandlerFn>;
+  /** Whether a matched URI exists. */
+  exists?: McpHandlerFn;
+}
 
 /**
  * Compiles a template into a registry entry, once. A malformed or scheme-less template is a
@@ -15,7 +22,7 @@ export function buildTemplateEntry(
   metadata: McpResourceMetadata,
   handler: McpHandlerFn,
   source: string,
-  completers?: ReadonlyMap<string, McpCompleter>,
+  { completers, exists }: TemplateCallbacks = {},
   runtime?: boolean,
 ): McpResourceTemplateEntry {
   if (!hasUriScheme(uriTemplate)) {
@@ -40,9 +47,11 @@ export function buildTemplateEntry(
     template,
     descriptor: buildResourceDescriptor(uriTemplate, metadata, 'uriTemplate'),
     mimeType: metadata.mimeType,
+    cache: metadata.cache,
     handler,
     source,
     runtime,
     completers,
+    exists,
   };
 }

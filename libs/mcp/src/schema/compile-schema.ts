@@ -6,6 +6,18 @@ import { compileEmptySchema } from './empty-schema.js';
 import { compileJsonSchema } from './json-schema.js';
 import { isDtoClass, isPlainObject, isZodSchema } from './schema-guards.js';
 import { compileZodSchema } from './zod-schema.js';
+import { withArgumentDepthLimit } from './argument-depth.js';
+import { DEFAULT_MAX_ARGUMENT_DEPTH } from '../mcp.constants.js';
+
+/** How a tool's input is checked besides its schema. */
+export interface CompileSchemaOptions {
+  /**
+   * Deepest nesting of objects and arrays accepted in arguments (the arguments object is level 1),
+   * checked before anything else looks at them.
+   * @default 64
+   */
+  maxDepth?: number;
+}
 
 async function compile(
   input: McpSchemaInput | undefined,
@@ -26,13 +38,18 @@ async function compile(
 
 /**
  * Compiles a tool's input model once, at startup: its JSON Schema for `tools/list` and its
- * validator. `undefined` means no arguments (an empty object; the caller passes `{}` when a
- * request has no `arguments`).
+ * validator, which refuses arguments nested deeper than `maxDepth` before the model sees them.
+ * `undefined` means no arguments (an empty object; the caller passes `{}` when a request has no
+ * `arguments`).
  * @param where The tool's `Class.method`, for error messages.
  * @throws McpDefinitionError when the model is not a usable schema.
  */
-export function compileSchema(input: McpSchemaInput | undefined, where: string): Promise<CompiledSchema> {
-  return compile(input, where, 'input');
+export async function compileSchema(
+  input: McpSchemaInput | undefined,
+  where: string,
+  { maxDepth = DEFAULT_MAX_ARGUMENT_DEPTH }: CompileSchemaOptions = {},
+): Promise<CompiledSchema> {
+  return withArgumentDepthLimit(await compile(input, where, 'input'), maxDepth);
 }
 
 /**

@@ -6,6 +6,13 @@ import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
 import type { JsonSchemaObject } from './schema.types.js';
 import { allowNull, openApiToJsonSchema } from './openapi-keywords.js';
 import { isPlainObject } from './schema-guards.js';
+import {
+  implicitProperties,
+  implicitPropertySchema,
+  isListed,
+  type ImplicitProperty,
+} from './dto-implicit-properties.js';
+import { sampleInstance } from './dto-sample.js';
 
 /** The name class-validator gives to the metadata of `@IsOptional()` (`@ValidateIf` has none). */
 const IS_OPTIONAL = 'isOptional';
@@ -33,22 +40,22 @@ function isJsonValue(value: unknown): boolean {
 }
 
 /**
- * The field initializers of `cls`, read from a fresh instance: each maps to its JSON value, or to
- * `undefined` when it cannot be written as JSON (it still makes the property optional).
+ * The field initializers of `sample` (a fresh instance of `cls`): each maps to its JSON value, or
+ * to `undefined` when it cannot be written as JSON (it still makes the property optional).
  */
-function defaultValues(cls: DtoClass): Map<string, unknown> {
-  let instance: object;
-  try {
-    instance = new (cls as new () => object)();
-  } catch {
-    return new Map();
-  }
+function defaultValues(cls: DtoClass, sample: object): Map<string, unknown> {
   const defaults = new Map<string, unknown>();
-  for (const [property, value] of Object.entries(instance)) {
+  for (const [property, value] of Object.entries(sample)) {
     if (value !== undefined)
       defaults.set(wireName(cls, property), isJsonValue(value) ? structuredClone(value) : undefined);
   }
   return defaults;
+}
+
+/** `{ default }` when the property has a JSON default, else nothing. */
+function defaultOf(defaults: ReadonlyMap<string, unknown>, name: string): JsonSchemaObject {
+  const value = defaults.get(name);
+  return value === undefined ? {} : { default: value };
 }
 
 export interface DtoClassSchema {
@@ -56,13 +63,18 @@ export interface DtoClassSchema {
   readonly schema: JsonSchemaObject;
   /** Its required properties, by their names on an instance. */
   readonly required: readonly string[];
+  /** Its properties known only from their initializer, by their names on an instance. */
+  readonly implicit: ReadonlyMap<string, ImplicitProperty>;
 }
 
 /**
  * The JSON Schema of one DTO class, with nested classes left as the placeholder refs that
  * `converters` emit. A property is required unless it has `@IsOptional()` (which also lets it be
  * `null`, as class-validator skips null there) or a field initializer (which becomes `default`).
- * `additionalProperties: false` matches the validator, which rejects unknown properties.
+ * A property with an initializer and no class-validator decorator (`days = 3`) is listed too,
+ * typed by its declaration or its default. `additionalProperties: false` matches the validator,
+ * which rejects unknown properties.
+ * @throws Error when the class cannot be instantiated without arguments.
  */
 export function dtoClassSchema(cls: DtoClass, converters: ISchemaConverters): DtoClassSchema {
   const generated = targetConstructorToSchema(cls, {
@@ -70,14 +82,21 @@ export function dtoClassSchema(cls: DtoClass, converters: ISchemaConverters): Dt
     classTransformerMetadataStorage: defaultMetadataStorage,
     refPointerPrefix: '#/$defs/',
   }) as JsonSchemaObject;
+  const sample = sampleInstance(cls);
   const optional = optionalProperties(cls);
-  const defaults = defaultValues(cls);
+  const defaults = defaultValues(cls, sample);
+  const implicit = implicitProperties(cls, sample);
   const properties: JsonSchemaObject = {};
   for (const [name, generatedProperty] of Object.entries((generated.properties ?? {}) as JsonSchemaObject)) {
     let property = generatedProperty as JsonSchemaObject;
     if (optional.has(name)) property = allowNull(property);
-    if (defaults.get(name) !== undefined) property = { ...property, default: defaults.get(name) };
+    property = { ...property, ...defaultOf(defaults, name) };
     properties[name] = property;
+  }
+  for (const [name, declared] of implicit) {
+    if (!isListed(cls, name)) continue;
+    const wire = wireName(cls, name);
+    properties[wire] = { ...implicitPropertySchema(declared), ...defaultOf(defaults, wire) };
   }
   const required = ((generated.required ?? []) as string[]).filter(
     (name) => !optional.has(name) && !defaults.has(name),
@@ -85,5 +104,9 @@ export function dtoClassSchema(cls: DtoClass, converters: ISchemaConverters): Dt
   const schema: JsonSchemaObject = { type: 'object', ...generated, properties, additionalProperties: false };
   if (required.length > 0) schema.required = required;
   else delete schema.required;
-  return { schema: openApiToJsonSchema(schema), required: required.map((name) => instanceName(cls, name)) };
+  return {
+    schema: openApiToJsonSchema(schema),
+    required: required.map((name) => instanceName(cls, name)),
+    implicit,
+  };
 }

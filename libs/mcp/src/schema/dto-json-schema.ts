@@ -3,6 +3,7 @@ import type { DtoClass } from './schema-guards.js';
 import { CLASS_REF_PREFIX, dtoConverters } from './dto-converters.js';
 import { dtoClassSchema } from './dto-class-schema.js';
 import { mapSchema } from './json-schema-walk.js';
+import type { ImplicitProperties, ImplicitProperty } from './dto-implicit-properties.js';
 
 /** Every class reachable from `root`, with its own schema and the classes it nests. */
 function collectClasses(root: DtoClass) {
@@ -19,6 +20,7 @@ function collectClasses(root: DtoClass) {
   const schemas = new Map<DtoClass, JsonSchemaObject>();
   const nests = new Map<DtoClass, Set<DtoClass>>();
   const requiredProperties = new Map<DtoClass, readonly string[]>();
+  const implicitProperties = new Map<DtoClass, ReadonlyMap<string, ImplicitProperty>>();
   // `classes` grows while we walk it: each schema registers the classes it nests.
   for (let i = 0; i < classes.length; i++) {
     const cls = classes[i];
@@ -27,12 +29,13 @@ function collectClasses(root: DtoClass) {
       nested.add(target);
       return classRef(target);
     });
-    const { schema, required } = dtoClassSchema(cls, converters);
+    const { schema, required, implicit } = dtoClassSchema(cls, converters);
     schemas.set(cls, schema);
     requiredProperties.set(cls, required);
+    implicitProperties.set(cls, implicit);
     nests.set(cls, nested);
   }
-  return { classes, schemas, nests, requiredProperties };
+  return { classes, schemas, nests, requiredProperties, implicitProperties };
 }
 
 /** The classes that can reach themselves through their nested classes. */
@@ -73,6 +76,8 @@ export interface DtoJsonSchema {
   readonly jsonSchema: JsonSchemaObject;
   /** The required properties (instance names) of the DTO and of each class it nests. */
   readonly requiredProperties: ReadonlyMap<DtoClass, readonly string[]>;
+  /** The undecorated properties with an initializer of the DTO and of each class it nests. */
+  readonly implicitProperties: ImplicitProperties;
 }
 
 /**
@@ -80,7 +85,7 @@ export interface DtoJsonSchema {
  * DTOs are inlined, and only recursive ones go to `$defs` (the root itself is `#`).
  */
 export function dtoToJsonSchema(root: DtoClass): DtoJsonSchema {
-  const { classes, schemas, nests, requiredProperties } = collectClasses(root);
+  const { classes, schemas, nests, requiredProperties, implicitProperties } = collectClasses(root);
   const recursive = recursiveClasses(classes, nests);
   const defNames = uniqueDefNames(classes.filter((cls) => cls !== root && recursive.has(cls)));
 
@@ -102,5 +107,5 @@ export function dtoToJsonSchema(root: DtoClass): DtoJsonSchema {
   if (defNames.size > 0) {
     jsonSchema.$defs = Object.fromEntries([...defNames].map(([cls, name]) => [name, build(cls)]));
   }
-  return { jsonSchema, requiredProperties };
+  return { jsonSchema, requiredProperties, implicitProperties };
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Expose, Type } from 'class-transformer';
+import { Exclude, Expose, Type } from 'class-transformer';
 import {
   Allow,
   ArrayMinSize,
@@ -306,5 +306,162 @@ describe('compileSchema with a class-validator DTO', () => {
     expect(jsonSchema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
     expect(await validate({})).toMatchObject({ ok: true });
     expect(await validate({ zone: 'UTC' })).toEqual({ ok: false, errors: ['property zone should not exist'] });
+  });
+});
+
+describe('compileSchema with undecorated DTO properties that have an initializer', () => {
+  class ForecastInput {
+    @IsString() city!: string;
+    @IsOptional() @IsIn(['metric', 'imperial']) units?: 'metric' | 'imperial';
+    days = 3;
+  }
+
+  it('lists them as optional properties with their default, typed by the default', async () => {
+    const { jsonSchema } = await compileSchema(ForecastInput, 'Weather.forecast');
+
+    expect(jsonSchema).toEqual({
+      type: 'object',
+      properties: {
+        city: { type: 'string' },
+        units: { type: ['string', 'null'], enum: ['metric', 'imperial', null] },
+        days: { type: 'number', default: 3 },
+      },
+      required: ['city'],
+      additionalProperties: false,
+    });
+  });
+
+  it('accepts them, absent (the default) or given (the value)', async () => {
+    const { validate } = await compileSchema(ForecastInput, 'Weather.forecast');
+
+    const without = await validate({ city: 'Oslo' });
+    const given = await validate({ city: 'Oslo', days: 5 });
+
+    expect(without).toMatchObject({ ok: true, value: { city: 'Oslo', days: 3 } });
+    expect((without as { value: unknown }).value).toBeInstanceOf(ForecastInput);
+    expect(given).toMatchObject({ ok: true, value: { city: 'Oslo', days: 5 } });
+  });
+
+  it('checks the value against the inferred type, and still refuses unknown properties', async () => {
+    const { validate } = await compileSchema(ForecastInput, 'Weather.forecast');
+
+    expect(await validate({ city: 'Oslo', days: 'many', hours: 1 })).toEqual({
+      ok: false,
+      errors: ['days must be a number', 'property hours should not exist'],
+    });
+  });
+
+  it('types them by design:type when a decorator made TypeScript emit it, else by the default', async () => {
+    class RenamedDto {
+      // @Expose is class-transformer's: class-validator still knows nothing of the property.
+      @Expose({ name: 'max_items' }) maxItems: number = 10;
+      label: string | null = null;
+      // What tsc emits for `@Expose() title: string | null = null` (ts-jest's isolated modules say Object).
+      @Reflect.metadata('design:type', String) title: string | null = null;
+      tags = ['a'];
+      flags = { loud: false };
+      enabled = true;
+    }
+
+    const { jsonSchema, validate } = await compileSchema(RenamedDto, 'Lists.show');
+
+    expect(jsonSchema).toEqual({
+      type: 'object',
+      properties: {
+        max_items: { type: 'number', default: 10 },
+        label: { default: null },
+        title: { type: ['string', 'null'], default: null },
+        tags: { type: 'array', default: ['a'] },
+        flags: { type: 'object', default: { loud: false } },
+        enabled: { type: 'boolean', default: true },
+      },
+      additionalProperties: false,
+    });
+    expect(await validate({ max_items: 3, label: 'x', tags: [], flags: {}, enabled: false })).toMatchObject({
+      ok: true,
+      value: { maxItems: 3, label: 'x', tags: [], flags: {}, enabled: false },
+    });
+    expect(await validate({ title: 'T' })).toMatchObject({ ok: true, value: { title: 'T' } });
+    expect(await validate({ tags: {}, flags: [], enabled: 'yes', max_items: '3', title: 7 })).toEqual({
+      ok: false,
+      errors: [
+        // class-validator names properties as on the instance; so does this check.
+        'maxItems must be a number',
+        'title must be a string',
+        'tags must be an array',
+        'flags must be an object',
+        'enabled must be a boolean value',
+      ],
+    });
+  });
+
+  it('keeps an @Exclude() property with an initializer off the schema, and out of reach of clients', async () => {
+    class TokenDto {
+      @IsString() user!: string;
+      @Exclude() issuer = 'mcp';
+    }
+
+    const { jsonSchema, validate } = await compileSchema(TokenDto, 'Tokens.issue');
+
+    expect(jsonSchema.properties).toEqual({ user: { type: 'string' } });
+    expect(await validate({ user: 'u', issuer: 'someone else' })).toMatchObject({
+      ok: true,
+      value: { user: 'u', issuer: 'mcp' },
+    });
+  });
+
+  it('accepts them in nested DTOs too, and reports a wrong type with its path', async () => {
+    class PageDto {
+      size = 20;
+    }
+    class SearchDto {
+      @IsString() query!: string;
+      @IsOptional() @ValidateNested() @Type(() => PageDto) page?: PageDto;
+    }
+
+    const { jsonSchema, validate } = await compileSchema(SearchDto, 'Search.run');
+
+    expect((jsonSchema.properties as Record<string, unknown>).page).toEqual({
+      anyOf: [
+        { type: 'object', properties: { size: { type: 'number', default: 20 } }, additionalProperties: false },
+        { type: 'null' },
+      ],
+    });
+    expect(await validate({ query: 'q', page: {} })).toMatchObject({ ok: true, value: { page: { size: 20 } } });
+    expect(await validate({ query: 'q', page: { size: 'big' } })).toEqual({
+      ok: false,
+      errors: ['page.size must be a number'],
+    });
+  });
+
+  it('fails at startup, naming the class, when the DTO cannot be built without arguments', async () => {
+    class NeedsArgumentDto {
+      readonly label: string;
+      constructor(source: { label: string }) {
+        this.label = source.label;
+      }
+    }
+
+    await expect(compileSchema(NeedsArgumentDto, 'Labels.add')).rejects.toThrow(
+      /Labels\.add.*NeedsArgumentDto.*without arguments/,
+    );
+  });
+
+  it('uses a constructor whose parameters are optional', async () => {
+    class OptionsDto {
+      @IsOptional() @IsString() name?: string;
+      retries = 2;
+      constructor(init?: Partial<OptionsDto>) {
+        Object.assign(this, init);
+      }
+    }
+
+    const { jsonSchema, validate } = await compileSchema(OptionsDto, 'Jobs.start');
+
+    expect(jsonSchema.properties).toEqual({
+      name: { type: ['string', 'null'] },
+      retries: { type: 'number', default: 2 },
+    });
+    expect(await validate({ retries: 4 })).toMatchObject({ ok: true, value: { retries: 4 } });
   });
 });

@@ -1,5 +1,4 @@
 import type { Type } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
 import { validate, type ValidatorOptions } from 'class-validator';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { INVALID_SCHEMA } from '../mcp.messages.js';
@@ -7,25 +6,34 @@ import type { CompiledSchema, SchemaValidationResult } from './schema.types.js';
 import { formatValidationErrors, reportedPaths } from './dto-errors.js';
 import { dtoToJsonSchema, type DtoJsonSchema } from './dto-json-schema.js';
 import { missingRequired } from './dto-required.js';
+import { acceptImplicitProperties } from './dto-implicit-properties.js';
 import { isObjectValue } from './schema-guards.js';
+import { toDtoInstance } from './dto-transform.js';
 
 /**
  * `whitelist` + `forbidNonWhitelisted`: the schema a client sees says `additionalProperties:
  * false`, so an unknown property is rejected with a message rather than silently stripped (a
  * typo in an optional argument should not go unnoticed). `forbidUnknownValues` is off so a DTO
- * with no validated property still accepts `{}`.
+ * with no validated property still accepts `{}`. Errors keep their target and value: the
+ * properties known only from an initializer are told apart and type-checked through them.
  */
-const VALIDATOR_OPTIONS: ValidatorOptions = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false };
+const VALIDATOR_OPTIONS: ValidatorOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: false,
+  validationError: { target: true, value: true },
+};
 
 async function validateDto(
   dto: Type<unknown>,
-  requiredProperties: DtoJsonSchema['requiredProperties'],
+  { requiredProperties, implicitProperties }: DtoJsonSchema,
   value: unknown,
 ): Promise<SchemaValidationResult> {
   if (!isObjectValue(value)) return { ok: false, errors: ['must be an object'] };
-  // exposeDefaultValues: a property given as `undefined` still gets its field initializer.
-  const instance = plainToInstance(dto, value, { exposeDefaultValues: true }) as object;
-  const validationErrors = await validate(instance, VALIDATOR_OPTIONS);
+  const converted = toDtoInstance(dto, value);
+  if (!converted.ok) return converted;
+  const { instance } = converted;
+  const validationErrors = acceptImplicitProperties(await validate(instance, VALIDATOR_OPTIONS), implicitProperties);
   const errors = [
     ...formatValidationErrors(validationErrors),
     ...missingRequired(instance, requiredProperties, reportedPaths(validationErrors)),
@@ -48,6 +56,5 @@ export function compileDtoSchema(dto: Type<unknown>, where: string): CompiledSch
       INVALID_SCHEMA(where, `cannot generate a JSON Schema from the class ${dto.name}: ${reason}`),
     );
   }
-  const { jsonSchema, requiredProperties } = generated;
-  return { jsonSchema, validate: (value) => validateDto(dto, requiredProperties, value) };
+  return { jsonSchema: generated.jsonSchema, validate: (value) => validateDto(dto, generated, value) };
 }

@@ -1,3 +1,3 @@
 export * from './schema.types.js';
-export { compileOutputSchema, compileSchema } from './compile-schema.js';
+export { compileOutputSchema, compileSchema, type CompileSchemaOptions } from './compile-schema.js';
 export { isDtoClass, isZodSchema } from './schema-guards.js';

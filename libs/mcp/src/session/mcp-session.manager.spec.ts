@@ -2,9 +2,11 @@ import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
-import { InMemorySessionStore } from './in-memory-session.store.js';
-import type { McpConnection } from './mcp-session.interface.js';
-import { McpSessionManager, type McpSessionEndListener } from './mcp-session.manager.js';
+import { InMemoryMcpBackend } from '../backend/in-memory/in-memory.backend.js';
+import type { InMemorySessionStore } from '../backend/in-memory/in-memory-session.store.js';
+import type { McpNotificationBus, McpSessionEndListener } from '../backend/mcp-notification.bus.js';
+import type { McpConnection, McpSessionRecord } from '../backend/mcp-session.store.js';
+import { McpSessionManager } from './mcp-session.manager.js';
 
 const IDLE_TIMEOUT_MS = 10_000;
 const CLEANUP_INTERVAL_MS = 1_000;
@@ -12,32 +14,33 @@ const START = new Date('2025-11-25T12:00:00Z').getTime();
 
 interface Harness {
   manager: McpSessionManager;
-  store: InMemorySessionStore;
+  store: InMemorySessionStore & { get(id: string): Promise<McpSessionRecord | undefined> };
+  bus: McpNotificationBus;
   ended: jest.Mock<McpSessionEndListener>;
 }
 
 function createHarness(options: Partial<McpModuleOptions> = {}): Harness {
-  const store = new InMemorySessionStore();
-  const manager = new McpSessionManager(
-    store,
-    resolveMcpOptions({
-      serverInfo: { name: 't', version: '1' },
-      sessionIdleTimeoutMs: IDLE_TIMEOUT_MS,
-      sessionCleanupIntervalMs: CLEANUP_INTERVAL_MS,
-      ...options,
-    }),
-  );
+  const resolved = resolveMcpOptions({
+    serverInfo: { name: 't', version: '1' },
+    sessionIdleTimeoutMs: IDLE_TIMEOUT_MS,
+    sessionCleanupIntervalMs: CLEANUP_INTERVAL_MS,
+    ...options,
+  });
+  const parts = new InMemoryMcpBackend().connect({ options: resolved });
+  const sessions = parts.sessions as InMemorySessionStore;
+  // A read that leaves the idle clock alone, for assertions.
+  const store = Object.assign(sessions, { get: async (id: string) => sessions.peek(id) });
+  const manager = new McpSessionManager(store, parts.bus, resolved);
   const ended = jest.fn<McpSessionEndListener>();
   manager.onSessionEnd(ended);
-  return { manager, store, ended };
+  return { manager, store, bus: parts.bus, ended };
 }
 
 const newSession = (manager: McpSessionManager) =>
   manager.create({ protocolVersion: '2025-11-25', transport: 'streamable-http' });
 
 const fakeConnection = (): McpConnection & { close: jest.Mock<() => void> } => ({
-  send: jest.fn<(message: object) => boolean>().mockReturnValue(true),
-  sendJson: jest.fn<(json: string) => boolean>().mockReturnValue(true),
+  send: jest.fn<(json: string) => boolean>().mockReturnValue(true),
   close: jest.fn<() => void>(),
 });
 
@@ -92,17 +95,17 @@ describe('McpSessionManager', () => {
       ['an array', ['abc']],
       ['an object', { id: 'abc' }],
     ])('answers undefined for an id with %s, without touching the store', async (_label, id) => {
-      const get = jest.spyOn(harness.store, 'get');
+      const access = jest.spyOn(harness.store, 'access');
 
       expect(await harness.manager.resolve(id)).toBeUndefined();
-      expect(get).not.toHaveBeenCalled();
+      expect(access).not.toHaveBeenCalled();
     });
 
     it('looks up a well-formed id of 256 characters (and answers undefined when unknown)', async () => {
-      const get = jest.spyOn(harness.store, 'get');
+      const access = jest.spyOn(harness.store, 'access');
 
       expect(await harness.manager.resolve('a'.repeat(256))).toBeUndefined();
-      expect(get).toHaveBeenCalledWith('a'.repeat(256));
+      expect(access).toHaveBeenCalledWith('a'.repeat(256), expect.any(Number), IDLE_TIMEOUT_MS);
     });
 
     it('never adopts an unknown id', async () => {
@@ -198,7 +201,7 @@ describe('McpSessionManager', () => {
       harness.manager.onModuleInit();
       const session = await newSession(harness.manager);
       const connection = fakeConnection();
-      harness.manager.attachConnection(session.id, connection);
+      await harness.bus.attach(session.id, connection);
 
       await jest.advanceTimersByTimeAsync(5 * IDLE_TIMEOUT_MS);
 
@@ -206,7 +209,7 @@ describe('McpSessionManager', () => {
       expect(connection.close).not.toHaveBeenCalled();
       expect(await harness.manager.resolve(session.id)).toBeDefined();
 
-      harness.manager.detachConnection(session.id, connection);
+      harness.bus.detach(session.id, connection);
       await jest.advanceTimersByTimeAsync(IDLE_TIMEOUT_MS + 2 * CLEANUP_INTERVAL_MS);
 
       expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
@@ -215,7 +218,7 @@ describe('McpSessionManager', () => {
 
     it('keeps a connected session alive on resolve even when its record looks idle', async () => {
       const session = await newSession(harness.manager);
-      harness.manager.attachConnection(session.id, fakeConnection());
+      await harness.bus.attach(session.id, fakeConnection());
       jest.setSystemTime(START + 3 * IDLE_TIMEOUT_MS);
 
       expect(await harness.manager.resolve(session.id)).toBeDefined();
@@ -235,13 +238,13 @@ describe('McpSessionManager', () => {
     it('end(id, "deleted") removes the session, closes its connection and tells the listeners', async () => {
       const session = await newSession(harness.manager);
       const connection = fakeConnection();
-      harness.manager.attachConnection(session.id, connection);
+      await harness.bus.attach(session.id, connection);
 
       expect(await harness.manager.end(session.id, 'deleted')).toBe(true);
 
       expect(connection.close).toHaveBeenCalledTimes(1);
       expect(harness.ended).toHaveBeenCalledWith(session.id, 'deleted');
-      expect(harness.manager.getConnection(session.id)).toBeUndefined();
+      expect(harness.bus.holds(session.id)).toBe(false);
       expect(await harness.manager.resolve(session.id)).toBeUndefined();
       expect(await harness.manager.end(session.id, 'deleted')).toBe(false);
     });
@@ -265,20 +268,22 @@ describe('McpSessionManager', () => {
       const first = fakeConnection();
       const second = fakeConnection();
 
-      harness.manager.attachConnection(session.id, first);
-      harness.manager.attachConnection(session.id, second);
+      await harness.bus.attach(session.id, first);
+      await harness.bus.attach(session.id, second);
 
       expect(first.close).toHaveBeenCalledTimes(1);
       expect(second.close).not.toHaveBeenCalled();
-      expect(harness.manager.getConnection(session.id)).toBe(second);
+      expect(harness.bus.sendToSession(session.id, '{"n":1}')).toBe(true);
+      expect(second.send).toHaveBeenCalledWith('{"n":1}');
+      expect(first.send).not.toHaveBeenCalled();
     });
 
     it('does not close a connection attached twice', async () => {
       const session = await newSession(harness.manager);
       const connection = fakeConnection();
 
-      harness.manager.attachConnection(session.id, connection);
-      harness.manager.attachConnection(session.id, connection);
+      await harness.bus.attach(session.id, connection);
+      await harness.bus.attach(session.id, connection);
 
       expect(connection.close).not.toHaveBeenCalled();
     });
@@ -287,34 +292,38 @@ describe('McpSessionManager', () => {
       const session = await newSession(harness.manager);
       const old = fakeConnection();
       const current = fakeConnection();
-      harness.manager.attachConnection(session.id, old);
-      harness.manager.attachConnection(session.id, current);
+      await harness.bus.attach(session.id, old);
+      await harness.bus.attach(session.id, current);
 
-      harness.manager.detachConnection(session.id, old);
+      harness.bus.detach(session.id, old);
 
-      expect(harness.manager.getConnection(session.id)).toBe(current);
+      expect(harness.bus.sendToSession(session.id, '{"n":1}')).toBe(true);
+      expect(current.send).toHaveBeenCalledWith('{"n":1}');
     });
   });
 
   describe('shutdown', () => {
-    it('clears the sweep timer and closes every open connection', async () => {
+    it('clears the sweep timer and closes every open stream with a retry hint, ending no session', async () => {
       harness.manager.onModuleInit();
       expect(jest.getTimerCount()).toBe(1);
       const sessions = [await newSession(harness.manager), await newSession(harness.manager)];
-      const connections = sessions.map((session) => {
+      const connections = [];
+      for (const session of sessions) {
         const connection = fakeConnection();
-        harness.manager.attachConnection(session.id, connection);
-        return connection;
-      });
+        await harness.bus.attach(session.id, connection);
+        connections.push(connection);
+      }
 
       await harness.manager.onApplicationShutdown();
 
       expect(jest.getTimerCount()).toBe(0);
-      for (const connection of connections) expect(connection.close).toHaveBeenCalledTimes(1);
-      expect(harness.ended.mock.calls.map(([id, reason]) => [id, reason]).sort()).toEqual(
-        sessions.map((session) => [session.id, 'shutdown']).sort(),
-      );
-      expect(sessions.every((session) => harness.manager.getConnection(session.id) === undefined)).toBe(true);
+      for (const connection of connections) expect(connection.close).toHaveBeenCalledWith(1_000);
+      // A deploy must not delete sessions: their clients resume (elsewhere) with Last-Event-ID.
+      expect(harness.ended).not.toHaveBeenCalled();
+      for (const session of sessions) {
+        expect(harness.bus.holds(session.id)).toBe(false);
+        expect(harness.store.isAlive(session.id)).toBe(true);
+      }
     });
 
     it('runs no sweep after shutdown', async () => {
@@ -331,16 +340,10 @@ describe('McpSessionManager', () => {
 
 describe('McpSessionManager.end, twice', () => {
   it('tells the end listeners once, however often the session is ended', async () => {
-    const { McpSessionManager: Manager } = await import('./mcp-session.manager.js');
-    const { InMemorySessionStore } = await import('./in-memory-session.store.js');
-    const { resolveMcpOptions } = await import('../mcp-options.resolver.js');
-    const manager = new Manager(
-      new InMemorySessionStore(),
-      resolveMcpOptions({ serverInfo: { name: 't', version: '1' } }),
-    );
-    const listener = jest.fn<(id: string, reason: string) => void>();
+    const { manager } = createHarness();
+    const listener = jest.fn<McpSessionEndListener>();
     manager.onSessionEnd(listener);
-    const session = await manager.create({ protocolVersion: '2025-11-25', transport: 'streamable-http' });
+    const session = await newSession(manager);
     expect(await manager.end(session.id, 'expired')).toBe(true);
     expect(await manager.end(session.id, 'expired')).toBe(false);
     expect(await manager.end('never-existed', 'deleted')).toBe(false);

@@ -1,3 +1,4 @@
+import { redactSecrets } from '../logging/redact.js';
 import {
   Inject,
   Injectable,
@@ -6,75 +7,77 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import { MCP_SESSION_STORE } from '../mcp.constants.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
+import { MCP_NOTIFICATION_BUS, MCP_SESSION_STORE } from '../backend/mcp-backend.tokens.js';
+import type { McpNotificationBus, McpSessionEndListener } from '../backend/mcp-notification.bus.js';
+import type {
+  McpSessionEndReason,
+  McpSessionPatch,
+  McpSessionRecord,
+  McpSessionStore,
+} from '../backend/mcp-session.store.js';
+import { McpSessionQuotaExceededException, McpTooManySessionsException } from '../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import type { McpConnection, McpSessionRecord, McpSessionStore } from './mcp-session.interface.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
-import { McpTooManySessionsException } from '../errors/mcp-protocol.exceptions.js';
-
-/** Why a session ended. */
-export type McpSessionEndReason = 'deleted' | 'expired' | 'shutdown';
-
-/** Called when a session ends, whatever the reason (subscriptions and outboxes hook in here). */
-export type McpSessionEndListener = (sessionId: string, reason: McpSessionEndReason) => void | Promise<void>;
+import { isSamePrincipal, type McpPrincipal } from '../auth/mcp-principal.js';
+import { SessionQuota } from './session-quota.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;
 
 /**
- * Owns the life of sessions: creation, lookup with idle expiry, termination, the periodic sweep,
- * and the live connections (GET streams, sockets) that this instance holds for them.
+ * The life of sessions: creation under the `maxSessions` cap, lookup with sliding idle expiry,
+ * termination and the periodic sweep. State lives in the backend's session store; live streams
+ * belong to the notification bus.
  */
 @Injectable()
 export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('McpSessions');
-  private readonly connections = new Map<string, McpConnection>();
-  private readonly endListeners: McpSessionEndListener[] = [];
   private sweepTimer?: NodeJS.Timeout;
+  private readonly quota = new SessionQuota();
 
   constructor(
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
+    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
   ) {}
 
   onModuleInit(): void {
     if (!this.options.sessions) return;
-    this.sweepTimer = setInterval(() => void this.sweep(), this.options.sessionCleanupIntervalMs);
+    if (this.options.maxSessionsPerPrincipal !== undefined) this.bus.onSessionEnded((id) => this.quota.release(id));
+    this.sweepTimer = setInterval(() => {
+      this.sweep().catch((error: unknown) =>
+        this.logger.warn(redactSecrets(`Session sweep failed: ${describe(error)}`)),
+      );
+    }, this.options.sessionCleanupIntervalMs);
     this.sweepTimer.unref();
   }
 
   /**
    * Streams close before the HTTP server does: Nest waits for open connections when it closes
-   * the server, and an SSE stream would hold it open forever.
+   * the server, and an SSE stream would hold it open forever. Sessions are not ended: a deploy
+   * must not delete them (their clients resume elsewhere with `Last-Event-ID`).
    */
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
-    const open = [...this.connections.keys()];
-    await Promise.all(open.map((id) => this.end(id, 'shutdown')));
+    await this.bus.drain();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.beforeApplicationShutdown();
   }
 
-  /** Registers a listener for session ends. */
+  /** Registers a listener for session ends (DELETE, expiry, a closed connection). */
   onSessionEnd(listener: McpSessionEndListener): void {
-    this.endListeners.push(listener);
+    this.bus.onSessionEnded(listener);
   }
 
-  /** True when a new session would pass `maxSessions`. */
-  async isFull(): Promise<boolean> {
-    return (await this.store.count()) >= this.options.maxSessions;
-  }
-
-  /** Creates a session; refused with `McpTooManySessionsException` at `maxSessions`. */
-  async create(init: NewSession): Promise<McpSessionRecord> {
-    if (await this.isFull()) {
-      // Idle sessions may be holding the places: sweep once before refusing.
-      await this.sweep();
-      if (await this.isFull()) throw new McpTooManySessionsException(this.options.maxSessions);
-    }
+  /**
+   * Creates a session; refused with `McpTooManySessionsException` at `maxSessions`, and with
+   * `McpSessionQuotaExceededException` when `caller` (a principal key, or a remote address)
+   * already holds `maxSessionsPerPrincipal` sessions.
+   */
+  async create(init: NewSession, caller?: string): Promise<McpSessionRecord> {
     const now = Date.now();
     const record: McpSessionRecord = {
       ...init,
@@ -83,104 +86,63 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
       createdAt: now,
       lastActivityAt: now,
     };
-    await this.store.create(record);
-    return record;
+    const perCaller = this.options.maxSessionsPerPrincipal;
+    const counted = perCaller !== undefined && caller !== undefined;
+    if (counted && !this.quota.take(caller, record.id, perCaller)) {
+      throw new McpSessionQuotaExceededException(perCaller);
+    }
+    try {
+      if (await this.store.create(record, this.options.maxSessions)) return record;
+      // Idle sessions may be holding the places: sweep once before refusing.
+      await this.sweep();
+      if (await this.store.create(record, this.options.maxSessions)) return record;
+    } catch (error) {
+      this.quota.release(record.id);
+      throw error;
+    }
+    this.quota.release(record.id);
+    throw new McpTooManySessionsException(this.options.maxSessions);
   }
 
   /**
-   * Finds a live session and marks activity. Malformed ids never reach the store; an idle
-   * session found here is ended at once, so expiry does not wait for the sweep.
+   * Finds a live session and restarts its idle clock, in one store call. Malformed ids never
+   * reach the store; a session that holds a stream here does not expire. A session of another
+   * principal than `principal` is not found (the same answer as an unknown id, so its existence
+   * is not revealed); without auth both are undefined and always match.
    */
-  async resolve(id: unknown): Promise<McpSessionRecord | undefined> {
+  async resolve(id: unknown, principal?: McpPrincipal): Promise<McpSessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
-    const record = await this.store.get(id);
-    if (!record) return undefined;
-    const now = Date.now();
-    if (this.isIdle(record, now)) {
-      await this.end(id, 'expired');
-      return undefined;
-    }
-    await this.store.touch(id, now);
-    record.lastActivityAt = now;
-    return record;
+    const idleTimeoutMs = this.bus.holds(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
+    const session = await this.store.access(id, Date.now(), idleTimeoutMs);
+    return session && isSamePrincipal(session.principal, principal) ? session : undefined;
   }
 
-  async markInitialized(id: string): Promise<void> {
-    await this.store.update(id, { initialized: true });
+  /** Changes stored facts of a live session (its log level, ...); false when it ended. */
+  update(id: string, patch: McpSessionPatch): Promise<boolean> {
+    return this.store.update(id, patch);
   }
 
-  /** Changes stored facts of a session (its log level, ...). */
-  async update(id: string, patch: Partial<Omit<McpSessionRecord, 'id'>>): Promise<void> {
-    await this.store.update(id, patch);
+  /** Ends a session and everything it holds, as one operation; false when it was gone already. */
+  end(id: string, reason: McpSessionEndReason): Promise<boolean> {
+    return this.store.end(id, reason);
   }
 
-  /** Ends a session: removes it from the store, closes its connections, tells the listeners. */
-  async end(id: string, reason: McpSessionEndReason): Promise<boolean> {
-    const existed = await this.store.delete(id);
-    const connection = this.connections.get(id);
-    this.connections.delete(id);
-    connection?.close();
-    // Ending twice (the sweep and a lookup racing) tells the listeners once.
-    if (!existed && !connection) return false;
-    for (const listener of this.endListeners) {
-      try {
-        await listener(id, reason);
-      } catch (error) {
-        this.logger.error(`Session end listener failed: ${(error as Error).message}`);
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Attaches the session's standalone stream. A new one replaces the old one (DECISIONS D5),
-   * which is closed.
-   */
-  attachConnection(id: string, connection: McpConnection): void {
-    const previous = this.connections.get(id);
-    this.connections.set(id, connection);
-    if (previous && previous !== connection) previous.close();
-  }
-
-  /**
-   * Detaches a stream if it is still the current one. The idle clock restarts now: the stream
-   * kept the session alive until this moment, and the client may reconnect (spec 6.2).
-   */
-  detachConnection(id: string, connection: McpConnection): void {
-    if (this.connections.get(id) !== connection) return;
-    this.connections.delete(id);
-    void this.store.touch(id, Date.now());
-  }
-
-  /** Sessions that hold a live standalone stream on this instance. */
-  connectedSessionIds(): IterableIterator<string> {
-    return this.connections.keys();
-  }
-
-  /** The live standalone stream of a session on this instance, if any. */
-  getConnection(id: string): McpConnection | undefined {
-    return this.connections.get(id);
-  }
-
-  async count(): Promise<number> {
+  count(): Promise<number> {
     return this.store.count();
   }
 
-  /** Ends every idle session. An open stream counts as activity. */
+  /**
+   * Ends every idle session. An open stream counts as activity: those this instance holds are
+   * touched first; the store keeps those held by other instances.
+   */
   async sweep(): Promise<number> {
     const now = Date.now();
-    for (const id of this.connections.keys()) await this.store.touch(id, now);
-    const idle = await this.store.findIdleSince(now - this.options.sessionIdleTimeoutMs);
-    let ended = 0;
-    for (const id of idle) {
-      if (this.connections.has(id)) continue;
-      if (await this.end(id, 'expired')) ended++;
-    }
+    const held = [...this.bus.heldSessions()];
+    if (held.length > 0) await this.store.touch(held, now);
+    const ended = await this.store.expireIdle(now - this.options.sessionIdleTimeoutMs);
     if (ended > 0) this.logger.debug(`Expired ${ended} idle session(s)`);
     return ended;
   }
-
-  private isIdle(record: McpSessionRecord, now: number): boolean {
-    return !this.connections.has(record.id) && now - record.lastActivityAt > this.options.sessionIdleTimeoutMs;
-  }
 }
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

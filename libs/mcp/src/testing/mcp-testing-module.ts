@@ -15,6 +15,7 @@ import type {
   JsonRpcResponse,
   JsonRpcSuccessResponse,
 } from '../protocol/json-rpc.js';
+import type { McpAnswer } from '../protocol/mcp-answer.js';
 import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
 import { McpDispatcher } from '../protocol/mcp.dispatcher.js';
 
@@ -72,6 +73,10 @@ export const notification = (method: string, params?: Record<string, unknown>) =
 
 const describeResponse = (response: unknown) => JSON.stringify(response, null, 2);
 
+/** The parsed response(s) of a dispatcher answer. */
+export const parseAnswer = (answer: McpAnswer | undefined): JsonRpcResponse | JsonRpcResponse[] | undefined =>
+  answer === undefined ? undefined : (JSON.parse(answer.json) as JsonRpcResponse | JsonRpcResponse[]);
+
 /** Narrows a dispatch outcome to one success response (fails loudly otherwise). */
 export function asSuccess(response: JsonRpcResponse | JsonRpcResponse[] | undefined): JsonRpcSuccessResponse {
   if (!response || Array.isArray(response) || !('result' in response)) {
@@ -100,7 +105,13 @@ export class McpTestClient {
     return new McpTestClient(await createMcpModule(fixture));
   }
 
-  dispatch(payload: unknown, ctx: McpDispatchContext = statelessContext()) {
+  /** Dispatches and parses the answer back (the dispatcher itself answers serialized JSON). */
+  async dispatch(payload: unknown, ctx: McpDispatchContext = statelessContext()) {
+    return parseAnswer(await this.dispatcher.dispatch(payload, ctx));
+  }
+
+  /** Dispatches and returns the answer as the transports get it (serialized, with its status). */
+  answer(payload: unknown, ctx: McpDispatchContext = statelessContext()): Promise<McpAnswer | undefined> {
     return this.dispatcher.dispatch(payload, ctx);
   }
 

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
-import type { McpCompleter, McpCompletionResult } from '../../interfaces/mcp-completion.interface.js';
+import type { McpCompletionArgs, McpCompletionResult } from '../../interfaces/mcp-completion.interface.js';
+import type { McpHandlerFn } from '../../registry/mcp-handler.types.js';
 import { McpPromptRegistry } from '../../registry/mcp-prompt.registry.js';
 import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-template.registry.js';
 import { optionalObject, requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 
 /** The most values one completion answer may carry (MCP). */
 const MAX_VALUES = 100;
@@ -16,6 +18,7 @@ export class CompletionHandler implements McpMethodGroup {
   constructor(
     private readonly prompts: McpPromptRegistry,
     private readonly templates: McpResourceTemplateRegistry,
+    private readonly access: McpAccessPolicy,
   ) {}
 
   methods(): Record<string, McpMethodFn> {
@@ -37,22 +40,30 @@ export class CompletionHandler implements McpMethodGroup {
     const value = typeof argument.value === 'string' ? argument.value : '';
     const context = optionalObject(params, 'context');
     const chosen = stringValues(optionalObject(context, 'arguments'));
-    const completer = this.completerFor(ref, name);
-    const result = completer ? await completer(value, { arguments: chosen, request: ctx }) : [];
+    const completer = this.completerFor(ref, name, ctx);
+    const args: McpCompletionArgs = { name, value, arguments: chosen };
+    const result = completer ? ((await completer(args, ctx)) as McpCompletionResult) : [];
     return { completion: toCompletion(result) };
   }
 
-  private completerFor(ref: Record<string, unknown>, argument: string): McpCompleter | undefined {
+  /** The completer of a prompt argument or template variable; completing needs the entry's scopes. */
+  private completerFor(
+    ref: Record<string, unknown>,
+    argument: string,
+    ctx: McpRequestContext,
+  ): McpHandlerFn | undefined {
     if (ref.type === 'ref/prompt') {
       const name = requireString(ref, 'name');
       const prompt = this.prompts.get(name);
       if (!prompt) throw new McpInvalidParamsException(`Unknown prompt '${name}'`);
+      this.access.assert(prompt, ctx);
       return prompt.completers?.get(argument);
     }
     if (ref.type === 'ref/resource') {
       const uri = requireString(ref, 'uri');
       const template = this.templates.get(uri);
       if (!template) throw new McpInvalidParamsException(`Unknown resource template '${uri}'`);
+      this.access.assert(template, ctx);
       return template.completers?.get(argument);
     }
     throw new McpInvalidParamsException("Parameter 'ref.type' must be 'ref/prompt' or 'ref/resource'");

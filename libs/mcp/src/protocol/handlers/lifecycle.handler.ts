@@ -5,6 +5,8 @@ import { McpInvalidParamsException, McpInvalidRequestException } from '../../err
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { negotiateProtocolVersion } from '../protocol-version.js';
+import { principalBinding } from '../../auth/mcp-principal.js';
+import { callerKeyOf } from '../../auth/caller-key.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 
 type CapabilitySource = () => Record<string, unknown>;
@@ -45,12 +47,17 @@ export class LifecycleHandler implements McpMethodGroup {
     }
     const protocolVersion = negotiateProtocolVersion(params.protocolVersion, this.options.protocolVersion);
     if (dispatch.sessionsEnabled) {
-      dispatch.session = await this.sessions.create({
-        protocolVersion,
-        transport: dispatch.transport,
-        clientInfo: asObject(params.clientInfo),
-        clientCapabilities: asObject(params.capabilities),
-      });
+      dispatch.session = await this.sessions.create(
+        {
+          protocolVersion,
+          transport: dispatch.transport,
+          clientInfo: asObject(params.clientInfo),
+          clientCapabilities: asObject(params.capabilities),
+          // The session belongs to whoever created it (resource-server mode).
+          ...(dispatch.auth ? { principal: principalBinding(dispatch.auth) } : {}),
+        },
+        callerKeyOf(dispatch.auth, dispatch.request),
+      );
     }
     const result: Record<string, unknown> = {
       protocolVersion,

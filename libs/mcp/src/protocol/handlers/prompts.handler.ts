@@ -7,6 +7,7 @@ import { McpPromptRegistry, type McpPromptEntry } from '../../registry/mcp-promp
 import { listResult } from './list-page.js';
 import { optionalObject, requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 
 /** `prompts/list` and `prompts/get`. */
 @Injectable()
@@ -14,11 +15,12 @@ export class PromptsHandler implements McpMethodGroup {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly prompts: McpPromptRegistry,
+    private readonly access: McpAccessPolicy,
   ) {}
 
   methods(): Record<string, McpMethodFn> {
     return {
-      'prompts/list': async (params) => this.list(params),
+      'prompts/list': async (params, ctx) => this.list(params, ctx),
       'prompts/get': (params, ctx) => this.get(params, ctx),
     };
   }
@@ -31,15 +33,16 @@ export class PromptsHandler implements McpMethodGroup {
     return this.prompts.size > 0;
   }
 
-  private list(params: Record<string, unknown>) {
-    const page = this.prompts.page(params.cursor, this.options.pageSize);
-    return listResult('prompts', page);
+  private list(params: Record<string, unknown>, ctx: McpRequestContext) {
+    const page = this.prompts.page(params.cursor, this.options.pageSize, this.access.visibleTo(ctx));
+    return this.access.privateFor(listResult('prompts', page), ctx);
   }
 
   private async get(params: Record<string, unknown>, ctx: McpRequestContext) {
     const name = requireString(params, 'name');
     const prompt = this.prompts.get(name);
     if (!prompt) throw new McpInvalidParamsException(`Unknown prompt '${name}'`, { name });
+    this.access.assert(prompt, ctx);
     const args = checkArguments(prompt, optionalObject(params, 'arguments'));
     return toPromptResult(prompt, await prompt.handler(args, ctx));
   }
@@ -47,7 +50,7 @@ export class PromptsHandler implements McpMethodGroup {
 
 /** Prompt arguments are strings; required ones must be present. Unknown ones are refused. */
 function checkArguments(prompt: McpPromptEntry, args: Record<string, unknown>): Record<string, string> {
-  const declared = new Map(prompt.arguments.map((argument) => [argument.name, argument]));
+  const declared = prompt.argumentsByName!;
   for (const [name, value] of Object.entries(args)) {
     if (!declared.has(name))
       throw new McpInvalidParamsException(`Unknown argument '${name}' for prompt '${prompt.name}'`);

@@ -6,8 +6,10 @@ import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
 import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-template.registry.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { listResult } from './list-page.js';
+import { withCacheHints } from '../modern/cache-hints.js';
 import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read`. */
 @Injectable()
@@ -17,12 +19,13 @@ export class ResourcesHandler implements McpMethodGroup {
     private readonly resources: McpResourceRegistry,
     private readonly templates: McpResourceTemplateRegistry,
     private readonly resolver: McpResourceResolver,
+    private readonly access: McpAccessPolicy,
   ) {}
 
   methods(): Record<string, McpMethodFn> {
     return {
-      'resources/list': async (params) => this.list(params),
-      'resources/templates/list': async (params) => this.listTemplates(params),
+      'resources/list': async (params, ctx) => this.list(params, ctx),
+      'resources/templates/list': async (params, ctx) => this.listTemplates(params, ctx),
       'resources/read': (params, ctx) => this.read(params, ctx),
     };
   }
@@ -36,17 +39,18 @@ export class ResourcesHandler implements McpMethodGroup {
     return this.resolver.inUse;
   }
 
-  private list(params: Record<string, unknown>) {
-    const page = this.resources.page(params.cursor, this.options.pageSize);
-    return listResult('resources', page);
+  private list(params: Record<string, unknown>, ctx: McpRequestContext) {
+    const page = this.resources.page(params.cursor, this.options.pageSize, this.access.visibleTo(ctx));
+    return this.access.privateFor(listResult('resources', page), ctx);
   }
 
-  private listTemplates(params: Record<string, unknown>) {
-    const page = this.templates.page(params.cursor, this.options.pageSize);
-    return listResult('resourceTemplates', page);
+  private listTemplates(params: Record<string, unknown>, ctx: McpRequestContext) {
+    const page = this.templates.page(params.cursor, this.options.pageSize, this.access.visibleTo(ctx));
+    return this.access.privateFor(listResult('resourceTemplates', page), ctx);
   }
 
   private async read(params: Record<string, unknown>, ctx: McpRequestContext) {
-    return { contents: await this.resolver.read(requireString(params, 'uri'), ctx) };
+    const { contents, cache } = await this.resolver.read(requireString(params, 'uri'), ctx);
+    return this.access.privateFor(withCacheHints({ contents }, cache), ctx);
   }
 }

@@ -3,9 +3,11 @@ import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpException } from '../../errors/mcp.exception.js';
-import { McpResourceNotFoundException, McpSessionRequiredException } from '../../errors/mcp-protocol.exceptions.js';
+import { McpResourceNotFoundException } from '../../errors/mcp-protocol.exceptions.js';
+import { McpSessionNotFoundException, McpSessionRequiredException } from '../../errors/mcp-transport.exceptions.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
-import { MCP_SUBSCRIPTION_STORE, type McpSubscriptionStore } from '../../subscriptions/mcp-subscription.store.js';
+import { MCP_SUBSCRIPTION_STORE } from '../../backend/mcp-backend.tokens.js';
+import type { McpSubscriptionStore } from '../../backend/mcp-subscription.store.js';
 import { JsonRpcErrorCode } from '../json-rpc.js';
 import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
@@ -39,7 +41,8 @@ export class SubscriptionsHandler implements McpMethodGroup {
     // Patterns (`*`, `**`, regular expressions) are not supported: they are plain URIs that
     // do not exist, so they fail here like any other unknown URI.
     if (!(await this.resolver.exists(uri, ctx))) throw this.notFound(uri);
-    await this.subscriptions.subscribe(sessionId, uri);
+    // Conditional on the session: one that ended while the lookup ran is not re-subscribed.
+    if (!(await this.subscriptions.subscribe(sessionId, uri))) throw new McpSessionNotFoundException();
     return this.strict ? {} : { subscribed: true, uri };
   }
 

@@ -12,7 +12,9 @@ import { optionalObject, requireString } from './params.js';
 import { listResult } from './list-page.js';
 import { McpToolHooks } from '../../hooks/mcp-tool-hooks.js';
 import { McpToolRateLimiter } from '../tool-rate-limiter.js';
+import { McpInputRequiredSignal } from '../modern/input-round.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
 const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
@@ -29,11 +31,12 @@ export class ToolsHandler implements McpMethodGroup {
     private readonly errors: McpErrorMapper,
     private readonly hooks: McpToolHooks,
     private readonly rateLimiter: McpToolRateLimiter,
+    private readonly access: McpAccessPolicy,
   ) {}
 
   methods(): Record<string, McpMethodFn> {
     return {
-      'tools/list': async (params) => this.list(params),
+      'tools/list': async (params, ctx) => this.list(params, ctx),
       'tools/call': (params, ctx) => this.call(params, ctx),
     };
   }
@@ -42,28 +45,34 @@ export class ToolsHandler implements McpMethodGroup {
     return this.tools.size > 0 ? ['tools', { listChanged: true }] : undefined;
   }
 
-  private list(params: Record<string, unknown>) {
-    const page = this.tools.page(params.cursor, this.options.pageSize);
-    return listResult('tools', page);
+  private list(params: Record<string, unknown>, ctx: McpRequestContext) {
+    const page = this.tools.page(params.cursor, this.options.pageSize, this.access.visibleTo(ctx));
+    return this.access.privateFor(listResult('tools', page), ctx);
   }
 
   private async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpToolResult> {
     const name = requireString(params, 'name');
     const tool = this.tools.get(name);
     if (!tool) throw new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
-    this.rateLimiter.take(ctx);
+    this.access.assert(tool, ctx);
+    await this.rateLimiter.take(ctx);
     const validation = await tool.input.validate(optionalObject(params, 'arguments'));
     if (!validation.ok) return this.invalidArguments(tool, validation.errors.join('; '), ctx);
     const event = { tool: tool.name, arguments: validation.value, context: ctx };
-    await this.hooks.invoking(event);
+    // Hooks are awaited only when there are any: most servers register none.
+    const hooked = this.hooks.size > 0;
+    if (hooked) await this.hooks.invoking(event);
     const started = performance.now();
     let result: McpToolResult;
     try {
       result = await this.shape(tool, await tool.handler(validation.value, ctx), ctx);
     } catch (error) {
-      await this.hooks.failed({ ...event, error, durationMs: performance.now() - started });
+      // A round of a multi round-trip request ended: the tool runs again on the retry.
+      if (error instanceof McpInputRequiredSignal) throw error;
+      if (hooked) await this.hooks.failed({ ...event, error, durationMs: performance.now() - started });
       return this.failure(tool, error, ctx);
     }
+    if (!hooked) return result;
     const durationMs = performance.now() - started;
     if (result.isError) await this.hooks.failed({ ...event, error: new Error(errorText(result)), durationMs });
     else await this.hooks.completed({ ...event, result, durationMs });

@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 
 /**
  * The request body is (or is declared to be) larger than the limit.
- * The request stream has been paused; answer 413 with `Connection: close`.
+ * The request stream has been paused; answer with `rejectBody` (json-payload.ts), which sends the
+ * 413 and drains the rest before closing.
  */
 export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
@@ -41,8 +42,8 @@ const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
  *
  * Rejects with {@link BodyTooLargeError} before reading anything when `Content-Length` declares more than
  * the limit, or as soon as the streamed byte count passes it (chunked bodies). In both cases the request is
- * paused and left unconsumed: answer 413 with `Connection: close`, and destroy the socket once the response
- * has finished if the client may still be pushing data.
+ * paused and left unconsumed, and nothing read so far is kept. Answer with `rejectBody`: closing at once
+ * while the client is still sending resets the connection before the client reads the 413.
  *
  * Rejects with {@link BodyAbortedError} when the client aborts or the request is destroyed mid-body.
  * All listeners added here are removed once the promise settles.

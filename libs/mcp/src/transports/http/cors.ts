@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 const ALLOWED_METHODS = 'GET, POST, DELETE';
 const ALLOWED_HEADERS = 'Content-Type, Accept, Authorization, MCP-Session-Id, MCP-Protocol-Version, Last-Event-ID';
-const EXPOSED_HEADERS = 'MCP-Session-Id, MCP-Protocol-Version';
+const EXPOSED_HEADERS = 'MCP-Session-Id, MCP-Protocol-Version, WWW-Authenticate';
 
 /**
  * CORS for browser clients whose Origin passed the allowlist: the origin is echoed (never `*`)

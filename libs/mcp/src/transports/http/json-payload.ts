@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { JsonRpcErrorCode } from '../../protocol/json-rpc.js';
+import { McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
+import {
+  McpPayloadTooLargeException,
+  McpUnsupportedMediaTypeException,
+} from '../../errors/mcp-transport.exceptions.js';
 import { BodyTooLargeError, decodeJsonBody, readRequestBody } from './body-reader.js';
 import { rejectHttp } from './http-rejection.js';
+import { endAfterBody, LINGER_MS } from './lingering-close.js';
 import { isJsonContentType } from './media-type.js';
 
 /** Where the body reader leaves the raw bytes of an MCP POST. */
@@ -23,20 +28,14 @@ export async function readJsonPayload(
   maxBytes: number,
 ): Promise<JsonPayload> {
   if (!isJsonContentType(req.headers['content-type'])) {
-    rejectHttp(
-      res,
-      415,
-      JsonRpcErrorCode.SessionRequired,
-      'Unsupported Media Type',
-      'Content-Type must be application/json',
-    );
+    rejectHttp(res, new McpUnsupportedMediaTypeException());
     return undefined;
   }
   const body = req[MCP_RAW_BODY] ?? (await readLate(req, res, maxBytes));
   if (!body) return undefined;
   const decoded = decodeJsonBody(body);
   if (!decoded.ok) {
-    rejectHttp(res, 400, JsonRpcErrorCode.ParseError, 'Parse error', decoded.detail);
+    rejectHttp(res, new McpParseErrorException(decoded.detail));
     return undefined;
   }
   return { value: decoded.value };
@@ -54,19 +53,16 @@ async function readLate(req: IncomingMessage, res: ServerResponse, maxBytes: num
   }
 }
 
-/** 413 with a JSON-RPC body and the connection closed; an aborted body just drops the socket. */
-export function rejectBody(res: ServerResponse, error: unknown, maxBytes: number): void {
-  if (error instanceof BodyTooLargeError) {
-    rejectHttp(
-      res,
-      413,
-      JsonRpcErrorCode.InvalidRequest,
-      'Request body too large',
-      `The body exceeds ${maxBytes} bytes`,
-      { headers: { Connection: 'close' } },
-    );
-    res.once('finish', () => res.socket?.destroy());
+/**
+ * 413 with a JSON-RPC body; the connection closes once the client has finished sending (or at
+ * the linger deadline), so that clients still uploading read the answer. An aborted body just
+ * drops the socket.
+ */
+export function rejectBody(res: ServerResponse, error: unknown, maxBytes: number, lingerMs = LINGER_MS): void {
+  if (!(error instanceof BodyTooLargeError) || res.headersSent) {
+    res.destroy();
     return;
   }
-  res.destroy();
+  rejectHttp(res, new McpPayloadTooLargeException(maxBytes), null, { end: false });
+  endAfterBody(res.req, res, lingerMs);
 }

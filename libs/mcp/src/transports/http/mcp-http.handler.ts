@@ -1,59 +1,71 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MCP_NOTIFICATION_BUS } from '../../backend/mcp-backend.tokens.js';
+import type { McpNotificationBus, McpPostStream } from '../../backend/mcp-notification.bus.js';
+import type { McpSessionRecord } from '../../backend/mcp-session.store.js';
+import {
+  McpMethodNotAllowedException,
+  McpNotAcceptableException,
+  McpSessionNotFoundException,
+  McpSessionRequiredException,
+  McpStreamHistoryLostException,
+  McpUnsupportedProtocolVersionException,
+} from '../../errors/mcp-transport.exceptions.js';
+import { McpException } from '../../errors/mcp.exception.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import {
   LAST_EVENT_ID_HEADER,
   PROTOCOL_VERSION_HEADER,
   SESSION_ID_HEADER,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type McpProtocolVersion,
 } from '../../mcp.constants.js';
-import { MCP_NOTIFICATION_BUS, type McpNotificationBus } from '../../notifications/mcp-notification.bus.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
+import { classifyMessage, isInitializeMessage, isValidId, type JsonRpcId } from '../../protocol/json-rpc.js';
+import { McpRequestCancelledError } from '../../protocol/inflight-requests.js';
+import { isModernMessage, readModernEnvelope, type McpModernEnvelope } from '../../protocol/modern/modern-envelope.js';
+import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
+import type { McpAnswer } from '../../protocol/mcp-answer.js';
 import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
-import {
-  isErrorResponse,
-  isInitializeMessage,
-  isValidId,
-  JsonRpcErrorCode,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-} from '../../protocol/json-rpc.js';
+import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
+import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
 import { isSupportedProtocolVersion } from '../../protocol/protocol-version.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
-import type { McpSessionRecord } from '../../session/mcp-session.interface.js';
-import { readRequestBody } from './body-reader.js';
-import { MCP_RAW_BODY, readJsonPayload, rejectBody, type McpHttpRequest } from './json-payload.js';
-import { rejectHttp } from './http-rejection.js';
-import { negotiateAccept } from './media-type.js';
-import { SseConnection } from './sse-connection.js';
-import { PostStream, PostStreamLog } from './post-stream.log.js';
-import { answerPreflight } from './cors.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
-import { TOO_MANY_SESSIONS } from '../../errors/mcp-protocol.exceptions.js';
+import { readRequestBody } from './body-reader.js';
+import { answerPreflight } from './cors.js';
+import { rejectHttp } from './http-rejection.js';
+import { MCP_RAW_BODY, readJsonPayload, rejectBody, type McpHttpRequest } from './json-payload.js';
+import { negotiateAccept, type AcceptNegotiation } from './media-type.js';
+import { checkModernHeaders } from './modern-headers.js';
+import { SseConnection } from './sse-connection.js';
 import { SseStream } from './sse.stream.js';
+import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
+import type { McpPrincipal } from '../../auth/mcp-principal.js';
 
-const ALLOW = { Allow: 'GET, POST, DELETE' };
+const ALLOW_ALL = 'GET, POST, DELETE';
+const ALLOW_STATELESS = 'POST';
 
-/** Errors that mean "this is not a valid JSON-RPC message" get HTTP 400 (DECISIONS D2). */
-const FRAMING_ERRORS = new Set<number>([JsonRpcErrorCode.ParseError, JsonRpcErrorCode.InvalidRequest]);
+/** What a browser that opens the endpoint is told (it sends `Accept: text/html`). */
+const BROWSER_HINT =
+  'This is a Model Context Protocol (MCP) endpoint: point an MCP client at this URL (see https://modelcontextprotocol.io). GET opens its event stream and needs Accept: text/event-stream';
 
 /**
  * The Streamable HTTP transport (MCP 2025-11-25, DECISIONS D2/D5): header checks, sessions,
- * JSON or SSE answers. It frames bytes and leaves every protocol decision to the dispatcher.
+ * JSON or SSE answers. It frames bytes and leaves every protocol decision to the dispatcher;
+ * every rejection is an exception from errors/mcp-transport.exceptions.ts.
  */
 @Injectable()
 export class McpHttpHandler {
-  private readonly logger = new Logger('McpHttp');
-
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
     private readonly sessions: McpSessionManager,
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     private readonly originPolicy: McpOriginPolicy,
-    private readonly postStreams: PostStreamLog,
+    private readonly errors: McpErrorMapper,
+    private readonly tools: McpToolRegistry,
+    private readonly authenticator: McpAuthenticator,
   ) {}
 
   /**
@@ -72,27 +84,15 @@ export class McpHttpHandler {
   }
 
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
-    try {
-      await this.handlePost(req, res);
-    } catch (error) {
-      this.fail(res, error);
-    }
+    await this.guarded(res, () => this.handlePost(req, res));
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      await this.handleGet(req, res);
-    } catch (error) {
-      this.fail(res, error);
-    }
+    await this.guarded(res, () => this.handleGet(req, res));
   }
 
   async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      await this.handleDelete(req, res);
-    } catch (error) {
-      this.fail(res, error);
-    }
+    await this.guarded(res, () => this.handleDelete(req, res));
   }
 
   /** Any other HTTP method: CORS preflights from allowed origins, 405 for the rest. */
@@ -102,239 +102,302 @@ export class McpHttpHandler {
       answerPreflight(req, res);
       return;
     }
-    rejectHttp(res, 405, JsonRpcErrorCode.SessionRequired, 'Method not allowed', 'Use POST, GET or DELETE', {
-      headers: ALLOW,
-    });
+    rejectHttp(res, new McpMethodNotAllowedException(this.allow, 'Use POST, GET or DELETE'));
+  }
+
+  /** Legacy sessions exist: session management is on and the legacy era is served. */
+  private get hasSessions(): boolean {
+    return this.options.sessions && this.options.protocol !== 'modern';
+  }
+
+  private get allow(): string {
+    return this.hasSessions ? ALLOW_ALL : ALLOW_STATELESS;
   }
 
   private async handlePost(req: McpHttpRequest, res: ServerResponse): Promise<void> {
-    if (!this.originPolicy.admit(req, res)) return;
+    // The early body reader admitted the request already (its bytes are there): once per POST.
+    if (req[MCP_RAW_BODY] === undefined && !this.originPolicy.admit(req, res)) return;
+    // Every request is authorized on its own token, never on its session (MCP 2025-11-25).
+    const auth = await this.authenticator.authenticate(req);
     const accept = negotiateAccept(req.headers.accept);
     if (!accept.json && !accept.sse) {
-      return this.reject(res, 406, 'Not Acceptable', 'Accept must allow application/json or text/event-stream');
+      throw new McpNotAcceptableException('Accept must allow application/json or text/event-stream');
     }
     const body = await readJsonPayload(req, res, this.options.maxBodyBytes);
     if (!body) return;
     const payload = body.value;
+    const id = readableId(payload);
+    if (this.dispatcher.isModern(payload, {}, req.headers[PROTOCOL_VERSION_HEADER])) {
+      return this.handleModernPost(req, res, payload, id, accept, auth);
+    }
     // The header is ignored on initialize itself: that is where the version is negotiated.
-    const headerVersion = isInitializeMessage(payload) ? undefined : this.headerVersion(req, res);
-    if (headerVersion === false) return;
+    const headerVersion = isInitializeMessage(payload)
+      ? undefined
+      : await this.rejectingWithId(id, async () => this.headerVersion(req));
+    const session = await this.rejectingWithId(id, () => this.sessionForPost(req, payload, auth));
 
-    const session = await this.sessionForPost(req, res, payload);
-    if (session === false) return;
-
-    let stream: PostStream | undefined;
+    let stream: McpPostStream | undefined;
     const ctx: McpDispatchContext = {
       transport: 'streamable-http',
       request: req,
       sessionsEnabled: this.options.sessions,
       session,
+      auth,
       headerProtocolVersion: headerVersion,
-      sendRelated: (message) => {
+      sendRelated: (json) => {
         if (accept.sse) {
           stream ??= this.openPostStream(res, ctx.session);
-          stream.send(message);
-        } else {
-          this.routeToSessionStream(ctx.session, message);
+          stream.send(json);
+          return true;
         }
+        // A JSON-only client can take related messages only on its GET stream.
+        return ctx.session !== undefined && this.bus.sendToSession(ctx.session.id, json);
       },
     };
     const answer = await this.dispatcher.dispatch(payload, ctx);
+    this.writeAnswer(res, answer, stream, accept, ctx.session);
+  }
 
+  /** The answer of a POST: on its SSE stream when one was opened, else JSON (or SSE when JSON is not acceptable). */
+  private writeAnswer(
+    res: ServerResponse,
+    answer: McpAnswer | undefined,
+    stream: McpPostStream | undefined,
+    accept: AcceptNegotiation,
+    session: McpSessionRecord | undefined,
+  ): void {
     if (stream) {
-      if (answer) stream.send(answer);
+      if (answer) stream.send(answer.json);
       stream.finish();
-      return;
-    }
-    if (!answer) {
-      res.writeHead(202).end();
-      return;
-    }
-    if (!accept.json) {
-      const sse = this.openPostStream(res, ctx.session);
-      sse.send(answer);
+    } else if (!answer) {
+      if (!res.writableEnded) res.writeHead(202).end();
+    } else if (!accept.json) {
+      const sse = this.openPostStream(res, session);
+      sse.send(answer.json);
       sse.finish();
-      return;
+    } else {
+      this.writeJson(res, answer, session);
     }
-    const status = statusFor(answer);
-    if (status === 503) res.setHeader('Retry-After', '5');
-    this.writeJson(res, status, answer, ctx.session);
+  }
+
+  /**
+   * A modern-era POST (MCP 2026-07-28): stateless (no session is minted, echoed or looked up),
+   * its headers checked against its body before anything runs, answered with JSON or an SSE
+   * stream scoped to the request; closing that stream cancels the request.
+   */
+  private async handleModernPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    payload: unknown,
+    id: JsonRpcId | null,
+    accept: AcceptNegotiation,
+    auth: McpPrincipal | undefined,
+  ): Promise<void> {
+    const envelope = await this.rejectingWithId(id, async () => this.modernEnvelope(req, payload));
+    let stream: McpPostStream | undefined;
+    const dropped = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) dropped.abort(new McpRequestCancelledError('The client closed the answer stream'));
+    });
+    const ctx: McpDispatchContext = {
+      transport: 'streamable-http',
+      request: req,
+      sessionsEnabled: false,
+      auth,
+      envelope,
+      cancelled: dropped.signal,
+      sendRelated: (json) => {
+        if (!accept.sse) return false;
+        stream ??= this.openPostStream(res, undefined);
+        stream.send(json);
+        return true;
+      },
+    };
+    const answer = await this.dispatcher.dispatch(payload, ctx);
+    this.writeAnswer(res, answer, stream, accept, undefined);
+  }
+
+  /**
+   * The envelope of a modern request, read and checked against the headers (in the order the
+   * specification's conformance suite asks: `_meta` fields, then headers, then the version).
+   * Undefined when the dispatcher answers without one: notifications, a legacy `initialize` in
+   * `'modern'` mode, any request in `'legacy'` mode.
+   */
+  private modernEnvelope(req: IncomingMessage, payload: unknown): McpModernEnvelope | undefined {
+    if (this.options.protocol === 'legacy') return undefined;
+    const classified = classifyMessage(payload);
+    if (classified.kind !== 'request') return undefined;
+    const request = classified.message;
+    if (request.method === 'initialize' && !isModernMessage(request)) return undefined;
+    const envelope = readModernEnvelope(request.params);
+    checkModernHeaders(req.headers, request, envelope, (tool) => this.tools.get(tool)?.headerParams);
+    return envelope;
   }
 
   private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.originPolicy.admit(req, res)) return;
-    if (req.method === 'HEAD' || !this.options.sessions) {
-      return rejectHttp(
-        res,
-        405,
-        JsonRpcErrorCode.SessionRequired,
-        'Method not allowed',
-        this.options.sessions
+    const auth = await this.authenticator.authenticate(req);
+    if (req.method === 'HEAD' || !this.hasSessions) {
+      throw new McpMethodNotAllowedException(
+        this.allow,
+        this.hasSessions
           ? 'HEAD is not supported on the MCP endpoint'
           : 'This server is stateless: there is no GET stream',
-        { headers: this.options.sessions ? ALLOW : { Allow: 'POST' } },
       );
     }
-    if (!negotiateAccept(req.headers.accept).sse) {
-      return this.reject(res, 406, 'Not Acceptable', 'GET needs Accept: text/event-stream');
-    }
-    if (this.headerVersion(req, res) === false) return;
-    const session = await this.requireSession(req, res, null);
-    if (!session) return;
-
+    const accept = negotiateAccept(req.headers.accept);
+    // A browser sends `text/html` first (and `*/*`, which would let it open a stream).
+    if (accept.html) throw new McpNotAcceptableException(BROWSER_HINT);
+    if (!accept.sse)
+      throw new McpNotAcceptableException('GET opens the event stream and needs Accept: text/event-stream');
+    this.headerVersion(req);
+    const session = await this.requireSession(req, auth);
     const header = req.headers[LAST_EVENT_ID_HEADER];
     const lastEventId = typeof header === 'string' ? header : undefined;
-    const stream = this.newSseStream(res, session);
-    const connection = new SseConnection(stream);
-    // Resuming a POST answer: replay it and carry the rest of it (its response included).
-    const resumed = lastEventId === undefined ? undefined : this.postStreams.find(session.id, lastEventId);
-    if (resumed) {
-      resumed.stream.resume(connection, resumed.afterSeq);
+    const stream = new SseStream(res, {
+      keepAliveMs: this.options.keepAliveMs,
+      maxBufferedBytes: this.options.maxStreamBufferBytes,
+    });
+    const connection = new SseConnection(stream, { 'MCP-Session-Id': session.id });
+
+    if (lastEventId !== undefined) {
+      // Resuming a POST answer: replay it and carry the rest of it (its response included).
+      const resumed = await this.bus.resumePostStream(session.id, lastEventId, connection);
+      if (resumed === 'resumed') {
+        connection.open();
+        return;
+      }
+      if (resumed === 'gap') throw new McpStreamHistoryLostException(lastEventId);
+    }
+    stream.onClose(() => this.bus.detach(session.id, connection));
+    if (await this.bus.attach(session.id, connection, lastEventId)) {
+      connection.open();
       return;
     }
-    stream.onClose(() => this.sessions.detachConnection(session.id, connection));
-    await this.bus.attach(session.id, connection, lastEventId);
+    // The session ended while the stream was being set up (a DELETE raced it).
+    stream.close();
+    throw new McpSessionNotFoundException();
   }
 
   private async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.originPolicy.admit(req, res)) return;
-    if (!this.options.sessions) {
-      return rejectHttp(
-        res,
-        405,
-        JsonRpcErrorCode.SessionRequired,
-        'Method not allowed',
-        'This server is stateless: there are no sessions to end',
-        { headers: { Allow: 'POST' } },
-      );
+    const auth = await this.authenticator.authenticate(req);
+    if (!this.hasSessions) {
+      throw new McpMethodNotAllowedException(this.allow, 'This server is stateless: there are no sessions to end');
     }
-    if (this.headerVersion(req, res) === false) return;
-    const session = await this.requireSession(req, res, null);
-    if (!session) return;
+    this.headerVersion(req);
+    const session = await this.requireSession(req, auth);
     await this.sessions.end(session.id, 'deleted');
     res.writeHead(204).end();
   }
 
-  /** Which session a POST belongs to; `false` when the answer was already sent. */
+  /** Which session a POST belongs to; throws the 400/404 rejections. */
   private async sessionForPost(
     req: IncomingMessage,
-    res: ServerResponse,
     payload: unknown,
-  ): Promise<McpSessionRecord | undefined | false> {
+    auth: McpPrincipal | undefined,
+  ): Promise<McpSessionRecord | undefined> {
     if (!this.options.sessions) return undefined;
     if (isInitializeMessage(payload)) {
       // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
       // is minted; a live one makes the dispatcher refuse a second initialize.
-      return this.sessions.resolve(req.headers[SESSION_ID_HEADER]);
+      return this.sessions.resolve(req.headers[SESSION_ID_HEADER], auth);
     }
-    return (await this.requireSession(req, res, readableId(payload))) ?? false;
+    return this.requireSession(req, auth);
   }
 
-  private async requireSession(
-    req: IncomingMessage,
-    res: ServerResponse,
-    id: JsonRpcId | null,
-  ): Promise<McpSessionRecord | undefined> {
+  /** The session of the request, if it belongs to `auth` (another principal's is "not found"). */
+  private async requireSession(req: IncomingMessage, auth: McpPrincipal | undefined): Promise<McpSessionRecord> {
     const header = req.headers[SESSION_ID_HEADER];
     if (header === undefined) {
-      this.reject(
-        res,
-        400,
-        'Session required',
+      throw new McpSessionRequiredException(
         'Send the MCP-Session-Id header returned by initialize (or initialize first)',
-        id,
-      );
-      return undefined;
-    }
-    const session = await this.sessions.resolve(header);
-    if (!session) {
-      rejectHttp(
-        res,
-        404,
-        JsonRpcErrorCode.SessionNotFound,
-        'Session not found',
-        'The session is unknown or has expired: initialize a new one',
-        { id },
+        { status: 400 },
       );
     }
+    const session = await this.sessions.resolve(header, auth);
+    if (!session) throw new McpSessionNotFoundException();
     return session;
   }
 
-  /** The header's version; `undefined` when absent; `false` when refused (400 sent). */
-  private headerVersion(req: IncomingMessage, res: ServerResponse): McpProtocolVersion | undefined | false {
+  /** The header's version; `undefined` when absent or not validated; throws 400 when refused. */
+  private headerVersion(req: IncomingMessage): McpProtocolVersion | undefined {
     const value = req.headers[PROTOCOL_VERSION_HEADER];
     if (value === undefined) return undefined;
     if (isSupportedProtocolVersion(value)) return value;
     if (!this.options.validateProtocolVersionHeader) return undefined;
-    this.reject(
-      res,
-      400,
-      'Unsupported protocol version',
-      `MCP-Protocol-Version '${String(value).slice(0, 64)}' is not supported (supported: 2025-11-25, 2025-06-18, 2025-03-26)`,
-    );
-    return false;
+    throw new McpUnsupportedProtocolVersionException(String(value), SUPPORTED_PROTOCOL_VERSIONS);
   }
 
   /**
-   * Opens the SSE answer of a POST. With a session it is logged, so a client that loses the
-   * connection can resume it with `Last-Event-ID`; without one it only writes.
+   * Opens the SSE answer of a POST. With a live session it is logged, so a client that loses
+   * the connection can resume it with `Last-Event-ID`; without one it only writes.
    */
-  private openPostStream(res: ServerResponse, session: McpSessionRecord | undefined): PostStream {
-    const sse = this.newSseStream(res, session);
-    const stream = session ? this.postStreams.open(session.id) : new PostStream(this.options.replayBufferSize);
-    stream.attach(new SseConnection(sse));
-    return stream;
-  }
-
-  private newSseStream(res: ServerResponse, session: McpSessionRecord | undefined): SseStream {
+  private openPostStream(res: ServerResponse, session: McpSessionRecord | undefined): McpPostStream {
     const stream = new SseStream(res, {
-      keepAliveMs: this.options.sseKeepAliveMs,
+      keepAliveMs: this.options.keepAliveMs,
       maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
-    stream.open(session ? { 'MCP-Session-Id': session.id } : undefined);
-    return stream;
+    const connection = new SseConnection(stream, session ? { 'MCP-Session-Id': session.id } : undefined);
+    connection.open();
+    return this.bus.openPostStream(session?.id, connection);
   }
 
-  /** A JSON-only client cannot take related messages on its POST: use its GET stream. */
-  private routeToSessionStream(session: McpSessionRecord | undefined, message: JsonRpcMessage): void {
-    const connection = session && this.sessions.getConnection(session.id);
-    if (!connection?.send(message)) {
-      this.logger.debug(`Dropped a related message: the client accepts JSON only and has no open GET stream`);
+  private writeJson(res: ServerResponse, answer: McpAnswer, session: McpSessionRecord | undefined): void {
+    const headers: Record<string, string | number> = {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(answer.json),
+      ...answer.headers,
+    };
+    if (session) headers['MCP-Session-Id'] = session.id;
+    res.writeHead(answer.status, headers).end(answer.json);
+  }
+
+  /** Runs `work`; a rejection it throws is answered with the request's id echoed. */
+  private async rejectingWithId<T>(id: JsonRpcId | null, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw new HttpRejection(error, id);
     }
   }
 
-  private writeJson(
-    res: ServerResponse,
-    status: number,
-    answer: JsonRpcResponse | JsonRpcResponse[],
-    session: McpSessionRecord | undefined,
-  ): void {
-    const body = JSON.stringify(answer);
-    const headers: Record<string, string | number> = {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(body),
-    };
-    if (session) headers['MCP-Session-Id'] = session.id;
-    res.writeHead(status, headers).end(body);
+  /** Every exception of a request ends here, answered through the one mapper. */
+  private async guarded(res: ServerResponse, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      const { cause, id } = error instanceof HttpRejection ? error : { cause: error, id: null };
+      rejectHttp(res, this.toException(cause), id);
+    }
   }
 
-  private reject(res: ServerResponse, status: number, message: string, detail: string, id: JsonRpcId | null = null) {
-    rejectHttp(res, status, JsonRpcErrorCode.SessionRequired, message, detail, { id });
+  private toException(error: unknown): McpException {
+    if (error instanceof McpException && error.httpStatus !== undefined) return error;
+    const mapped = this.errors.toException(error, 'Streamable HTTP');
+    // Anything else that reaches the transport is a failure of the server itself.
+    return mapped.httpStatus !== undefined ? mapped : new McpTransportFailure(mapped);
   }
+}
 
-  private fail(res: ServerResponse, error: unknown): void {
-    this.logger.error(`MCP HTTP request failed: ${(error as Error)?.stack ?? String(error)}`);
-    rejectHttp(res, 500, JsonRpcErrorCode.InternalError, 'Internal error', 'The server failed to handle the request');
+/** A rejection that knows the id of the request it answers. */
+class HttpRejection extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly id: JsonRpcId | null,
+  ) {
+    super('HTTP rejection', { cause });
+  }
+}
+
+/** A request-level error that escaped to the transport: answered 500 with its own body. */
+class McpTransportFailure extends McpException {
+  constructor(inner: McpException) {
+    super(inner.code, inner.message, inner.detail, inner.data, { status: 500 });
   }
 }
 
 const readableId = (payload: unknown): JsonRpcId | null => {
   const id = (payload as { id?: unknown } | null)?.id;
   return isValidId(id) ? id : null;
-};
-
-const statusFor = (answer: JsonRpcResponse | JsonRpcResponse[]): number => {
-  if (Array.isArray(answer) || !isErrorResponse(answer)) return 200;
-  if (FRAMING_ERRORS.has(answer.error.code)) return 400;
-  return answer.error.message === TOO_MANY_SESSIONS ? 503 : 200;
 };

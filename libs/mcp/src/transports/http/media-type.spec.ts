@@ -1,4 +1,4 @@
-import { isGetAcceptable, isJsonContentType, isPostAcceptable, negotiateAccept, parseMediaType } from './media-type.js';
+import { isJsonContentType, negotiateAccept, parseMediaType } from './media-type.js';
 
 describe('parseMediaType', () => {
   it.each<[string | undefined, { type: string; params: Record<string, string> } | undefined]>([
@@ -82,7 +82,7 @@ describe('isJsonContentType', () => {
 });
 
 describe('negotiateAccept', () => {
-  it.each<[string | undefined, { json: boolean; sse: boolean }]>([
+  it.each<[string | undefined, { json: boolean; sse: boolean; html?: boolean }]>([
     // Absent or blank: everything is acceptable.
     [undefined, { json: true, sse: true }],
     ['', { json: true, sse: true }],
@@ -96,7 +96,7 @@ describe('negotiateAccept', () => {
     ['*/*', { json: true, sse: true }],
     ['application/*', { json: true, sse: false }],
     ['text/*', { json: false, sse: true }],
-    ['text/html, image/*', { json: false, sse: false }],
+    ['text/html, image/*', { json: false, sse: false, html: true }],
     // q values.
     ['application/json;q=0, text/event-stream', { json: false, sse: true }],
     ['application/json;q=0.000, text/event-stream;q=0.001', { json: false, sse: true }],
@@ -133,18 +133,21 @@ describe('negotiateAccept', () => {
 });
 
 describe('Accept policy', () => {
-  it.each<[string | undefined, boolean, boolean]>([
-    // header, POST acceptable, GET acceptable
-    [undefined, true, true],
-    ['application/json, text/event-stream', true, true],
-    ['application/json', true, false],
-    ['text/event-stream', true, true],
-    ['*/*', true, true],
-    ['text/html', false, false],
-    ['application/json;q=0, text/event-stream;q=0', false, false],
-  ])('Accept %p: POST %p, GET %p', (header, post, get) => {
+  // The handler's policy: POST needs JSON or SSE, GET needs SSE; a named text/html is a browser.
+  it.each<[string | undefined, boolean, boolean, boolean]>([
+    // header, POST acceptable, GET acceptable, browser
+    [undefined, true, true, false],
+    ['application/json, text/event-stream', true, true, false],
+    ['application/json', true, false, false],
+    ['text/event-stream', true, true, false],
+    ['*/*', true, true, false],
+    ['text/html', false, false, true],
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', true, true, true],
+    ['application/json;q=0, text/event-stream;q=0', false, false, false],
+  ])('Accept %p: POST %p, GET %p, browser %p', (header, post, get, browser) => {
     const accept = negotiateAccept(header);
-    expect(isPostAcceptable(accept)).toBe(post);
-    expect(isGetAcceptable(accept)).toBe(get);
+    expect(accept.json || accept.sse).toBe(post);
+    expect(accept.sse).toBe(get);
+    expect(accept.html === true).toBe(browser);
   });
 });

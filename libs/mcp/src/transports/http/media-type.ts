@@ -8,6 +8,8 @@ export interface MediaType {
 export interface AcceptNegotiation {
   json: boolean;
   sse: boolean;
+  /** `text/html` is named explicitly: a browser, not an MCP client. */
+  html?: boolean;
 }
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -182,21 +184,10 @@ function parseAccept(header: string): AcceptNegotiation {
   }
   const [jsonType, jsonSubtype] = JSON_MEDIA_TYPE.split('/');
   const [sseType, sseSubtype] = SSE_MEDIA_TYPE.split('/');
-  return {
+  const verdict: AcceptNegotiation = {
     json: qualityOf(ranges, jsonType, jsonSubtype) > 0,
     sse: qualityOf(ranges, sseType, sseSubtype) > 0,
   };
-}
-
-/**
- * Policy for POST: lenient. MCP asks clients to accept both JSON and SSE, but the transport can answer in
- * either, so one of them is enough (the handler must then use the one that is acceptable).
- */
-export function isPostAcceptable(accept: AcceptNegotiation): boolean {
-  return accept.json || accept.sse;
-}
-
-/** Policy for GET: the only possible answer is an SSE stream, so SSE must be acceptable. */
-export function isGetAcceptable(accept: AcceptNegotiation): boolean {
-  return accept.sse;
+  if (ranges.some((range) => range.type === 'text' && range.subtype === 'html' && range.q > 0)) verdict.html = true;
+  return verdict;
 }

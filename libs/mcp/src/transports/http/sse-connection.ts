@@ -1,19 +1,28 @@
-import type { McpConnection } from '../../session/mcp-session.interface.js';
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { McpConnection } from '../../backend/mcp-session.store.js';
 import type { SseStream } from './sse.stream.js';
 
-/** A session's standalone GET stream as an `McpConnection`. */
+/**
+ * An SSE response as an `McpConnection`. The headers are written on the first message (or by
+ * `open()`), so a stream that turns out to be refused (its session ended meanwhile) can still be
+ * answered with an HTTP error.
+ */
 export class SseConnection implements McpConnection {
-  constructor(private readonly stream: SseStream) {}
+  constructor(
+    readonly stream: SseStream,
+    private readonly headers?: OutgoingHttpHeaders,
+  ) {}
 
-  send(message: object, eventId?: string): boolean {
-    return this.stream.send(message, eventId);
+  /** Writes the headers if nothing was written yet; false when the stream is closed. */
+  open(): boolean {
+    return this.stream.opened || this.stream.open(this.headers);
   }
 
-  sendJson(json: string, eventId?: string): boolean {
-    return this.stream.sendJson(json, eventId);
+  send(json: string, eventId?: string): boolean {
+    return this.open() && this.stream.send(json, eventId);
   }
 
-  close(): void {
-    this.stream.close();
+  close(retryMs?: number): void {
+    this.stream.close(retryMs);
   }
 }

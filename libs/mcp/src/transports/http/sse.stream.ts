@@ -1,9 +1,9 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { DEFAULT_SSE_KEEP_ALIVE_MS } from '../../mcp.constants.js';
+import { DEFAULT_KEEP_ALIVE_MS } from '../../mcp.constants.js';
 
 /** Tuning of one {@link SseStream}. */
 export interface SseStreamOptions {
-  /** Interval of `: keepalive` comments; 0 disables them. Default {@link DEFAULT_SSE_KEEP_ALIVE_MS}. */
+  /** Interval of `: keepalive` comments; 0 disables them. Default {@link DEFAULT_KEEP_ALIVE_MS}. */
   keepAliveMs?: number;
   /**
    * Largest amount of unsent data (`res.writableLength`) tolerated after a write before the client counts as
@@ -76,7 +76,7 @@ export class SseStream {
    */
   constructor(res: ServerResponse, options: SseStreamOptions = {}) {
     const {
-      keepAliveMs = DEFAULT_SSE_KEEP_ALIVE_MS,
+      keepAliveMs = DEFAULT_KEEP_ALIVE_MS,
       maxBufferedBytes = DEFAULT_SSE_MAX_BUFFERED_BYTES,
       endTimeoutMs = DEFAULT_SSE_END_TIMEOUT_MS,
     } = options;
@@ -130,23 +130,12 @@ export class SseStream {
   }
 
   /**
-   * Writes `message` as one `event: message` event, with an `id:` line when `eventId` is given.
-   * Returns false when the stream is (or just became) closed. Throws, while open, for an invalid `eventId`,
-   * a message that JSON cannot represent, or a stream that was never opened.
+   * Writes one serialized JSON-RPC message as an `event: message` event, with an `id:` line when
+   * `eventId` is given. `JSON.stringify` escapes CR and LF, so the payload fits on one data line.
+   * Returns false when the stream is (or just became) closed. Throws, while open, for an invalid
+   * `eventId` or a stream that was never opened.
    */
-  send(message: object, eventId?: string): boolean {
-    if (this.closed) return false;
-    const data = JSON.stringify(message) as string | undefined;
-    if (typeof data !== 'string') throw new TypeError('The SSE message cannot be serialised as JSON');
-    return this.sendJson(data, eventId);
-  }
-
-  /**
-   * Like `send()`, for a message already serialized with `JSON.stringify` (which escapes CR and
-   * LF, so the payload fits on one data line): a notification fanned out to many streams is
-   * serialized once.
-   */
-  sendJson(json: string, eventId?: string): boolean {
+  send(json: string, eventId?: string): boolean {
     if (this.closed) return false;
     this.#assertOpened();
     if (eventId !== undefined) assertEventId(eventId);
@@ -165,32 +154,18 @@ export class SseStream {
     return this.#write(`event: ${event}\ndata: ${data}\n\n`);
   }
 
-  /**
-   * Writes an event with only an id and empty data: clients record the id as their Last-Event-ID without
-   * dispatching anything, so they can resume even before the first real event.
-   */
-  prime(eventId: string): boolean {
-    if (this.closed) return false;
-    this.#assertOpened();
-    assertEventId(eventId);
-    return this.#write(`id: ${eventId}\ndata: \n\n`);
-  }
-
-  /** Tells the client how long to wait before reconnecting, in milliseconds. */
-  retry(ms: number): boolean {
-    if (this.closed) return false;
-    this.#assertOpened();
-    if (!Number.isSafeInteger(ms) || ms < 0)
-      throw new RangeError(`retry must be a non-negative integer, got ${String(ms)}`);
-    return this.#write(`retry: ${ms}\n\n`);
+  /** True once `open()` wrote the headers. */
+  get opened(): boolean {
+    return this.#opened;
   }
 
   /**
-   * Ends the response and stops the keep-alive. Idempotent. On a stream that was never opened the response is
-   * left untouched, so the caller can still answer it otherwise.
+   * Ends the response and stops the keep-alive. Idempotent. With `retryMs`, a `retry:` field tells the client
+   * when to reconnect (a graceful shutdown). On a stream that was never opened the response is left untouched,
+   * so the caller can still answer it otherwise.
    */
-  close(): void {
-    this.#close('server');
+  close(retryMs?: number): void {
+    this.#close('server', retryMs === undefined ? undefined : `retry: ${Math.max(0, Math.floor(retryMs))}\n\n`);
   }
 
   /**

@@ -1,15 +1,24 @@
 import type { McpTransportKind } from '../../interfaces/mcp-transport.interface.js';
-import type { McpNotificationBus } from '../../notifications/mcp-notification.bus.js';
+import type { McpNotificationBus } from '../../backend/mcp-notification.bus.js';
+import type { McpConnection, McpSessionRecord } from '../../backend/mcp-session.store.js';
+import { McpTooManyInFlightException } from '../../errors/mcp-transport.exceptions.js';
+import type { McpException } from '../../errors/mcp.exception.js';
 import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
-import { isInitializeMessage, type JsonRpcResponse } from '../../protocol/json-rpc.js';
+import type { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
+import { CONNECTION_SCOPE_PREFIX, type McpInflightRequests } from '../../protocol/inflight-requests.js';
+import type { McpProtocolEras } from '../../mcp.constants.js';
+import { randomBytes } from 'node:crypto';
+import { errorResponse, isInitializeMessage, isValidId } from '../../protocol/json-rpc.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
-import type { McpConnection, McpSessionRecord } from '../../session/mcp-session.interface.js';
+import { requestPrincipal } from '../../auth/request-principal.js';
 
 /** The services a connection-oriented transport needs (WebSocket, legacy SSE, stdio). */
 export interface ConnectionSessionServices {
   readonly dispatcher: McpDispatcher;
   readonly sessions: McpSessionManager;
   readonly bus: McpNotificationBus;
+  readonly errors: McpErrorMapper;
+  readonly inflight: McpInflightRequests;
 }
 
 /**
@@ -18,11 +27,19 @@ export interface ConnectionSessionServices {
  * the session's stream (so subscriptions and notifications work), and closing it ends the
  * session. A connection may also join an existing session (a WebSocket upgrade carrying
  * `MCP-Session-Id`); then closing it only detaches it.
+ *
+ * Every answer goes out through `connection.send`, the same capped path as notifications (or
+ * through `writeAnswer` when the transport must tell answers apart: stdio drops notifications,
+ * never answers), and at most `maxInFlight` requests run at once: past it a request is refused
+ * at once with `-32004`.
  */
 export class ConnectionSession {
+  /** Tracks this connection's requests, both eras, for `notifications/cancelled`. */
+  private readonly id = `${CONNECTION_SCOPE_PREFIX}${randomBytes(9).toString('base64url')}`;
   private session?: McpSessionRecord;
   private joined = false;
   private closed = false;
+  private inFlight = 0;
   /** While `initialize` runs, later messages wait for it, so a pipelining client is served in order. */
   private initializing?: Promise<unknown>;
 
@@ -31,11 +48,10 @@ export class ConnectionSession {
     private readonly transport: McpTransportKind,
     private readonly connection: McpConnection,
     private readonly request: unknown,
+    private readonly maxInFlight: number,
+    private readonly eras?: McpProtocolEras,
+    private readonly writeAnswer: (json: string) => boolean = (json) => connection.send(json),
   ) {}
-
-  get sessionId(): string | undefined {
-    return this.session?.id;
-  }
 
   /**
    * Holds every message until `lookup` settles, then joins the session it found (if any)
@@ -46,15 +62,42 @@ export class ConnectionSession {
     this.initializing = lookup
       .then(async (session) => {
         if (!session || this.closed) return;
-        this.session = session;
-        this.joined = true;
-        await this.services.bus.attach(session.id, this.connection);
+        if (await this.services.bus.attach(session.id, this.connection)) {
+          this.session = session;
+          this.joined = true;
+        }
       })
       .catch(() => undefined);
   }
 
-  /** Dispatches one parsed message; resolves to what to send back, if anything. */
-  async handle(payload: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
+  /** Dispatches one parsed message and sends its answer, if any, on the connection. */
+  async handle(payload: unknown): Promise<void> {
+    if (isRequest(payload)) {
+      if (this.inFlight >= this.maxInFlight) {
+        this.refuse(payload.id, new McpTooManyInFlightException(this.maxInFlight));
+        return;
+      }
+      this.inFlight++;
+    }
+    try {
+      const answer = await this.ordered(payload);
+      if (answer) this.writeAnswer(answer.json);
+    } catch (error) {
+      // The dispatcher answers every failure itself; what lands here is a session lookup that
+      // failed (the backend is down): the request still gets its answer.
+      const exception = this.services.errors.toException(error, this.transport);
+      if (isRequest(payload)) this.refuse(payload.id, exception);
+    } finally {
+      if (isRequest(payload)) this.inFlight--;
+    }
+  }
+
+  /** Sends an error for a request that is refused before it is dispatched. */
+  refuse(id: unknown, exception: McpException): void {
+    this.writeAnswer(JSON.stringify(errorResponse(isValidId(id) ? id : null, exception.toJsonRpcError())));
+  }
+
+  private ordered(payload: unknown) {
     const previous = this.initializing;
     if (isInitializeMessage(payload)) {
       // A second initialize waits for the first, then finds the session and is refused.
@@ -65,36 +108,71 @@ export class ConnectionSession {
       this.initializing = run.catch(() => undefined);
       return run;
     }
-    if (previous) await previous;
-    return this.dispatch(payload);
+    return previous ? previous.then(() => this.dispatch(payload)) : this.dispatch(payload);
   }
 
-  private async dispatch(payload: unknown): Promise<JsonRpcResponse | JsonRpcResponse[] | undefined> {
-    if (this.session && !(await this.services.sessions.resolve(this.session.id))) {
-      this.session = undefined;
+  private async dispatch(payload: unknown) {
+    const send = (json: string) => this.connection.send(json);
+    // The principal of the request that opened the connection (resource-server mode).
+    const auth = requestPrincipal(this.request);
+    if (this.services.dispatcher.isModern(payload, { eras: this.eras })) {
+      // A modern message stands alone, whatever this connection did before (MCP 2026-07-28).
+      const modern = {
+        transport: this.transport,
+        request: this.request,
+        sessionsEnabled: false,
+        connectionId: this.id,
+        auth,
+      };
+      return this.services.dispatcher.dispatch(payload, { ...modern, eras: this.eras, sendRelated: send });
     }
+    // A fresh record per message: a log level set over HTTP applies here at once.
+    if (this.session) this.session = await this.services.sessions.resolve(this.session.id, auth);
     const ctx = {
       transport: this.transport,
       request: this.request,
       sessionsEnabled: true,
       session: this.session,
-      sendRelated: (message: object) => this.connection.send(message),
+      auth,
+      connectionId: this.id,
+      eras: this.eras,
+      sendRelated: send,
     };
     const answer = await this.services.dispatcher.dispatch(payload, ctx);
-    if (!this.session && ctx.session && !this.closed) {
-      this.session = ctx.session;
-      await this.services.bus.attach(ctx.session.id, this.connection);
-    }
+    if (!this.session && ctx.session) await this.adopt(ctx.session);
     return answer;
   }
 
-  /** The connection went away: end the session it created, or leave the one it joined. */
+  /** The session `initialize` just created becomes this connection's, unless it closed meanwhile. */
+  private async adopt(session: McpSessionRecord): Promise<void> {
+    const attached = !this.closed && (await this.services.bus.attach(session.id, this.connection));
+    if (attached && !this.closed) this.session = session;
+    else await this.services.sessions.end(session.id, 'closed');
+  }
+
+  /**
+   * The connection went away: end the session it created, or leave the one it joined. Never
+   * rejects (callers fire and forget it): a backend that cannot end the session now is logged,
+   * and the session then expires like any idle one.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.services.inflight.abortScope(this.id, 'The connection closed');
     const session = this.session;
     if (!session) return;
-    if (this.joined) this.services.sessions.detachConnection(session.id, this.connection);
-    else await this.services.sessions.end(session.id, 'deleted');
+    if (this.joined) this.services.bus.detach(session.id, this.connection);
+    else {
+      await this.services.sessions.end(session.id, 'closed').catch((error: unknown) => {
+        this.services.errors.toException(error, `${this.transport} close`);
+      });
+    }
   }
 }
+
+const isRequest = (payload: unknown): payload is { id: unknown; method: unknown } =>
+  typeof payload === 'object' &&
+  payload !== null &&
+  !Array.isArray(payload) &&
+  Object.hasOwn(payload, 'id') &&
+  Object.hasOwn(payload, 'method');

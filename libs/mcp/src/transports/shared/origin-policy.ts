@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { JsonRpcErrorCode } from '../../protocol/json-rpc.js';
+import { McpForbiddenOriginException } from '../../errors/mcp-transport.exceptions.js';
 import { applyCors } from '../http/cors.js';
 import { rejectHttp } from '../http/http-rejection.js';
 import { createHostOriginValidator, type HostOriginValidator } from '../http/host-origin.validator.js';
@@ -35,7 +35,7 @@ export class McpOriginPolicy {
   admit(req: IncomingMessage, res: ServerResponse): boolean {
     const verdict = this.validate(req.headers);
     if (!verdict.ok) {
-      rejectHttp(res, 403, JsonRpcErrorCode.SessionRequired, 'Forbidden', verdict.reason);
+      rejectHttp(res, new McpForbiddenOriginException(verdict.reason));
       return false;
     }
     applyCors(req, res);

@@ -9,8 +9,8 @@ export function createMcpLegacySseController(paths: McpLegacySsePaths): Type<unk
     constructor(readonly handler: McpLegacySseHandler) {}
 
     @Get(paths.ssePath)
-    open(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-      this.handler.open(req, res);
+    open(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+      return this.handler.open(req, res);
     }
 
     @Post(paths.messagesPath)

@@ -1,11 +1,8 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS, type McpNotificationBus } from '../../notifications/mcp-notification.bus.js';
-import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
-import { JsonRpcErrorCode } from '../../protocol/json-rpc.js';
-import { McpSessionManager } from '../../session/mcp-session.manager.js';
+import { McpNotAcceptableException, McpSessionNotFoundException } from '../../errors/mcp-transport.exceptions.js';
 import { generateSessionId } from '../../session/session-id.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { rejectHttp } from '../http/http-rejection.js';
@@ -13,7 +10,17 @@ import { readJsonPayload, type McpHttpRequest } from '../http/json-payload.js';
 import { negotiateAccept } from '../http/media-type.js';
 import { SseConnection } from '../http/sse-connection.js';
 import { SseStream } from '../http/sse.stream.js';
-import { ConnectionSession } from '../shared/connection-session.js';
+import type { ConnectionSession } from '../shared/connection-session.js';
+import { ConnectionSessions } from '../shared/connection-sessions.js';
+import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
+import {
+  isSamePrincipal,
+  principalBinding,
+  type McpPrincipal,
+  type McpPrincipalBinding,
+} from '../../auth/mcp-principal.js';
+import { bindRequestPrincipal, requestPrincipal } from '../../auth/request-principal.js';
+import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 
 /** DI token of the legacy transport's paths (from the module extras). */
 export const MCP_LEGACY_SSE_PATHS = Symbol('MCP_LEGACY_SSE_PATHS');
@@ -24,8 +31,10 @@ export interface McpLegacySsePaths {
 }
 
 interface LegacyStream {
-  readonly stream: SseStream;
+  readonly connection: SseConnection;
   readonly session: ConnectionSession;
+  /** The `GET` that opened the stream: its principal (resource-server mode) is the stream's. */
+  readonly request: IncomingMessage;
 }
 
 /**
@@ -35,38 +44,39 @@ interface LegacyStream {
  */
 @Injectable()
 export class McpLegacySseHandler implements BeforeApplicationShutdown {
-  private readonly logger = new Logger('McpLegacySse');
   /** Keyed by the stream id in the endpoint URL (not the MCP session id). */
   private readonly streams = new Map<string, LegacyStream>();
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     @Inject(MCP_LEGACY_SSE_PATHS) private readonly paths: McpLegacySsePaths,
-    private readonly dispatcher: McpDispatcher,
-    private readonly sessions: McpSessionManager,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
+    private readonly connections: ConnectionSessions,
     private readonly originPolicy: McpOriginPolicy,
+    private readonly errors: McpErrorMapper,
+    private readonly authenticator: McpAuthenticator,
   ) {}
 
-  open(req: IncomingMessage, res: ServerResponse): void {
+  async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.originPolicy.admit(req, res)) return;
+    const refusal = await this.authenticator.authenticateConnection(req);
+    if (refusal !== undefined) {
+      rejectHttp(res, this.errors.toException(refusal, 'legacy SSE'));
+      return;
+    }
     if (!negotiateAccept(req.headers.accept).sse) {
-      rejectHttp(res, 406, JsonRpcErrorCode.SessionRequired, 'Not Acceptable', 'GET needs Accept: text/event-stream');
+      rejectHttp(res, new McpNotAcceptableException('GET needs Accept: text/event-stream'));
       return;
     }
     const id = generateSessionId();
     const stream = new SseStream(res, {
-      keepAliveMs: this.options.sseKeepAliveMs,
+      keepAliveMs: this.options.keepAliveMs,
       maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
     stream.open();
-    const session = new ConnectionSession(
-      { dispatcher: this.dispatcher, sessions: this.sessions, bus: this.bus },
-      'sse',
-      new SseConnection(stream),
-      req,
-    );
-    this.streams.set(id, { stream, session });
+    const connection = new SseConnection(stream);
+    // HTTP+SSE is the transport of protocol 2024-11-05: it serves the legacy era only.
+    const session = this.connections.open('sse', connection, req, 'legacy');
+    this.streams.set(id, { connection, session, request: req });
     stream.onClose(() => {
       this.streams.delete(id);
       void session.close();
@@ -75,38 +85,40 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
   }
 
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
+    if (!this.originPolicy.admit(req, res)) return;
+    let auth: McpPrincipal | undefined;
     try {
-      if (!this.originPolicy.admit(req, res)) return;
-      const entry = this.streams.get(streamIdOf(req.url));
-      if (!entry) {
-        rejectHttp(res, 404, JsonRpcErrorCode.SessionNotFound, 'Session not found', 'Open a stream with GET first');
-        return;
-      }
-      const payload = await readJsonPayload(req, res, this.options.maxBodyBytes);
-      if (!payload) return;
-      res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
-      const answer = await entry.session.handle(payload.value);
-      if (answer) entry.stream.send(answer);
+      auth = await this.authenticator.authenticate(req);
     } catch (error) {
-      this.logger.error(`Legacy SSE message failed: ${(error as Error)?.stack ?? String(error)}`);
-      if (!res.headersSent) {
-        rejectHttp(
-          res,
-          500,
-          JsonRpcErrorCode.InternalError,
-          'Internal error',
-          'The server failed to handle the request',
-        );
-      }
+      rejectHttp(res, this.errors.toException(error, 'legacy SSE'));
+      return;
     }
+    const entry = this.streams.get(streamIdOf(req.url));
+    // Another principal's stream is answered as an unknown one: its existence is not revealed.
+    if (!entry || !isSamePrincipal(boundTo(entry.request), auth)) {
+      rejectHttp(res, new McpSessionNotFoundException('Open a stream with GET first'));
+      return;
+    }
+    // The same principal may come with a newer token (more scopes): it applies from this message.
+    bindRequestPrincipal(entry.request, auth);
+    const payload = await readJsonPayload(req, res, this.options.maxBodyBytes);
+    if (!payload) return;
+    res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
+    // The answer travels on the stream, through the connection's one write path.
+    await entry.session.handle(payload.value);
   }
 
   /** Streams close before the HTTP server does, which would otherwise wait for them. */
   beforeApplicationShutdown(): void {
-    for (const { stream } of this.streams.values()) stream.close();
+    for (const { connection } of this.streams.values()) connection.close();
     this.streams.clear();
   }
 }
+
+const boundTo = (request: IncomingMessage): McpPrincipalBinding | undefined => {
+  const principal = requestPrincipal(request);
+  return principal && principalBinding(principal);
+};
 
 const streamIdOf = (url: string | undefined): string => {
   const query = url?.split('?')[1] ?? '';

@@ -1,10 +1,12 @@
+import { redactSecrets } from '../../logging/redact.js';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Readable, Writable } from 'node:stream';
-import { MCP_NOTIFICATION_BUS, type McpNotificationBus } from '../../notifications/mcp-notification.bus.js';
-import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
-import { errorResponse, JsonRpcErrorCode } from '../../protocol/json-rpc.js';
-import { McpSessionManager } from '../../session/mcp-session.manager.js';
-import { ConnectionSession } from '../shared/connection-session.js';
+import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import type { ConnectionSession } from '../shared/connection-session.js';
+import { ConnectionSessions } from '../shared/connection-sessions.js';
+import { McpListens } from '../../protocol/modern/listens.registry.js';
 import { decodeJsonText } from '../shared/json-text.js';
 import { LineSplitter } from './line-splitter.js';
 import { StdioConnection } from './stdio.connection.js';
@@ -42,36 +44,42 @@ export class McpStdioTransport implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     @Inject(MCP_STDIO_OPTIONS) private readonly options: McpStdioOptions,
-    private readonly dispatcher: McpDispatcher,
-    private readonly sessions: McpSessionManager,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedMcpOptions,
+    private readonly connections: ConnectionSessions,
+    private readonly listens: McpListens,
   ) {
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
-    this.connection = new StdioConnection(this.output);
+    this.connection = new StdioConnection(this.output, moduleOptions.maxStreamBufferBytes);
   }
 
   onApplicationBootstrap(): void {
-    this.session = new ConnectionSession(
-      { dispatcher: this.dispatcher, sessions: this.sessions, bus: this.bus },
-      'stdio',
-      this.connection,
-      { transport: 'stdio' },
+    // Answers go through StdioConnection.answer: past the output cap only what the server starts
+    // itself may be dropped, never the answer a client waits for.
+    const session = this.connections.open('stdio', this.connection, { transport: 'stdio' }, undefined, (json) =>
+      this.connection.answer(json),
     );
+    this.session = session;
     const splitter = new LineSplitter(
       this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
       (line) => this.track(this.onLine(line)),
-      () => this.writeError(JsonRpcErrorCode.InvalidRequest, 'Invalid Request', 'The line exceeds the size limit'),
+      () => session.refuse(null, new McpInvalidRequestException('The line exceeds the size limit')),
     );
-    this.input.on('data', (chunk: Buffer | string) =>
-      splitter.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)),
-    );
+    this.input.on('data', (chunk: Buffer | string) => {
+      splitter.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+      this.holdWhileCongested();
+    });
     this.input.once('end', () => {
       splitter.end();
-      void Promise.all(this.pending).then(() => this.resolveFinished());
+      // The client is gone: its listens end (they would never finish otherwise); answers to its
+      // other requests are still written before the transport reports it is finished.
+      void this.listens
+        .endAll()
+        .then(() => Promise.all(this.pending))
+        .then(() => this.resolveFinished());
     });
     this.input.once('error', (error) => {
-      this.logger.error(`stdin failed: ${error.message}`);
+      this.logger.error(redactSecrets(`stdin failed: ${error.message}`));
       this.resolveFinished();
     });
   }
@@ -84,20 +92,17 @@ export class McpStdioTransport implements OnApplicationBootstrap, OnApplicationS
   private async onLine(line: Buffer): Promise<void> {
     const decoded = decodeJsonText(line);
     if (!decoded.ok) {
-      this.writeError(JsonRpcErrorCode.ParseError, 'Parse error', decoded.detail);
+      this.session!.refuse(null, new McpParseErrorException(decoded.detail));
       return;
     }
-    try {
-      const answer = await this.session!.handle(decoded.value);
-      if (answer) this.connection.send(answer);
-    } catch (error) {
-      this.logger.error(`stdio message failed: ${(error as Error)?.stack ?? String(error)}`);
-      this.writeError(JsonRpcErrorCode.InternalError, 'Internal error', 'The server failed to handle the message');
-    }
+    await this.session!.handle(decoded.value);
   }
 
-  private writeError(code: number, message: string, detail: string): void {
-    this.connection.send(errorResponse(null, { code, message, data: { detail } }));
+  /** Back-pressure: no new lines are read while the client leaves its output unread. */
+  private holdWhileCongested(): void {
+    if (!this.connection.congested || this.input.isPaused()) return;
+    this.input.pause();
+    this.output.once('drain', () => this.input.resume());
   }
 
   private track(work: Promise<void>): void {

@@ -1,11 +1,18 @@
-import { ConsoleLogger, type LogLevel } from '@nestjs/common';
+import { ConsoleLogger, type ConsoleLoggerOptions, type LogLevel } from '@nestjs/common';
 
 /**
- * Nest's console logger, with every level on stderr. Nest writes log, warn, debug and verbose
- * to stdout, which would corrupt the JSON-RPC stream of the stdio transport.
+ * Nest's console logger, with every level on stderr and without colour codes. Nest writes log,
+ * warn, debug and verbose to stdout, which would corrupt the JSON-RPC stream of the stdio
+ * transport; and the stderr of a stdio server usually ends up in the client's log files, where
+ * ANSI colour codes are noise, so it is plain even on a terminal.
+ * @param options Nest's console logger options, except `colors`
  * @publicApi
  */
 export class StderrLogger extends ConsoleLogger {
+  constructor(options: Omit<ConsoleLoggerOptions, 'colors'> = {}) {
+    super({ ...options, colors: false });
+  }
+
   protected override printMessages(
     messages: unknown[],
     context?: string,

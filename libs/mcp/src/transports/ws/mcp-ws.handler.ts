@@ -1,17 +1,41 @@
+import { redactSecrets } from '../../logging/redact.js';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { SESSION_ID_HEADER } from '../../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS, type McpNotificationBus } from '../../notifications/mcp-notification.bus.js';
-import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
-import { errorResponse, JsonRpcErrorCode } from '../../protocol/json-rpc.js';
-import { McpSessionManager } from '../../session/mcp-session.manager.js';
+import { McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
-import { ConnectionSession } from '../shared/connection-session.js';
+import type { ConnectionSession } from '../shared/connection-session.js';
+import { ConnectionSessions } from '../shared/connection-sessions.js';
 import { decodeJsonText } from '../shared/json-text.js';
 import { WsConnection } from './ws.connection.js';
+import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
+import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
+import { closeWhenExpired } from '../../auth/token-expiry.js';
+import { requestPrincipal } from '../../auth/request-principal.js';
+import type { McpException } from '../../errors/mcp.exception.js';
+import { errorResponse } from '../../protocol/json-rpc.js';
+
+/** Close code when the upgrade's access token expires (RFC 6455 1008, policy violation). */
+export const WS_CLOSE_POLICY_VIOLATION = 1008;
+
+/** How an upgrade is refused: the HTTP status, body and headers `ws` writes. */
+export interface UpgradeRefusal {
+  readonly status: number;
+  readonly body: string;
+  readonly headers?: Record<string, string>;
+}
+
+/** The refusal of an upgrade for an exception: its status, its JSON-RPC error body, its headers. */
+function upgradeRefusal(exception: McpException): UpgradeRefusal {
+  return {
+    status: exception.httpStatus ?? 500,
+    body: JSON.stringify(errorResponse(null, exception.toJsonRpcError())),
+    headers: { 'Content-Type': 'application/json', ...exception.httpHeaders },
+  };
+}
 
 /** Close code for binary frames: MCP over WebSocket is text only (RFC 6455 1003). */
 export const WS_CLOSE_UNSUPPORTED_DATA = 1003;
@@ -27,33 +51,39 @@ export class McpWsHandler implements OnApplicationShutdown {
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-    private readonly dispatcher: McpDispatcher,
-    private readonly sessions: McpSessionManager,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
+    private readonly connections: ConnectionSessions,
     private readonly originPolicy: McpOriginPolicy,
+    private readonly errors: McpErrorMapper,
+    private readonly authenticator: McpAuthenticator,
   ) {}
 
-  /** The upgrade check (`verifyClient`): foreign Origin or Host → 403. */
-  verifyUpgrade(request: IncomingMessage): boolean {
-    return this.originPolicy.allows(request.headers);
+  /**
+   * The upgrade check (`verifyClient`): foreign Origin or Host → 403; in resource-server mode the
+   * access token too (401/400/503 with the challenge). Resolves to the refusal, if any.
+   */
+  async verifyUpgrade(request: IncomingMessage): Promise<UpgradeRefusal | undefined> {
+    if (!this.originPolicy.allows(request.headers)) return { status: 403, body: 'Forbidden' };
+    const refusal = await this.authenticator.authenticateConnection(request);
+    return refusal === undefined ? undefined : upgradeRefusal(this.errors.toException(refusal, 'WebSocket upgrade'));
   }
 
   /** A new socket: wires messages, liveness and the session. */
   accept(socket: WebSocket, request: IncomingMessage): void {
     const connection = new WsConnection(socket, this.options.maxStreamBufferBytes);
-    const session = new ConnectionSession(
-      { dispatcher: this.dispatcher, sessions: this.sessions, bus: this.bus },
-      'websocket',
-      connection,
-      request,
-    );
-    session.joinWhenFound(this.sessions.resolve(request.headers[SESSION_ID_HEADER]));
+    const session = this.connections.open('websocket', connection, request);
+    const auth = requestPrincipal(request);
+    session.joinWhenFound(this.connections.sessions.resolve(request.headers[SESSION_ID_HEADER], auth));
+    // The socket carries the upgrade's token, which no message can renew: it ends with it.
+    const expiry = closeWhenExpired(auth, () => socket.close(WS_CLOSE_POLICY_VIOLATION, 'Access token expired'));
     this.keepAlive(socket);
-    socket.on('close', () => void session.close());
+    socket.on('close', () => {
+      expiry.cancel();
+      void session.close();
+    });
     // The ws adapter logs every socket error at ERROR with a stack; oversized or non-UTF-8
     // frames from a client are routine, so they are logged here at debug instead.
     socket.removeAllListeners('error');
-    socket.on('error', (error) => this.logger.debug(`WebSocket error: ${error.message}`));
+    socket.on('error', (error) => this.logger.debug(redactSecrets(`WebSocket error: ${error.message}`)));
     socket.on('message', (data, isBinary) => void this.onMessage(socket, session, data, isBinary));
   }
 
@@ -63,40 +93,18 @@ export class McpWsHandler implements OnApplicationShutdown {
   }
 
   private async onMessage(socket: WebSocket, session: ConnectionSession, data: RawData, isBinary: boolean) {
+    // Frames that arrive while the socket closes (a slow consumer, a session that ended) are dropped.
+    if (socket.readyState !== socket.OPEN) return;
     if (isBinary) {
       socket.close(WS_CLOSE_UNSUPPORTED_DATA, 'MCP messages are JSON text frames');
       return;
     }
     const decoded = decodeJsonText(rawToBuffer(data));
     if (!decoded.ok) {
-      this.reply(
-        socket,
-        errorResponse(null, {
-          code: JsonRpcErrorCode.ParseError,
-          message: 'Parse error',
-          data: { detail: decoded.detail },
-        }),
-      );
+      session.refuse(null, new McpParseErrorException(decoded.detail));
       return;
     }
-    try {
-      const answer = await session.handle(decoded.value);
-      if (answer) this.reply(socket, answer);
-    } catch (error) {
-      this.logger.error(`WebSocket message failed: ${(error as Error)?.stack ?? String(error)}`);
-      this.reply(
-        socket,
-        errorResponse(null, {
-          code: JsonRpcErrorCode.InternalError,
-          message: 'Internal error',
-          data: { detail: 'The server failed to handle the message' },
-        }),
-      );
-    }
-  }
-
-  private reply(socket: WebSocket, message: object): void {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+    await session.handle(decoded.value);
   }
 
   /** Pings every keep-alive interval; a peer that missed the previous pong is dropped. */
@@ -110,7 +118,7 @@ export class McpWsHandler implements OnApplicationShutdown {
       }
       alive = false;
       socket.ping();
-    }, this.options.sseKeepAliveMs);
+    }, this.options.keepAliveMs);
     timer.unref();
     this.heartbeats.add(timer);
     socket.on('close', () => {

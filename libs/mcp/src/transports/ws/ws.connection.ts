@@ -1,23 +1,23 @@
 import type { WebSocket } from 'ws';
-import type { McpConnection } from '../../session/mcp-session.interface.js';
+import type { McpConnection } from '../../backend/mcp-session.store.js';
 
 /** Close code sent when the session behind the socket ends (idle expiry, shutdown). */
 export const WS_CLOSE_SESSION_ENDED = 1001;
 /** Close code for a peer that cannot keep up with its messages (RFC 6455 "try again later"). */
 export const WS_CLOSE_SLOW_CONSUMER = 1013;
 
-/** A WebSocket as an `McpConnection`: one JSON-RPC message per text frame. */
+/**
+ * A WebSocket as an `McpConnection`: one JSON-RPC message per text frame. It is the only way
+ * anything is written to the socket, answers and notifications alike, so the send-buffer cap
+ * holds for all of them: a peer that stops reading is closed once its backlog passes it.
+ */
 export class WsConnection implements McpConnection {
   constructor(
     private readonly socket: WebSocket,
     private readonly maxBufferedBytes: number,
   ) {}
 
-  send(message: object): boolean {
-    return this.sendJson(JSON.stringify(message));
-  }
-
-  sendJson(json: string): boolean {
+  send(json: string): boolean {
     if (this.socket.readyState !== this.socket.OPEN) return false;
     if (this.socket.bufferedAmount > this.maxBufferedBytes) {
       this.socket.close(WS_CLOSE_SLOW_CONSUMER, 'Too many undelivered messages');

@@ -1,0 +1,2 @@
+// The public API of @nest-mcp/redis.
+export { RedisMcpBackend, type RedisMcpBackendOptions } from './redis.backend.js';

@@ -1,0 +1,50 @@
+/**
+ * Lua shared by every script: key names, the one `end` of a session, the outbox append and the
+ * liveness check of a stream holder. Every script gets `ARGV[1]` = key prefix and `ARGV[2]` =
+ * the calling instance's id, and builds its keys from them (see redis-keys.ts for the layout).
+ */
+export const PRELUDE = `
+local P = ARGV[1]
+local ME = ARGV[2]
+local function skey(sid) return P .. 's:{' .. sid .. '}' end
+local function publish(msg) redis.call('PUBLISH', P .. 'bus', cjson.encode(msg)) end
+local function instanceOf(holder) return string.match(holder, '^(%S+)') end
+local function seqOf(entryId) return tonumber(string.match(entryId, '^(%d+)')) end
+
+-- true when a live instance holds a standalone stream of the session, false when its holder
+-- died, nil when nobody holds one
+local function holderAlive(s)
+  local holder = redis.call('HGET', s, 'holder')
+  if not holder then return nil end
+  return redis.call('EXISTS', P .. 'inst:' .. instanceOf(holder)) == 1
+end
+
+-- The one end of a session: the record and everything kept for it, then one announcement.
+local function endSession(sid, reason)
+  local s = skey(sid)
+  local existed = redis.call('EXISTS', s) == 1 or redis.call('ZSCORE', P .. 'expiry', sid) ~= false
+  local uris = redis.call('SMEMBERS', s .. ':subs')
+  for _, uri in ipairs(uris) do redis.call('SREM', P .. 'sub:' .. uri, sid) end
+  if #uris > 0 then redis.call('DECRBY', P .. 'subcount', #uris) end
+  for _, id in ipairs(redis.call('ZRANGE', s .. ':rs', 0, -1)) do
+    redis.call('DEL', s .. ':r:' .. id, s .. ':rm:' .. id)
+  end
+  redis.call('DEL', s, s .. ':subs', s .. ':out', s .. ':pend', s .. ':rs', s .. ':rl')
+  redis.call('ZREM', P .. 'expiry', sid)
+  redis.call('SREM', P .. 'streamed', sid)
+  if existed then publish({t = 'end', sid = sid, reason = reason, from = ME}) end
+  return existed
+end
+
+-- Appends to a live session's outbox; returns its sequence (0 when coalesced) and its holder.
+-- Without a holder, a message whose coalescing key is already queued is dropped.
+local function append(s, json, ckey, maxlen)
+  local holder = redis.call('HGET', s, 'holder')
+  if (not holder) and ckey ~= '' then
+    if redis.call('SADD', s .. ':pend', ckey) == 0 then return 0, false end
+  end
+  local seq = redis.call('HINCRBY', s, 'seq', 1)
+  redis.call('XADD', s .. ':out', 'MAXLEN', maxlen, seq .. '-0', 'j', json)
+  return seq, holder
+end
+`;

@@ -1,0 +1,120 @@
+/** Scripts of the session store (ARGV[1] prefix, ARGV[2] instance id, then their own). */
+
+/** ARGV: sid, record JSON, now, limit, ttl ms, epoch → 1 created, 0 full. */
+export const CREATE = `
+if redis.call('ZCARD', P .. 'expiry') >= tonumber(ARGV[6]) then return 0 end
+local s = skey(ARGV[3])
+redis.call('HSET', s, 'rec', ARGV[4], 'ep', ARGV[8], 'seq', 0)
+redis.call('PEXPIRE', s, ARGV[7])
+redis.call('ZADD', P .. 'expiry', ARGV[5], ARGV[3])
+return 1
+`;
+
+/**
+ * ARGV: sid, now, idle ms (-1: never idle), ttl ms → the hash as a flat array; 0 when unknown;
+ * -1 when found idle (and ended here, unless a live instance holds its stream).
+ */
+export const ACCESS = `
+local sid, now, idle, ttl = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local s = skey(sid)
+local fields = redis.call('HGETALL', s)
+if #fields == 0 then
+  if redis.call('ZSCORE', P .. 'expiry', sid) then endSession(sid, 'expired'); return -1 end
+  return 0
+end
+local seen = tonumber(redis.call('ZSCORE', P .. 'expiry', sid) or now)
+if idle >= 0 and now - seen > idle and not holderAlive(s) then
+  endSession(sid, 'expired')
+  return -1
+end
+redis.call('ZADD', P .. 'expiry', 'GT', now, sid)
+redis.call('PEXPIRE', s, ttl)
+redis.call('PEXPIRE', s .. ':subs', ttl)
+redis.call('PEXPIRE', s .. ':out', ttl)
+return fields
+`;
+
+/** ARGV: sid, then name/JSON pairs → 1 updated, 0 gone. */
+export const UPDATE = `
+local s = skey(ARGV[3])
+if redis.call('EXISTS', s) == 0 then return 0 end
+for i = 4, #ARGV, 2 do redis.call('HSET', s, 'p:' .. ARGV[i], ARGV[i + 1]) end
+return 1
+`;
+
+/** ARGV: now, then session ids: their activity clock moves to now (ended ones stay ended). */
+export const TOUCH = `
+for i = 4, #ARGV do redis.call('ZADD', P .. 'expiry', 'XX', 'GT', ARGV[3], ARGV[i]) end
+return 1
+`;
+
+/**
+ * ARGV: cutoff, now, batch → {scanned, ended sid...}. A session held by a live instance is kept
+ * (its clock moves to now); one whose holder died is released and gets a full idle period back.
+ */
+export const EXPIRE = `
+local cutoff, now = ARGV[3], ARGV[4]
+local ids = redis.call('ZRANGEBYSCORE', P .. 'expiry', '-inf', '(' .. cutoff, 'LIMIT', 0, tonumber(ARGV[5]))
+local result = {#ids}
+for _, sid in ipairs(ids) do
+  local s = skey(sid)
+  local alive = holderAlive(s)
+  if alive == nil then
+    if endSession(sid, 'expired') then result[#result + 1] = sid end
+  else
+    if alive == false then redis.call('HDEL', s, 'holder') end
+    redis.call('ZADD', P .. 'expiry', now, sid)
+  end
+end
+return result
+`;
+
+/** ARGV: sid, reason → 1 when it existed. */
+export const END = `
+if endSession(ARGV[3], ARGV[4]) then return 1 end
+return 0
+`;
+
+/** ARGV: sid, uri → 1 stored (or already), 0 when the session has ended. */
+export const SUBSCRIBE = `
+local sid, uri = ARGV[3], ARGV[4]
+local s = skey(sid)
+if redis.call('EXISTS', s) == 0 then return 0 end
+if redis.call('SADD', s .. ':subs', uri) == 1 then
+  redis.call('SADD', P .. 'sub:' .. uri, sid)
+  redis.call('INCR', P .. 'subcount')
+  redis.call('PEXPIRE', s .. ':subs', redis.call('PTTL', s))
+end
+return 1
+`;
+
+/** ARGV: sid, uri. */
+export const UNSUBSCRIBE = `
+local sid, uri = ARGV[3], ARGV[4]
+if redis.call('SREM', skey(sid) .. ':subs', uri) == 1 then
+  redis.call('SREM', P .. 'sub:' .. uri, sid)
+  redis.call('DECR', P .. 'subcount')
+end
+return 1
+`;
+
+/** ARGV: key, window ms, now, sid ('' for a caller without a session) → {count, start}. */
+export const RATE_HIT = `
+local key, window, now, sid = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local k
+if sid ~= '' then
+  local s = skey(sid)
+  -- a window is never re-created for a session that ended
+  if redis.call('EXISTS', s) == 0 then return {0, now} end
+  k = s .. ':rl'
+else
+  k = P .. 'rl:' .. key
+end
+local start = tonumber(redis.call('HGET', k, 'start'))
+if (not start) or now - start >= window then
+  redis.call('HSET', k, 'start', now, 'count', 1)
+  redis.call('PEXPIRE', k, window * 2)
+  return {1, now}
+end
+return {redis.call('HINCRBY', k, 'count', 1), start}
+`;

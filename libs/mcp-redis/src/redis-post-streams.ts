@@ -1,0 +1,192 @@
+import { Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { McpConnection, McpPostStream, McpPostStreamResume } from '@nest-mcp/server';
+import { OrderedWriter, type LoggedEvent } from './ordered-writer.js';
+import { describeError, guarded } from './redis-errors.js';
+import type { RedisKeys } from './redis-keys.js';
+import type { BusMessage, RedisPubSub } from './redis-pubsub.js';
+import type { RedisScripts } from './redis-scripts.js';
+
+/** POST answers kept per session for resumption; older ones are forgotten. */
+const POST_STREAMS_PER_SESSION = 16;
+
+const POST_EVENT_ID = /^p:([A-Za-z0-9_-]+):(\d+)$/;
+
+/** A client's new connection that carries the rest of a POST answer, here. */
+interface ResumedTarget {
+  readonly writer: OrderedWriter;
+  /** The replay was written; before that, an end waits for it. */
+  started: boolean;
+  /** The answer ended (its writer said so). */
+  ended: boolean;
+}
+
+/**
+ * POST answers (SSE) logged in Redis, so that a client whose connection dropped resumes the
+ * answer on any instance with `GET` + `Last-Event-ID` (`p:<stream>:<seq>`): the instance that
+ * runs the request writes each event to the log and, once another connection owns the stream,
+ * publishes it to that connection's instance (in the same script). The events reach the resumed
+ * connection in order, once (`OrderedWriter`).
+ */
+export class RedisPostStreams {
+  private readonly logger = new Logger('McpRedis');
+  /** Streams written by this instance, by owner string (`<instance> <token>`). */
+  private readonly writers = new Map<string, RedisPostWriter>();
+  /** Resumed connections held by this instance, by owner string. */
+  private readonly resumed = new Map<string, ResumedTarget>();
+
+  constructor(
+    private readonly scripts: RedisScripts,
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    pubsub: RedisPubSub,
+    private readonly logLength: number,
+  ) {
+    pubsub.handle('post', (message) => this.resumed.get(String(message.owner))?.writer.push(eventOf(message)));
+    pubsub.handle('postEnd', (message) => this.ended(String(message.owner)));
+    pubsub.handle('postMoved', (message) => this.moved(String(message.owner)));
+  }
+
+  open(sessionId: string | undefined, connection: McpConnection): McpPostStream {
+    const owner = this.newOwner();
+    const writer = new RedisPostWriter(this, sessionId, owner, connection);
+    if (sessionId !== undefined) {
+      this.writers.set(owner, writer);
+      this.fireAndForget(
+        this.scripts.run('mcpPostOpen', sessionId, writer.id, owner, POST_STREAMS_PER_SESSION),
+        'open a POST stream log',
+      );
+    }
+    return writer;
+  }
+
+  async resume(sessionId: string, lastEventId: string, connection: McpConnection): Promise<McpPostStreamResume> {
+    const position = POST_EVENT_ID.exec(lastEventId);
+    if (!position || !Number.isSafeInteger(Number(position[2]))) return 'unknown';
+    const [, streamId, after] = position;
+    const owner = this.newOwner();
+    const target: ResumedTarget = {
+      started: false,
+      ended: false,
+      writer: new OrderedWriter(
+        connection,
+        (seq) => `p:${streamId}:${seq}`,
+        (seq) => this.readLog(sessionId, streamId, seq),
+        () => this.resumed.delete(owner),
+      ),
+    };
+    this.resumed.set(owner, target);
+    let reply: [string, string?, ...(string | number)[]];
+    try {
+      reply = await this.scripts.run('mcpPostResume', sessionId, streamId, after, owner);
+    } catch (error) {
+      this.resumed.delete(owner);
+      throw error;
+    }
+    const [state, done, ...flat] = reply;
+    if (state !== 'resumed') {
+      this.resumed.delete(owner);
+      return state === 'gap' ? 'gap' : 'unknown';
+    }
+    const events: LoggedEvent[] = [];
+    for (let i = 0; i < flat.length; i += 2) events.push({ seq: Number(flat[i]), json: String(flat[i + 1]) });
+    target.writer.start(events, Math.max(Number(after), ...events.map((event) => event.seq)));
+    target.started = true;
+    if (done === '1' || target.ended) this.ended(owner);
+    return 'resumed';
+  }
+
+  /** Graceful shutdown: resumed connections close with a retry hint (their answers stay logged). */
+  drain(retryMs: number): void {
+    for (const target of this.resumed.values()) target.writer.connection.close(retryMs);
+    this.resumed.clear();
+  }
+
+  /** Logs one event of a writer's stream; tells the writer when another connection owns it. */
+  append(writer: RedisPostWriter, seq: number, json: string): void {
+    this.fireAndForget(
+      this.scripts
+        .run<number>('mcpPostAppend', writer.sessionId!, writer.id, seq, json, this.logLength, writer.owner)
+        .then((outcome) => {
+          if (outcome === 2) writer.release();
+        }),
+      'log a POST stream event',
+    );
+  }
+
+  finish(writer: RedisPostWriter): void {
+    this.writers.delete(writer.owner);
+    this.fireAndForget(
+      this.scripts.run('mcpPostFinish', writer.sessionId!, writer.id, writer.owner),
+      'end a POST stream',
+    );
+  }
+
+  private ended(owner: string): void {
+    const target = this.resumed.get(owner);
+    if (!target) return;
+    target.ended = true;
+    // While its replay is in flight the close waits for it (resume() closes it afterwards).
+    if (!target.started) return;
+    this.resumed.delete(owner);
+    target.writer.connection.close();
+  }
+
+  /** Another connection took the stream over: the one this owner names lets go. */
+  private moved(owner: string): void {
+    this.writers.get(owner)?.release();
+    const target = this.resumed.get(owner);
+    if (!target) return;
+    this.resumed.delete(owner);
+    target.writer.connection.close();
+  }
+
+  private async readLog(sessionId: string, streamId: string, after: number): Promise<LoggedEvent[]> {
+    const rows = await guarded(this.redis.xrange(this.keys.postLog(sessionId, streamId), `(${after}-0`, '+'));
+    return rows.map(([id, fields]) => ({ seq: Number(id.split('-')[0]), json: fields[1] }));
+  }
+
+  private newOwner(): string {
+    return `${this.scripts.instanceId} ${randomBytes(6).toString('base64url')}`;
+  }
+
+  private fireAndForget(work: Promise<unknown>, what: string): void {
+    work.catch((error: unknown) => this.logger.warn(`Could not ${what}: ${describeError(error)}`));
+  }
+}
+
+/**
+ * The answer stream of one POST, written by the instance that runs the request: each event
+ * goes to the connection while it owns the stream, and to the log.
+ */
+class RedisPostWriter implements McpPostStream {
+  readonly id = randomBytes(6).toString('base64url');
+  private seq = 0;
+
+  constructor(
+    private readonly streams: RedisPostStreams,
+    readonly sessionId: string | undefined,
+    readonly owner: string,
+    private target: McpConnection | undefined,
+  ) {}
+
+  send(json: string): void {
+    this.seq += 1;
+    if (this.target && !this.target.send(json, `p:${this.id}:${this.seq}`)) this.target = undefined;
+    if (this.sessionId !== undefined) this.streams.append(this, this.seq, json);
+  }
+
+  finish(): void {
+    this.release();
+    if (this.sessionId !== undefined) this.streams.finish(this);
+  }
+
+  /** The original connection no longer carries the stream (resumed elsewhere, or finished). */
+  release(): void {
+    this.target?.close();
+    this.target = undefined;
+  }
+}
+
+const eventOf = (message: BusMessage): LoggedEvent => ({ seq: Number(message.seq), json: String(message.j) });

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { McpSessionEndReason, McpSessionPatch, McpSessionRecord, McpSessionStore } from '@nest-mcp/server';
+import { guarded } from './redis-errors.js';
+import type { RedisKeys } from './redis-keys.js';
+import type { RedisScripts } from './redis-scripts.js';
+import type { RemoteHolders } from './remote-holders.js';
+import type { SessionEnds } from './session-ends.js';
+
+/** Sessions examined per expiry script; the sweep runs as many as it needs (bounded). */
+const EXPIRE_BATCH = 500;
+const MAX_EXPIRE_BATCHES = 1_000;
+
+/**
+ * Sessions in Redis: the record as JSON in one hash field (`rec`), so fields added later (an
+ * OAuth principal, ...) flow through untouched; patched facts in `p:<field>`; the activity clock
+ * in the `expiry` sorted set. Every operation is one Lua script, one round trip, atomic: the cap
+ * with the create, the idle check with the access and the sliding TTL, the liveness check with
+ * the update, and the end with everything kept for the session.
+ */
+export class RedisSessionStore implements McpSessionStore {
+  constructor(
+    private readonly scripts: RedisScripts,
+    private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    private readonly ttlMs: number,
+    private readonly ends: SessionEnds,
+    private readonly holders: RemoteHolders,
+  ) {}
+
+  async create(record: McpSessionRecord, limit: number): Promise<boolean> {
+    const epoch = randomBytes(6).toString('base64url');
+    const created = await this.scripts.run<number>(
+      'mcpCreate',
+      record.id,
+      JSON.stringify(record),
+      record.lastActivityAt,
+      limit,
+      this.ttlMs,
+      epoch,
+    );
+    return created === 1;
+  }
+
+  async access(id: string, now: number, idleTimeoutMs: number): Promise<McpSessionRecord | undefined> {
+    const idle = Number.isFinite(idleTimeoutMs) ? idleTimeoutMs : -1;
+    const reply = await this.scripts.run<string[] | number>('mcpAccess', id, now, idle, this.ttlMs);
+    if (reply === -1) this.ends.announce(id, 'expired');
+    if (!Array.isArray(reply)) return undefined;
+    return this.decode(id, reply, now);
+  }
+
+  async update(id: string, patch: McpSessionPatch): Promise<boolean> {
+    const pairs: string[] = [];
+    for (const [name, value] of Object.entries(patch)) if (value !== undefined) pairs.push(name, JSON.stringify(value));
+    return (await this.scripts.run<number>('mcpUpdate', id, ...pairs)) === 1;
+  }
+
+  async touch(ids: readonly string[], now: number): Promise<void> {
+    for (let i = 0; i < ids.length; i += EXPIRE_BATCH) {
+      await this.scripts.run('mcpTouch', now, ...ids.slice(i, i + EXPIRE_BATCH));
+    }
+  }
+
+  async end(id: string, reason: McpSessionEndReason): Promise<boolean> {
+    const ended = (await this.scripts.run<number>('mcpEnd', id, reason)) === 1;
+    if (ended) this.ends.announce(id, reason);
+    return ended;
+  }
+
+  async expireIdle(cutoff: number): Promise<number> {
+    let ended = 0;
+    for (let batch = 0; batch < MAX_EXPIRE_BATCHES; batch++) {
+      const [scanned, ...expired] = await this.scripts.run<[number, ...string[]]>(
+        'mcpExpire',
+        cutoff,
+        Date.now(),
+        EXPIRE_BATCH,
+      );
+      for (const id of expired) this.ends.announce(id, 'expired');
+      ended += expired.length;
+      if (scanned < EXPIRE_BATCH) break;
+    }
+    return ended;
+  }
+
+  count(): Promise<number> {
+    return guarded(this.redis.zcard(this.keys.expiry));
+  }
+
+  /** The record from the session hash's fields: `rec`, then each `p:<field>` over it. */
+  private decode(id: string, fields: string[], now: number): McpSessionRecord {
+    let record: Record<string, unknown> = {};
+    const patched: Record<string, unknown> = {};
+    let holder: string | undefined;
+    for (let i = 0; i < fields.length; i += 2) {
+      const name = fields[i];
+      const value = fields[i + 1];
+      if (name === 'rec') record = JSON.parse(value) as Record<string, unknown>;
+      else if (name === 'holder') holder = value;
+      else if (name.startsWith('p:')) patched[name.slice(2)] = JSON.parse(value) as unknown;
+    }
+    const instance = holder?.split(' ')[0];
+    this.holders.note(id, instance !== undefined && instance !== this.scripts.instanceId);
+    return { ...record, ...patched, id, lastActivityAt: now } as McpSessionRecord;
+  }
+}

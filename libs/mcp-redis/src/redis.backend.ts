@@ -1,0 +1,134 @@
+import { Logger } from '@nestjs/common';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { McpBackend, McpBackendContext, McpBackendParts } from '@nest-mcp/server';
+import { describeError } from './redis-errors.js';
+import { RedisKeys } from './redis-keys.js';
+import { RedisNotificationBus } from './redis-notification.bus.js';
+import { RedisPostStreams } from './redis-post-streams.js';
+import { RedisPubSub } from './redis-pubsub.js';
+import { RedisRateWindows } from './redis-rate-windows.js';
+import { RedisScripts } from './redis-scripts.js';
+import { RedisSessionStore } from './redis-session.store.js';
+import { RedisSubscriptionStore } from './redis-subscription.store.js';
+import { RemoteHolders } from './remote-holders.js';
+import { SessionEnds } from './session-ends.js';
+
+/** Options of `RedisMcpBackend`. @publicApi */
+export interface RedisMcpBackendOptions {
+  /**
+   * Where Redis is: a `redis://` or `rediss://` URL.
+   * @default 'redis://127.0.0.1:6379'
+   */
+  url?: string;
+  /** More `ioredis` options (TLS, password, Sentinel, ...), merged over the backend's defaults. */
+  redis?: RedisOptions;
+  /**
+   * Prefix of every key and channel; deployments that share a Redis use different ones.
+   * @default 'mcp:'
+   */
+  keyPrefix?: string;
+  /**
+   * This instance's id: unique among the live instances, letters, digits and `._-` only.
+   * @default '<host name>-<pid>-<random>'
+   */
+  instanceId?: string;
+  /**
+   * How long a Redis call may take before the request is answered 503 (`Retry-After`).
+   * @default 2_000
+   */
+  commandTimeoutMs?: number;
+  /**
+   * How often the instance proves it lives (its streams keep their sessions alive while it
+   * does), refreshes the TTLs of the sessions whose streams it holds, and polls their outboxes
+   * for anything a lost pub/sub message did not bring.
+   * @default 5_000
+   */
+  heartbeatMs?: number;
+}
+
+const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * The Redis backend of `@nest-mcp/server`: sessions, subscriptions, replayable outboxes, POST
+ * answer logs, rate-limit windows and the routing of client answers and cancellations live in
+ * Redis, so any instance serves any request of any session. Pass it as
+ * `McpModule.forRoot({ backend: new RedisMcpBackend({ url }) })`.
+ *
+ * Two connections per instance: one for commands (Lua scripts, one round trip each) and one
+ * subscriber (the `bus` channel and the instance's own). When Redis cannot be reached, requests
+ * that need it are answered 503 with `Retry-After`; nothing crashes, and delivery catches up
+ * from the outboxes when Redis is back.
+ * @publicApi
+ */
+export class RedisMcpBackend implements McpBackend {
+  private readonly logger = new Logger('McpRedis');
+
+  constructor(private readonly options: RedisMcpBackendOptions = {}) {
+    if (options.instanceId !== undefined && !INSTANCE_ID.test(options.instanceId)) {
+      throw new Error(
+        `instanceId '${options.instanceId}' must be 1 to 64 letters, digits, '.', '_' or '-' (it names the instance in Redis)`,
+      );
+    }
+  }
+
+  async connect({ options }: McpBackendContext): Promise<McpBackendParts> {
+    const instanceId =
+      this.options.instanceId ??
+      `${hostname().replace(/[^A-Za-z0-9._-]/g, '')}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    const keys = new RedisKeys(this.options.keyPrefix ?? 'mcp:');
+    const redis = new Redis(this.options.url ?? 'redis://127.0.0.1:6379', {
+      commandTimeout: this.options.commandTimeoutMs ?? 2_000,
+      maxRetriesPerRequest: 1,
+      ...this.options.redis,
+    });
+    const subscriber = redis.duplicate({ commandTimeout: undefined });
+    this.logErrors(redis, 'commands');
+    this.logErrors(subscriber, 'subscriber');
+
+    const idle = options.sessionIdleTimeoutMs;
+    const ttlMs = Math.max(2 * idle, idle + 60_000);
+    const scripts = new RedisScripts(redis, keys.prefix, instanceId);
+    const ends = new SessionEnds();
+    const holders = new RemoteHolders();
+    const pubsub = new RedisPubSub(subscriber, redis, keys, instanceId);
+    const posts = new RedisPostStreams(scripts, redis, keys, pubsub, options.replayBufferSize);
+    const sessions = new RedisSessionStore(scripts, redis, keys, ttlMs, ends, holders);
+    const subscriptions = new RedisSubscriptionStore(scripts, redis, keys);
+    const bus = new RedisNotificationBus(scripts, redis, keys, pubsub, ends, holders, posts, {
+      outboxLength: options.replayBufferSize,
+      ttlMs,
+      heartbeatMs: this.options.heartbeatMs ?? 5_000,
+    });
+    // Redis down at startup is an outage like any other: the instance starts, answers 503,
+    // and the clients' retries succeed once it is back.
+    await pubsub.start().catch((error: unknown) => this.logger.warn(`Subscribing failed: ${describeError(error)}`));
+    await bus.start();
+    this.logger.log(`Instance ${instanceId} on Redis (key prefix '${keys.prefix}')`);
+    return {
+      sessions,
+      subscriptions,
+      bus,
+      messaging: pubsub,
+      rateWindows: new RedisRateWindows(scripts),
+      close: async () => {
+        bus.stop();
+        await Promise.allSettled([subscriber.quit(), redis.quit()]);
+      },
+    };
+  }
+
+  /** ioredis emits `error` on every failed reconnect: logged once per outage, not per attempt. */
+  private logErrors(client: Redis, role: string): void {
+    let down = false;
+    client.on('error', (error: Error) => {
+      if (!down) this.logger.warn(`Redis (${role}) unreachable: ${error.message}`);
+      down = true;
+    });
+    client.on('ready', () => {
+      if (down) this.logger.log(`Redis (${role}) reachable again`);
+      down = false;
+    });
+  }
+}

@@ -1,0 +1,19 @@
+import type { McpBackend, McpBackendContext, McpBackendParts } from '../mcp-backend.interface.js';
+import { InMemoryNotificationBus } from './in-memory-notification.bus.js';
+import { InMemorySessionStore } from './in-memory-session.store.js';
+import { InMemorySubscriptionStore } from './in-memory-subscription.store.js';
+
+/**
+ * The default backend: sessions, subscriptions and delivery in this process, nothing to
+ * install. Its three parts share one session table, so ending a session clears all of them in
+ * one synchronous step.
+ * @publicApi
+ */
+export class InMemoryMcpBackend implements McpBackend {
+  connect({ options }: McpBackendContext): McpBackendParts {
+    const sessions = new InMemorySessionStore();
+    const subscriptions = new InMemorySubscriptionStore(sessions);
+    const bus = new InMemoryNotificationBus(options, sessions, subscriptions);
+    return { sessions, subscriptions, bus };
+  }
+}

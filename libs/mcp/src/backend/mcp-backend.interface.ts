@@ -1,0 +1,51 @@
+import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import type { McpInstanceMessaging } from './mcp-instance-messaging.js';
+import type { McpNotificationBus } from './mcp-notification.bus.js';
+import type { McpRateWindows } from './mcp-rate-windows.js';
+import type { McpSessionStore } from './mcp-session.store.js';
+import type { McpSubscriptionStore } from './mcp-subscription.store.js';
+
+/** What a backend is given when the module starts. @publicApi */
+export interface McpBackendContext {
+  readonly options: ResolvedMcpOptions;
+}
+
+/** The state seams of one running module, built by a backend. @publicApi */
+export interface McpBackendParts {
+  readonly sessions: McpSessionStore;
+  readonly subscriptions: McpSubscriptionStore;
+  readonly bus: McpNotificationBus;
+  /**
+   * Messages between instances (client answers and cancellations routed to the instance that
+   * holds the request). @default one instance: delivered in process
+   */
+  readonly messaging?: McpInstanceMessaging;
+  /** Rate-limit windows every instance shares. @default counted per process */
+  readonly rateWindows?: McpRateWindows;
+  /** Releases connections and timers when the application shuts down. */
+  close?(): Promise<void>;
+}
+
+/**
+ * Where sessions, subscriptions and delivery state live: the in-memory default (one process,
+ * nothing to install) or a shared one (the Redis backend, `@nest-mcp/redis`) with which several
+ * instances behave as one. Pass it as `McpModule.forRoot({ backend })`.
+ * @publicApi
+ */
+export interface McpBackend {
+  /** Builds the parts once, when the module starts. */
+  connect(context: McpBackendContext): McpBackendParts | Promise<McpBackendParts>;
+}
+
+/**
+ * Thrown by a backend whose storage cannot be reached (a Redis outage, a timeout). Every
+ * transport answers it with HTTP 503 and `Retry-After` (JSON-RPC `-32000` "Service
+ * unavailable"), never with a 404: the session may well exist (DECISIONS D9).
+ * @publicApi
+ */
+export class McpBackendUnavailableError extends Error {
+  constructor(message = 'The MCP backend is unavailable', options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'McpBackendUnavailableError';
+  }
+}

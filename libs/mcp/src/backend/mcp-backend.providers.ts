@@ -1,0 +1,58 @@
+import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import type { McpModuleOptions, ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
+import { InMemoryMcpBackend } from './in-memory/in-memory.backend.js';
+import { LocalInstanceMessaging } from './in-memory/local-instance-messaging.js';
+import type { McpBackendParts } from './mcp-backend.interface.js';
+import {
+  MCP_BACKEND_PARTS,
+  MCP_INSTANCE_MESSAGING,
+  MCP_NOTIFICATION_BUS,
+  MCP_RATE_WINDOWS,
+  MCP_SESSION_STORE,
+  MCP_SUBSCRIPTION_STORE,
+} from './mcp-backend.tokens.js';
+
+/** Closes the backend's connections and timers when the application shuts down. */
+@Injectable()
+export class McpBackendLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(MCP_BACKEND_PARTS) private readonly parts: McpBackendParts) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.parts.close?.();
+  }
+}
+
+/**
+ * The backend seams as providers: the parts are built once from `options.backend` (the
+ * in-memory one by default), and each seam is provided from them, so an application's backend
+ * is what every consumer gets.
+ */
+export const MCP_BACKEND_PROVIDERS: Provider[] = [
+  {
+    provide: MCP_BACKEND_PARTS,
+    useFactory: (raw: McpModuleOptions, options: ResolvedMcpOptions) =>
+      (raw.backend ?? new InMemoryMcpBackend()).connect({ options }),
+    inject: [MCP_MODULE_OPTIONS, MCP_RESOLVED_OPTIONS],
+  },
+  { provide: MCP_SESSION_STORE, useFactory: (parts: McpBackendParts) => parts.sessions, inject: [MCP_BACKEND_PARTS] },
+  {
+    provide: MCP_SUBSCRIPTION_STORE,
+    useFactory: (parts: McpBackendParts) => parts.subscriptions,
+    inject: [MCP_BACKEND_PARTS],
+  },
+  { provide: MCP_NOTIFICATION_BUS, useFactory: (parts: McpBackendParts) => parts.bus, inject: [MCP_BACKEND_PARTS] },
+  {
+    provide: MCP_INSTANCE_MESSAGING,
+    useFactory: (parts: McpBackendParts) => parts.messaging ?? new LocalInstanceMessaging(),
+    inject: [MCP_BACKEND_PARTS],
+  },
+  {
+    provide: MCP_RATE_WINDOWS,
+    // Optional: absent, the rate limiter counts in this process.
+    useFactory: (parts: McpBackendParts) => parts.rateWindows ?? null,
+    inject: [MCP_BACKEND_PARTS],
+  },
+  McpBackendLifecycle,
+];

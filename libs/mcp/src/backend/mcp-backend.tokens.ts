@@ -1,0 +1,12 @@
+/** DI token of the backend's parts, built once at startup (`McpBackend.connect`). */
+export const MCP_BACKEND_PARTS = Symbol('MCP_BACKEND_PARTS');
+/** DI token of the session store (`McpSessionStore`). */
+export const MCP_SESSION_STORE = Symbol('MCP_SESSION_STORE');
+/** DI token of the subscription store (`McpSubscriptionStore`). */
+export const MCP_SUBSCRIPTION_STORE = Symbol('MCP_SUBSCRIPTION_STORE');
+/** DI token of the notification bus (`McpNotificationBus`). */
+export const MCP_NOTIFICATION_BUS = Symbol('MCP_NOTIFICATION_BUS');
+/** DI token of the messaging between instances (`McpInstanceMessaging`). */
+export const MCP_INSTANCE_MESSAGING = Symbol('MCP_INSTANCE_MESSAGING');
+/** DI token of the shared rate-limit windows (`McpRateWindows`), when the backend has them. */
+export const MCP_RATE_WINDOWS = Symbol('MCP_RATE_WINDOWS');

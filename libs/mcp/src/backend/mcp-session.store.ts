@@ -1,0 +1,87 @@
+import type { McpProtocolVersion } from '../mcp.constants.js';
+import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
+import type { McpLogLevel } from '../logging/log-level.js';
+import type { McpPrincipalBinding } from '../auth/mcp-principal.js';
+
+/** What is known about a session; plain data, so any store (memory, Redis) can hold it. @publicApi */
+export interface McpSessionRecord {
+  readonly id: string;
+  /** The version negotiated by `initialize`. */
+  protocolVersion: McpProtocolVersion;
+  clientInfo?: Record<string, unknown>;
+  clientCapabilities?: Record<string, unknown>;
+  /** Set when the client sent `notifications/initialized`. */
+  initialized: boolean;
+  /** The least severe level the client wants in `notifications/message` (`logging/setLevel`). */
+  logLevel?: McpLogLevel;
+  transport: McpTransportKind;
+  /**
+   * Who created the session (resource-server mode): every later request must come from the same
+   * principal, or it is answered as if the session did not exist. Never changes.
+   */
+  readonly principal?: McpPrincipalBinding;
+  createdAt: number;
+  lastActivityAt: number;
+}
+
+/** Why a session ended: DELETE, idle expiry, or its connection (WebSocket, stdio) closed. @publicApi */
+export type McpSessionEndReason = 'deleted' | 'expired' | 'closed';
+
+/** The facts of a session that change after `initialize`. @publicApi */
+export type McpSessionPatch = Partial<Pick<McpSessionRecord, 'initialized' | 'logLevel'>>;
+
+/**
+ * Storage of session records: the first of the backend seams (see `McpBackend`). Every method
+ * is async, so a shared store (Redis) can stand where the in-memory one does.
+ *
+ * The rules every implementation keeps (the contract suite checks them):
+ * - `create` is atomic with its cap: concurrent creates never pass `limit`.
+ * - `access` reads and restarts the idle clock in one step (one round trip).
+ * - `update` never re-creates an ended session.
+ * - `end` is the one operation that ends a session: it removes the record and everything the
+ *   backend keeps for it (subscriptions, outbox, POST-stream logs) at once, so a write that
+ *   races it either lands before it (and is removed with it) or is refused.
+ * @publicApi
+ */
+export interface McpSessionStore {
+  /** Stores a new session unless `limit` sessions exist already; false when full. */
+  create(record: McpSessionRecord, limit: number): Promise<boolean>;
+  /**
+   * The live session with its idle clock restarted at `now`; undefined when it is unknown, or
+   * idle for longer than `idleTimeoutMs` (the store may end such a session here).
+   */
+  access(id: string, now: number, idleTimeoutMs: number): Promise<McpSessionRecord | undefined>;
+  /** Changes stored facts of a live session; false when it is gone (it is never re-created). */
+  update(id: string, patch: McpSessionPatch): Promise<boolean>;
+  /** Marks activity at `now` for live sessions (open streams count as activity). */
+  touch(ids: readonly string[], now: number): Promise<void>;
+  /**
+   * Ends a session and removes everything stored for it, as one operation. True when it
+   * existed. The backend's notification bus then tells every instance (`onSessionEnded`).
+   */
+  end(id: string, reason: McpSessionEndReason): Promise<boolean>;
+  /**
+   * Ends (reason `'expired'`) every session whose last activity is older than `cutoff` (epoch
+   * ms) and that no live standalone stream keeps alive, on any instance. Each end is atomic with
+   * its own check, so a session used or attached meanwhile is kept, and sweeps running on several
+   * instances at once end each session once. Returns how many it ended.
+   */
+  expireIdle(cutoff: number): Promise<number>;
+  count(): Promise<number>;
+}
+
+/**
+ * A live outbound channel on this instance (an SSE stream, a socket, stdout). Everything it
+ * carries is already serialized: the dispatcher serializes once, in one place.
+ * @publicApi
+ */
+export interface McpConnection {
+  /**
+   * Sends one serialized JSON-RPC message; false when the channel cannot take it (closed, or
+   * closed now for being too slow). `eventId` is the message's id in a replay log (SSE writes it
+   * as the `id:` line; other channels ignore it).
+   */
+  send(json: string, eventId?: string): boolean;
+  /** Closes the channel; `retryMs` suggests when to reconnect (SSE `retry:` on a graceful shutdown). */
+  close(retryMs?: number): void;
+}

@@ -1,0 +1,116 @@
+import { JsonRpcErrorCode } from '../protocol/json-rpc.js';
+import { McpException } from './mcp.exception.js';
+
+/**
+ * The errors MCP 2026-07-28 defines (`-32020..-32022`, the only codes this library emits from
+ * the range the specification reserves) and the modern era's HTTP statuses for the JSON-RPC
+ * ones it reuses.
+ */
+
+/**
+ * 400 `-32020` HeaderMismatch: a required header (`MCP-Protocol-Version`, `Mcp-Method`,
+ * `Mcp-Name`, a declared `Mcp-Param-*`) is missing, malformed, or disagrees with the body.
+ * @publicApi
+ */
+export class McpHeaderMismatchException extends McpException {
+  constructor(detail: string) {
+    super(JsonRpcErrorCode.HeaderMismatch, 'Header mismatch', detail, undefined, { status: 400 });
+  }
+}
+
+/**
+ * 400 `-32021` MissingRequiredClientCapability: serving the request needs a capability the
+ * client did not declare in `_meta` (for example `sampling`).
+ * @publicApi
+ */
+export class McpMissingClientCapabilityException extends McpException {
+  constructor(requiredCapabilities: Record<string, unknown>) {
+    const names = Object.keys(requiredCapabilities).join(', ');
+    super(
+      JsonRpcErrorCode.MissingRequiredClientCapability,
+      'Missing required client capability',
+      `This request needs the client capabilities: ${names}`,
+      { requiredCapabilities },
+      { status: 400 },
+    );
+  }
+}
+
+/**
+ * 400 `-32022` UnsupportedProtocolVersion, with the versions this endpoint serves: the modern
+ * answer to a request in a version it does not speak (and, in `'modern'` mode, to `initialize`).
+ * @publicApi
+ */
+export class McpUnsupportedVersionException extends McpException {
+  constructor(requested: unknown, supported: readonly string[]) {
+    super(
+      JsonRpcErrorCode.UnsupportedProtocolVersion,
+      'Unsupported protocol version',
+      `Protocol version ${JSON.stringify(String(requested).slice(0, 64))} is not supported; supported: ${supported.join(', ')}`,
+      { supported: [...supported], requested: typeof requested === 'string' ? requested : String(requested) },
+      { status: 400 },
+    );
+  }
+}
+
+/** 404 `-32601`: a modern request for a method this endpoint does not serve (removed or unknown). @publicApi */
+export class McpModernMethodNotFoundException extends McpException {
+  constructor(method: string) {
+    super(
+      JsonRpcErrorCode.MethodNotFound,
+      'Method not found',
+      `Method '${method.slice(0, 128)}' is not supported`,
+      undefined,
+      {
+        status: 404,
+      },
+    );
+  }
+}
+
+/**
+ * 400 `-32000`: a modern request reached an endpoint configured with `protocol: 'legacy'`. The
+ * body is deliberately not a modern error, so a dual-era client falls back to `initialize`.
+ * @publicApi
+ */
+export class McpModernEraDisabledException extends McpException {
+  constructor() {
+    super(
+      JsonRpcErrorCode.ServerError,
+      'Protocol era not served',
+      'This endpoint serves the initialize-based protocol versions only (2025-11-25, 2025-06-18, 2025-03-26): send initialize',
+      undefined,
+      { status: 400 },
+    );
+  }
+}
+
+/** 503 `-32000`: the instance holds its `maxListens` listen streams already. @publicApi */
+export class McpTooManyListensException extends McpException {
+  constructor(limit: number) {
+    super(
+      JsonRpcErrorCode.ServerError,
+      'Too many listens',
+      `This server already holds its limit of ${limit} subscriptions/listen streams; retry later`,
+      { limit },
+      { status: 503, headers: { 'Retry-After': '5' } },
+    );
+  }
+}
+
+/** 400 `-32602`: a modern request whose `_meta` lacks a required field or has a malformed one. @publicApi */
+export class McpInvalidMetaException extends McpException {
+  constructor(detail: string) {
+    super(JsonRpcErrorCode.InvalidParams, 'Invalid params', detail, undefined, { status: 400 });
+  }
+}
+
+/**
+ * `-32602`: an MRTR `requestState` that fails verification (tampered, expired, made for another
+ * request or principal, or signed with a key this server no longer holds). @publicApi
+ */
+export class McpInvalidRequestStateException extends McpException {
+  constructor(detail: string) {
+    super(JsonRpcErrorCode.InvalidParams, 'Invalid params', `Invalid requestState: ${detail}`);
+  }
+}

@@ -1,0 +1,167 @@
+import { JsonRpcErrorCode } from '../protocol/json-rpc.js';
+import { McpException } from './mcp.exception.js';
+
+/**
+ * Rejections of a whole HTTP request or connection, before any handler runs. Each has its own
+ * message and HTTP status (DECISIONS D2); all share the JSON-RPC code `-32000`, the
+ * implementation-defined "server error", except where JSON-RPC or MCP define one.
+ * Transports never build error bodies themselves: they throw or pass one of these.
+ */
+
+/** Seconds a client should wait before retrying a 503. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** 403: the `Origin` or `Host` header is not allowed (DNS-rebinding and cross-site defence). @publicApi */
+export class McpForbiddenOriginException extends McpException {
+  constructor(detail: string) {
+    super(JsonRpcErrorCode.ServerError, 'Forbidden origin or host', detail, undefined, { status: 403 });
+  }
+}
+
+/** 405: an HTTP method the endpoint does not serve, with the `Allow` header. @publicApi */
+export class McpMethodNotAllowedException extends McpException {
+  constructor(allow: string, detail: string) {
+    super(JsonRpcErrorCode.ServerError, 'Method not allowed', detail, undefined, {
+      status: 405,
+      headers: { Allow: allow },
+    });
+  }
+}
+
+/** 406: the `Accept` header allows none of the formats the answer can take. @publicApi */
+export class McpNotAcceptableException extends McpException {
+  constructor(detail: string) {
+    super(JsonRpcErrorCode.ServerError, 'Not acceptable', detail, undefined, { status: 406 });
+  }
+}
+
+/** 415: the body is not `application/json`. @publicApi */
+export class McpUnsupportedMediaTypeException extends McpException {
+  constructor(detail = 'Content-Type must be application/json') {
+    super(JsonRpcErrorCode.ServerError, 'Unsupported media type', detail, undefined, { status: 415 });
+  }
+}
+
+/** 413: the body is larger than `maxBodyBytes` (JSON-RPC calls it an invalid request). @publicApi */
+export class McpPayloadTooLargeException extends McpException {
+  constructor(limit: number) {
+    super(JsonRpcErrorCode.InvalidRequest, 'Request body too large', `The body exceeds ${limit} bytes`, undefined, {
+      status: 413,
+      headers: { Connection: 'close' },
+    });
+  }
+}
+
+/** 400: the `MCP-Protocol-Version` header names a version this server does not speak. @publicApi */
+export class McpUnsupportedProtocolVersionException extends McpException {
+  constructor(requested: string, supported: readonly string[]) {
+    super(
+      JsonRpcErrorCode.ServerError,
+      'Unsupported protocol version',
+      `MCP-Protocol-Version '${requested.slice(0, 64)}' is not supported (supported: ${supported.join(', ')})`,
+      { supported: [...supported] },
+      { status: 400 },
+    );
+  }
+}
+
+/**
+ * `-32000` Session required: the request needs a session and has none. Over HTTP with session
+ * management on, a missing `MCP-Session-Id` is a 400 (`http`); elsewhere (stateless HTTP, stdio
+ * before `initialize`) it answers the request on 200.
+ * @publicApi
+ */
+export class McpSessionRequiredException extends McpException {
+  constructor(
+    detail = 'This request needs a session: send initialize over Streamable HTTP (with session management on) or WebSocket first, then pass the MCP-Session-Id it returns',
+    http?: { status: number },
+  ) {
+    super(JsonRpcErrorCode.ServerError, 'Session required', detail, undefined, http);
+  }
+}
+
+/** 404 `-32001`: the session id is unknown or expired (as the official SDK answers). @publicApi */
+export class McpSessionNotFoundException extends McpException {
+  constructor(detail = 'The session is unknown or has expired: initialize a new one') {
+    super(JsonRpcErrorCode.SessionNotFound, 'Session not found', detail, undefined, { status: 404 });
+  }
+}
+
+/** 503: the server holds `maxSessions` already; `initialize` may be retried later. @publicApi */
+export class McpTooManySessionsException extends McpException {
+  constructor(limit: number) {
+    super(
+      JsonRpcErrorCode.ServerError,
+      'Too many sessions',
+      `The server already holds its limit of ${limit} sessions; retry later or end unused sessions`,
+      { limit },
+      { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+    );
+  }
+}
+
+/**
+ * 429: the caller (the principal in resource-server mode, else the remote address) already
+ * holds `maxSessionsPerPrincipal` sessions; `initialize` may be retried once one of them ends.
+ * @publicApi
+ */
+export class McpSessionQuotaExceededException extends McpException {
+  constructor(limit: number) {
+    super(
+      JsonRpcErrorCode.TooManyRequests,
+      'Too many sessions',
+      `This caller already holds its limit of ${limit} sessions; end one (DELETE) or let one expire`,
+      { limit },
+      { status: 429, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+    );
+  }
+}
+
+/**
+ * 503: the backend that holds sessions and subscriptions (Redis, ...) cannot be reached. Never a
+ * 404: the session may well exist. Backends throw `McpBackendUnavailableError`; the mapper turns
+ * it into this.
+ * @publicApi
+ */
+export class McpServiceUnavailableException extends McpException {
+  constructor(detail = 'The session backend is unavailable; retry shortly') {
+    super(JsonRpcErrorCode.ServerError, 'Service unavailable', detail, undefined, {
+      status: 503,
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    });
+  }
+}
+
+/**
+ * `-32004`: a WebSocket, stdio or legacy SSE connection already has `maxInFlightRequests`
+ * requests running; this one is refused at once (reading on is what lets answers to the
+ * server's own questions arrive, so the connection is never paused for it).
+ * @publicApi
+ */
+export class McpTooManyInFlightException extends McpException {
+  constructor(limit: number) {
+    super(
+      JsonRpcErrorCode.TooManyRequests,
+      'Too many requests in flight',
+      `At most ${limit} requests may run at once on one connection; wait for answers before sending more`,
+      { limit },
+    );
+  }
+}
+
+/**
+ * 410: a `Last-Event-ID` names a POST answer whose events after that point were dropped from its
+ * bounded history, so it cannot be resumed without a silent gap.
+ * @publicApi
+ */
+export class McpStreamHistoryLostException extends McpException {
+  constructor(lastEventId: string) {
+    super(
+      JsonRpcErrorCode.ServerError,
+      'Stream history lost',
+      `Events after '${lastEventId.slice(0, 64)}' were dropped from this answer's history; re-issue the request if its result is still needed`,
+      undefined,
+      { status: 410 },
+    );
+  }
+}

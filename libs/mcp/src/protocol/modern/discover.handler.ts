@@ -1,0 +1,37 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
+
+type CapabilitySource = () => Record<string, unknown>;
+
+/**
+ * `server/discover` (MCP 2026-07-28): the versions, capabilities and identity of the server.
+ * Only modern versions are listed: the legacy ones are reached through `initialize`, and a
+ * client that picked one of them here would send it in a modern `_meta`, which is refused.
+ */
+@Injectable()
+export class DiscoverHandler implements McpMethodGroup {
+  private capabilities: CapabilitySource = () => ({});
+
+  constructor(@Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions) {}
+
+  /** The dispatcher tells it how to compute the modern capabilities (they depend on what is registered). */
+  useCapabilities(source: CapabilitySource): void {
+    this.capabilities = source;
+  }
+
+  methods(): Record<string, McpMethodFn> {
+    return { 'server/discover': async () => this.discover() };
+  }
+
+  private discover(): Record<string, unknown> {
+    const result: Record<string, unknown> = {
+      supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+      capabilities: this.capabilities(),
+    };
+    if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
+    return result;
+  }
+}

@@ -1,0 +1,636 @@
+/**
+ * The contract every backend keeps (sessions, subscriptions, delivery), as one Jest suite that
+ * runs against each of them: the in-memory default, the Redis backend, and the faulty wrapper
+ * around them. A backend author calls `describeBackendContract(name, start)` in a spec file.
+ *
+ * Written with Jest's globals (`describe`, `it`, `expect`), so this file imports no test library.
+ * Waits are on messages and closes, bounded in time; "nothing arrives" is proved with a barrier
+ * (a later message on the same stream: delivery on one stream is ordered).
+ */
+import { randomBytes } from 'node:crypto';
+import type { McpBackend, McpBackendParts } from '../backend/mcp-backend.interface.js';
+import type { McpListener, McpListKind } from '../backend/mcp-notification.bus.js';
+import type { McpSessionEndReason, McpSessionRecord } from '../backend/mcp-session.store.js';
+import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
+import { resolveMcpOptions } from '../mcp-options.resolver.js';
+import { FakeConnection, listChanged, updated } from './fake-connection.js';
+
+/** One deployment of the backend under test: instances started from it share its state. */
+export interface BackendDeployment {
+  /** Starts one instance (its parts) of the backend with these module options. */
+  instance(options?: Partial<McpModuleOptions>): Promise<McpBackendParts>;
+  /** Stops every instance and releases what the deployment holds. */
+  close(): Promise<void>;
+}
+
+/** How to start deployments of a backend, and what it promises. */
+export interface BackendUnderTest {
+  /** A fresh deployment (fresh state) per test. */
+  deploy(): Promise<BackendDeployment>;
+  /** Several instances share state (Redis); false for a one-process backend (in-memory). */
+  readonly shared: boolean;
+}
+
+/** A deployment of a backend built by `McpBackend.connect` for each instance. */
+export function deploymentOf(makeBackend: () => McpBackend, release?: () => Promise<void>): BackendDeployment {
+  const started: McpBackendParts[] = [];
+  return {
+    async instance(options = {}) {
+      const resolved = resolveMcpOptions({ serverInfo: { name: 'contract', version: '1' }, ...options });
+      const parts = await makeBackend().connect({ options: resolved });
+      started.push(parts);
+      return parts;
+    },
+    async close() {
+      for (const parts of started.splice(0)) {
+        await parts.bus.drain().catch(() => undefined);
+        await parts.close?.();
+      }
+      await release?.();
+    },
+  };
+}
+
+const newId = (): string => randomBytes(16).toString('base64url');
+
+/** A session record as `initialize` makes it, with fields a plain JSON round trip could lose. */
+export function sessionRecord(overrides: Partial<McpSessionRecord> = {}): McpSessionRecord {
+  const now = Date.now();
+  return {
+    id: newId(),
+    protocolVersion: '2025-11-25',
+    initialized: false,
+    transport: 'streamable-http',
+    clientInfo: { name: 'contract', version: '1.0.0', icons: [] },
+    clientCapabilities: { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } },
+    createdAt: now,
+    lastActivityAt: now,
+    ...overrides,
+  };
+}
+
+/** Records every session end a bus announces. */
+function endsOf(parts: McpBackendParts): { ends: [string, McpSessionEndReason][]; waitFor(id: string): Promise<void> } {
+  const ends: [string, McpSessionEndReason][] = [];
+  const waiters = new Set<() => void>();
+  parts.bus.onSessionEnded((id, reason) => {
+    ends.push([id, reason]);
+    for (const waiter of [...waiters]) waiter();
+  });
+  return {
+    ends,
+    waitFor(id) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!ends.some(([ended]) => ended === id)) return false;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve();
+          return true;
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no end of ${id} announced within 5000 ms (got ${JSON.stringify(ends)})`));
+        }, 5_000);
+        if (!check()) waiters.add(check);
+      });
+    },
+  };
+}
+
+/** A modern listener that records what it is told. */
+function listener(resources: string[], lists: McpListKind[] = []): McpListener & { heard: FakeConnection } {
+  const heard = new FakeConnection();
+  return {
+    resources: new Set(resources),
+    lists: new Set(lists),
+    heard,
+    notify(method, params) {
+      heard.send(JSON.stringify({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }));
+    },
+  };
+}
+
+const seqOf = (eventId: string | undefined): number => Number(eventId?.split(':').at(-1));
+
+/**
+ * Declares the contract suite for one backend.
+ * @param name shown in the test names
+ * @param subject how to deploy it
+ */
+export function describeBackendContract(name: string, subject: BackendUnderTest): void {
+  describe(`${name}: the backend contract`, () => {
+    let deployment: BackendDeployment | undefined;
+    const deploy = async (): Promise<BackendDeployment> => (deployment = await subject.deploy());
+
+    afterEach(async () => {
+      await deployment?.close();
+      deployment = undefined;
+    });
+
+    /** One instance with a live session. */
+    const single = async (options?: Partial<McpModuleOptions>) => {
+      const parts = await (await deploy()).instance(options);
+      const session = sessionRecord();
+      expect(await parts.sessions.create(session, 100)).toBe(true);
+      return { parts, session };
+    };
+
+    describe('sessions', () => {
+      it('stores a record and gives back a copy with the idle clock restarted; fields flow through', async () => {
+        const parts = await (await deploy()).instance();
+        const principal = { issuer: 'https://issuer', subject: 'alice', clientId: 'c1' };
+        const record = { ...sessionRecord({ lastActivityAt: Date.now() - 1_000 }), principal } as McpSessionRecord;
+        expect(await parts.sessions.create(record, 10)).toBe(true);
+        const now = Date.now();
+
+        const found = await parts.sessions.access(record.id, now, 60_000);
+
+        expect(found).toEqual({ ...record, lastActivityAt: now });
+        found!.logLevel = 'debug';
+        expect((await parts.sessions.access(record.id, now, 60_000))?.logLevel).toBeUndefined();
+        expect(await parts.sessions.access(newId(), now, 60_000)).toBeUndefined();
+        expect(await parts.sessions.count()).toBe(1);
+      });
+
+      it('updates stored facts of a live session, and never re-creates an ended one', async () => {
+        const { parts, session } = await single();
+        expect(await parts.sessions.update(session.id, { initialized: true, logLevel: 'warning' })).toBe(true);
+        expect(await parts.sessions.access(session.id, Date.now(), 60_000)).toEqual(
+          expect.objectContaining({ initialized: true, logLevel: 'warning' }),
+        );
+
+        expect(await parts.sessions.end(session.id, 'deleted')).toBe(true);
+        expect(await parts.sessions.update(session.id, { logLevel: 'debug' })).toBe(false);
+        expect(await parts.sessions.access(session.id, Date.now(), 60_000)).toBeUndefined();
+        expect(await parts.sessions.count()).toBe(0);
+      });
+
+      it('never lets concurrent creates pass the cap', async () => {
+        const parts = await (await deploy()).instance();
+        const created = await Promise.all(Array.from({ length: 20 }, () => parts.sessions.create(sessionRecord(), 5)));
+        expect(created.filter(Boolean)).toHaveLength(5);
+        expect(await parts.sessions.count()).toBe(5);
+      });
+
+      it('ends a session once, and announces it once with its reason', async () => {
+        const { parts, session } = await single();
+        const { ends } = endsOf(parts);
+        expect(await parts.sessions.end(session.id, 'deleted')).toBe(true);
+        expect(await parts.sessions.end(session.id, 'deleted')).toBe(false);
+        expect(ends).toEqual([[session.id, 'deleted']]);
+      });
+
+      it('ends a session found idle on access, as expired', async () => {
+        const parts = await (await deploy()).instance();
+        const { ends } = endsOf(parts);
+        const stale = sessionRecord({ lastActivityAt: Date.now() - 10_000 });
+        await parts.sessions.create(stale, 10);
+
+        expect(await parts.sessions.access(stale.id, Date.now(), 5_000)).toBeUndefined();
+        expect(ends).toEqual([[stale.id, 'expired']]);
+        expect(await parts.sessions.count()).toBe(0);
+      });
+
+      it('expires idle sessions only; a touched one lives on', async () => {
+        const parts = await (await deploy()).instance();
+        const now = Date.now();
+        const idle = sessionRecord({ lastActivityAt: now - 10_000 });
+        const touched = sessionRecord({ lastActivityAt: now - 10_000 });
+        const fresh = sessionRecord({ lastActivityAt: now });
+        for (const record of [idle, touched, fresh]) await parts.sessions.create(record, 10);
+        await parts.sessions.touch([touched.id], now);
+
+        expect(await parts.sessions.expireIdle(now - 5_000)).toBe(1);
+        expect(await parts.sessions.access(idle.id, now, 60_000)).toBeUndefined();
+        expect(await parts.sessions.access(touched.id, now, 60_000)).toBeDefined();
+        expect(await parts.sessions.access(fresh.id, now, 60_000)).toBeDefined();
+        expect(await parts.sessions.expireIdle(now - 5_000)).toBe(0);
+      });
+    });
+
+    describe('subscriptions', () => {
+      it('subscribes idempotently, indexes both ways, unsubscribes safely', async () => {
+        const { parts, session } = await single();
+        const other = sessionRecord();
+        await parts.sessions.create(other, 100);
+        const subs = parts.subscriptions;
+        expect(await subs.subscribe(session.id, 'db://a')).toBe(true);
+        expect(await subs.subscribe(session.id, 'db://a')).toBe(true);
+        expect(await subs.subscribe(session.id, 'db://b')).toBe(true);
+        expect(await subs.subscribe(other.id, 'db://a')).toBe(true);
+
+        expect([...(await subs.subscribersOf('db://a'))].sort()).toEqual([session.id, other.id].sort());
+        expect([...(await subs.subscriptionsOf(session.id))].sort()).toEqual(['db://a', 'db://b']);
+        expect(await subs.count()).toBe(3);
+
+        await subs.unsubscribe(session.id, 'db://a');
+        await subs.unsubscribe(session.id, 'db://a');
+        await subs.unsubscribe(newId(), 'db://never');
+        expect([...(await subs.subscribersOf('db://a'))]).toEqual([other.id]);
+        expect(await subs.count()).toBe(2);
+      });
+
+      it('refuses a subscription for a session that ended, and stores none', async () => {
+        const { parts, session } = await single();
+        await parts.sessions.end(session.id, 'deleted');
+
+        expect(await parts.subscriptions.subscribe(session.id, 'db://a')).toBe(false);
+        expect(await parts.subscriptions.count()).toBe(0);
+        expect([...(await parts.subscriptions.subscribersOf('db://a'))]).toEqual([]);
+      });
+
+      it('ending a session removes its subscriptions, outbox and POST-stream logs in the same step', async () => {
+        const { parts, session } = await single();
+        await parts.subscriptions.subscribe(session.id, 'db://a');
+        await parts.bus.resourceUpdated('db://a');
+        const answer = new FakeConnection();
+        const post = parts.bus.openPostStream(session.id, answer);
+        post.send('{"jsonrpc":"2.0","method":"notifications/progress"}');
+        await answer.waitForCount(1);
+
+        expect(await parts.sessions.end(session.id, 'deleted')).toBe(true);
+
+        expect(await parts.subscriptions.count()).toBe(0);
+        expect(await parts.subscriptions.subscriptionsOf(session.id)).toEqual([]);
+        expect(await parts.bus.resourceUpdated('db://a')).toEqual({ sessions: 0, listeners: 0 });
+        expect(await parts.bus.resumePostStream(session.id, answer.sent[0].eventId!, new FakeConnection())).toBe(
+          'unknown',
+        );
+        expect(await parts.bus.attach(session.id, new FakeConnection())).toBe(false);
+        expect(parts.bus.holds(session.id)).toBe(false);
+      });
+    });
+
+    describe('delivery on one instance', () => {
+      it('sends resources/updated to exactly the subscribers, with g:<epoch>:<seq> event ids', async () => {
+        const { parts, session } = await single();
+        const bystander = sessionRecord();
+        await parts.sessions.create(bystander, 100);
+        await parts.subscriptions.subscribe(session.id, 'db://a');
+        await parts.subscriptions.subscribe(bystander.id, 'db://b');
+        const stream = new FakeConnection();
+        const other = new FakeConnection();
+        expect(await parts.bus.attach(session.id, stream)).toBe(true);
+        expect(await parts.bus.attach(bystander.id, other)).toBe(true);
+        expect(parts.bus.holds(session.id)).toBe(true);
+
+        expect(await parts.bus.resourceUpdated('db://a')).toEqual({ sessions: 1, listeners: 0 });
+        const first = await stream.waitFor(updated('db://a'));
+        expect(first.eventId).toMatch(/^g:[A-Za-z0-9_-]+:\d+$/);
+        expect(JSON.parse(first.json)).toEqual({
+          jsonrpc: '2.0',
+          method: 'notifications/resources/updated',
+          params: { uri: 'db://a' },
+        });
+        // Barrier for the bystander: its own URI; nothing of db://a came before it.
+        await parts.bus.resourceUpdated('db://b');
+        await other.waitFor(updated('db://b'));
+        expect(other.summary).toEqual(['notifications/resources/updated db://b']);
+        expect(await parts.bus.resourceUpdated('db://nobody')).toEqual({ sessions: 0, listeners: 0 });
+      });
+
+      it('a new stream replaces the old one, which is closed; the old one gets nothing more', async () => {
+        const { parts, session } = await single();
+        await parts.subscriptions.subscribe(session.id, 'db://a');
+        const first = new FakeConnection();
+        const second = new FakeConnection();
+        await parts.bus.attach(session.id, first);
+        await parts.bus.attach(session.id, second);
+        await first.waitClosed();
+
+        await parts.bus.resourceUpdated('db://a');
+        await second.waitFor(updated('db://a'));
+        expect(first.sent).toEqual([]);
+      });
+
+      it('replays exactly what was missed after Last-Event-ID, in order, and coalesces per URI while away', async () => {
+        const { parts, session } = await single();
+        for (const uri of ['db://a', 'db://b', 'db://c']) await parts.subscriptions.subscribe(session.id, uri);
+        const first = new FakeConnection();
+        await parts.bus.attach(session.id, first);
+        await parts.bus.resourceUpdated('db://a');
+        const seen = await first.waitFor(updated('db://a'));
+        parts.bus.detach(session.id, first);
+        expect(parts.bus.holds(session.id)).toBe(false);
+
+        await parts.bus.resourceUpdated('db://b');
+        await parts.bus.resourceUpdated('db://b');
+        await parts.bus.listChanged('tools');
+        await parts.bus.resourceUpdated('db://c');
+        await parts.bus.listChanged('tools');
+        const resumed = new FakeConnection();
+        expect(await parts.bus.attach(session.id, resumed, seen.eventId)).toBe(true);
+        // A backend may write the replay on a later turn; the last missed event closes it.
+        await resumed.waitFor(updated('db://c'));
+
+        expect(resumed.summary).toEqual([
+          'notifications/resources/updated db://b',
+          'notifications/tools/list_changed',
+          'notifications/resources/updated db://c',
+        ]);
+        const seqs = resumed.sent.map((sent) => seqOf(sent.eventId));
+        expect(seqs[0]).toBeGreaterThan(seqOf(seen.eventId));
+        expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+        // Live again afterwards.
+        await parts.bus.resourceUpdated('db://a');
+        await resumed.waitFor(updated('db://a'));
+      });
+
+      it('a reconnect with the latest id replays nothing', async () => {
+        const { parts, session } = await single();
+        await parts.subscriptions.subscribe(session.id, 'db://a');
+        const first = new FakeConnection();
+        await parts.bus.attach(session.id, first);
+        await parts.bus.resourceUpdated('db://a');
+        const last = await first.waitFor(updated('db://a'));
+        parts.bus.detach(session.id, first);
+
+        const resumed = new FakeConnection();
+        await parts.bus.attach(session.id, resumed, last.eventId);
+        expect(resumed.sent).toEqual([]);
+      });
+
+      it('resyncs on an unknown, foreign or trimmed id: updated for each subscription, then every list change', async () => {
+        const { parts, session } = await single({ replayBufferSize: 3 });
+        const other = sessionRecord();
+        await parts.sessions.create(other, 100);
+        await parts.subscriptions.subscribe(session.id, 'db://a');
+        await parts.subscriptions.subscribe(other.id, 'db://a');
+        const otherStream = new FakeConnection();
+        await parts.bus.attach(other.id, otherStream);
+        await parts.bus.resourceUpdated('db://a');
+        const foreign = (await otherStream.waitFor(updated('db://a'))).eventId!;
+        const resync = [
+          'notifications/resources/updated db://a',
+          'notifications/resources/list_changed',
+          'notifications/tools/list_changed',
+          'notifications/prompts/list_changed',
+        ];
+
+        for (const lastEventId of ['g:not-ours:4', foreign, 'nonsense']) {
+          const stream = new FakeConnection();
+          await parts.bus.attach(session.id, stream, lastEventId);
+          expect(stream.summary).toEqual(resync);
+          expect(new Set(stream.sent.map((sent) => sent.eventId)).size).toBe(4);
+          parts.bus.detach(session.id, stream);
+        }
+
+        // Trimmed: more than replayBufferSize events after the id.
+        const stream = new FakeConnection();
+        await parts.bus.attach(session.id, stream);
+        await parts.bus.resourceUpdated('db://a');
+        const old = (await stream.waitFor(updated('db://a'))).eventId!;
+        for (let i = 0; i < 5; i++) await parts.bus.listChanged('tools');
+        await stream.waitForCount(6);
+        parts.bus.detach(session.id, stream);
+        const late = new FakeConnection();
+        await parts.bus.attach(session.id, late, old);
+        expect(late.summary).toEqual(resync);
+      });
+
+      it('records list changes for sessions that held a stream, and reaches listeners of the list', async () => {
+        const { parts, session } = await single();
+        const never = sessionRecord();
+        await parts.sessions.create(never, 100);
+        const stream = new FakeConnection();
+        await parts.bus.attach(session.id, stream);
+        const tools = listener([], ['tools']);
+        const remove = parts.bus.addListener(tools);
+
+        expect(await parts.bus.listChanged('tools')).toEqual({ sessions: 1, listeners: 1 });
+        await stream.waitFor(listChanged);
+        await tools.heard.waitForCount(1);
+        remove();
+        expect(await parts.bus.listChanged('tools')).toEqual({ sessions: 1, listeners: 0 });
+      });
+
+      it('tells modern listeners of a URI, and only them', async () => {
+        const parts = await (await deploy()).instance();
+        const a = listener(['db://a']);
+        const b = listener(['db://b']);
+        parts.bus.addListener(a);
+        parts.bus.addListener(b);
+
+        expect(await parts.bus.resourceUpdated('db://a')).toEqual({ sessions: 0, listeners: 1 });
+        await a.heard.waitFor(updated('db://a'));
+        await parts.bus.resourceUpdated('db://b');
+        await b.heard.waitFor(updated('db://b'));
+        expect(b.heard.summary).toEqual(['notifications/resources/updated db://b']);
+      });
+
+      it('writes to the live stream of a session, and says when it has none', async () => {
+        const { parts, session } = await single();
+        expect(parts.bus.sendToSession(session.id, '{"jsonrpc":"2.0","method":"ping","id":1}')).toBe(false);
+        const stream = new FakeConnection();
+        await parts.bus.attach(session.id, stream);
+        expect(parts.bus.sendToSession(session.id, '{"jsonrpc":"2.0","method":"ping","id":2}')).toBe(true);
+        await stream.waitFor((sent) => sent.message.id === 2);
+        expect([...parts.bus.heldSessions()]).toEqual([session.id]);
+      });
+
+      it('refuses to attach a stream to a session that ended; ending closes the live stream', async () => {
+        const { parts, session } = await single();
+        const stream = new FakeConnection();
+        await parts.bus.attach(session.id, stream);
+        await parts.sessions.end(session.id, 'deleted');
+        await stream.waitClosed();
+        expect(parts.bus.holds(session.id)).toBe(false);
+        expect(await parts.bus.attach(session.id, new FakeConnection())).toBe(false);
+      });
+
+      it('drains: every stream closes with a retry hint, and the session lives on to resume', async () => {
+        const { parts, session } = await single();
+        await parts.subscriptions.subscribe(session.id, 'db://a');
+        const stream = new FakeConnection();
+        await parts.bus.attach(session.id, stream);
+        await parts.bus.resourceUpdated('db://a');
+        const seen = await stream.waitFor(updated('db://a'));
+
+        await parts.bus.drain();
+
+        expect(stream.closed).toBe(true);
+        expect(stream.closedWith).toBeGreaterThan(0);
+        expect(await parts.sessions.access(session.id, Date.now(), 60_000)).toBeDefined();
+        await parts.bus.resourceUpdated('db://a');
+        const resumed = new FakeConnection();
+        await parts.bus.attach(session.id, resumed, seen.eventId);
+        await resumed.waitFor(updated('db://a'));
+        expect(resumed.summary).toEqual(['notifications/resources/updated db://a']);
+      });
+    });
+
+    describe('POST streams', () => {
+      it('logs a POST answer so that a dropped client resumes it: replay, then the rest live, then the end', async () => {
+        const { parts, session } = await single();
+        const answer = new FakeConnection();
+        const post = parts.bus.openPostStream(session.id, answer);
+        post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}');
+        post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2}}');
+        await answer.waitForCount(2);
+        expect(answer.sent[0].eventId).toMatch(/^p:[A-Za-z0-9_-]+:1$/);
+
+        const resumed = new FakeConnection();
+        expect(await parts.bus.resumePostStream(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+        await resumed.waitForCount(1);
+        expect(resumed.sent[0].eventId).toBe(answer.sent[1].eventId);
+        post.send('{"jsonrpc":"2.0","id":7,"result":{}}');
+        await resumed.waitFor((sent) => sent.message.id === 7);
+        post.finish();
+        await resumed.waitClosed();
+      });
+
+      it('says unknown for ids it never issued, and gap when the history after the id was dropped', async () => {
+        const { parts, session } = await single({ replayBufferSize: 2 });
+        const answer = new FakeConnection();
+        const post = parts.bus.openPostStream(session.id, answer);
+        for (let n = 1; n <= 5; n++)
+          post.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":${n}}}`);
+        await answer.waitForCount(5);
+        const [streamId] = answer.sent[0].eventId!.split(':').slice(1);
+
+        expect(await parts.bus.resumePostStream(session.id, `p:${streamId}:1`, new FakeConnection())).toBe('gap');
+        expect(await parts.bus.resumePostStream(session.id, 'p:nope:1', new FakeConnection())).toBe('unknown');
+        expect(await parts.bus.resumePostStream(session.id, 'g:x:1', new FakeConnection())).toBe('unknown');
+        expect(await parts.bus.resumePostStream(newId(), answer.sent[4].eventId!, new FakeConnection())).toBe(
+          'unknown',
+        );
+      });
+
+      it('keeps a POST stream of an ended session writing, but not logged', async () => {
+        const { parts, session } = await single();
+        await parts.sessions.end(session.id, 'deleted');
+        const live = new FakeConnection();
+        const post = parts.bus.openPostStream(session.id, live);
+        post.send('{"jsonrpc":"2.0","method":"notifications/progress"}');
+        await live.waitForCount(1);
+        expect(await parts.bus.resumePostStream(session.id, live.sent[0].eventId!, new FakeConnection())).toBe(
+          'unknown',
+        );
+      });
+    });
+
+    if (!subject.shared) return;
+
+    describe('several instances behave as one', () => {
+      const two = async (options?: Partial<McpModuleOptions>) => {
+        const world = await deploy();
+        const a = await world.instance(options);
+        const b = await world.instance(options);
+        const session = sessionRecord();
+        expect(await a.sessions.create(session, 100)).toBe(true);
+        return { a, b, session };
+      };
+
+      it('a session created on one instance is served, updated and ended on another, and every instance hears the end', async () => {
+        const { a, b, session } = await two();
+        const endsA = endsOf(a);
+        const endsB = endsOf(b);
+        expect(await b.sessions.update(session.id, { logLevel: 'error' })).toBe(true);
+        expect((await a.sessions.access(session.id, Date.now(), 60_000))?.logLevel).toBe('error');
+
+        expect(await b.sessions.end(session.id, 'deleted')).toBe(true);
+        await endsA.waitFor(session.id);
+        await endsB.waitFor(session.id);
+        expect(endsA.ends).toEqual([[session.id, 'deleted']]);
+        expect(endsB.ends).toEqual([[session.id, 'deleted']]);
+        expect(await a.sessions.access(session.id, Date.now(), 60_000)).toBeUndefined();
+      });
+
+      it('caps sessions across instances', async () => {
+        const world = await deploy();
+        const a = await world.instance();
+        const b = await world.instance();
+        const created = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).sessions.create(sessionRecord(), 5)),
+        );
+        expect(created.filter(Boolean)).toHaveLength(5);
+      });
+
+      it('an update published on one instance reaches the stream held by another, and listeners everywhere', async () => {
+        const { a, b, session } = await two();
+        await a.subscriptions.subscribe(session.id, 'db://a');
+        const stream = new FakeConnection();
+        await b.bus.attach(session.id, stream);
+        const far = listener(['db://a']);
+        b.bus.addListener(far);
+
+        expect((await a.bus.resourceUpdated('db://a')).sessions).toBe(1);
+        await stream.waitFor(updated('db://a'));
+        await far.heard.waitFor(updated('db://a'));
+        await a.bus.listChanged('prompts');
+        await stream.waitFor(listChanged);
+      });
+
+      it('event ids mean the same on every instance: a stream dropped on one resumes on another, missing nothing', async () => {
+        const { a, b, session } = await two();
+        await a.subscriptions.subscribe(session.id, 'db://a');
+        await a.subscriptions.subscribe(session.id, 'db://b');
+        const first = new FakeConnection();
+        await a.bus.attach(session.id, first);
+        await b.bus.resourceUpdated('db://a');
+        const seen = await first.waitFor(updated('db://a'));
+        a.bus.detach(session.id, first);
+
+        await a.bus.resourceUpdated('db://b');
+        const resumed = new FakeConnection();
+        await b.bus.attach(session.id, resumed, seen.eventId);
+        expect(resumed.summary).toEqual(['notifications/resources/updated db://b']);
+        await a.bus.resourceUpdated('db://a');
+        await resumed.waitFor(updated('db://a'));
+      });
+
+      it('a new stream on another instance replaces the old one, which its holder closes', async () => {
+        const { a, b, session } = await two();
+        await a.subscriptions.subscribe(session.id, 'db://a');
+        const first = new FakeConnection();
+        await a.bus.attach(session.id, first);
+        const second = new FakeConnection();
+        await b.bus.attach(session.id, second);
+        await first.waitClosed();
+        expect(a.bus.holds(session.id)).toBe(false);
+
+        await a.bus.resourceUpdated('db://a');
+        await second.waitFor(updated('db://a'));
+        expect(first.sent).toEqual([]);
+      });
+
+      it('ending a session on one instance closes its stream on another', async () => {
+        const { a, b, session } = await two();
+        const stream = new FakeConnection();
+        await b.bus.attach(session.id, stream);
+        await a.sessions.end(session.id, 'deleted');
+        await stream.waitClosed();
+        expect(b.bus.holds(session.id)).toBe(false);
+      });
+
+      it('a stream held on another instance keeps its session from expiring', async () => {
+        const { a, b, session } = await two();
+        const stream = new FakeConnection();
+        await b.bus.attach(session.id, stream);
+        const later = Date.now() + 60_000;
+        expect(await a.sessions.expireIdle(later)).toBe(0);
+        expect(await a.sessions.access(session.id, later, 1_000)).toBeDefined();
+        b.bus.detach(session.id, stream);
+      });
+
+      it('a POST answer written on one instance resumes on another, and the rest follows live', async () => {
+        const { a, b, session } = await two();
+        const answer = new FakeConnection();
+        const post = a.bus.openPostStream(session.id, answer);
+        post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}');
+        post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2}}');
+        await answer.waitForCount(2);
+
+        const resumed = new FakeConnection();
+        expect(await b.bus.resumePostStream(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+        await resumed.waitForCount(1);
+        post.send('{"jsonrpc":"2.0","id":9,"result":{}}');
+        await resumed.waitFor((sent) => sent.message.id === 9);
+        expect(resumed.sent.map((sent) => seqOf(sent.eventId))).toEqual([2, 3]);
+        post.finish();
+        await resumed.waitClosed();
+      });
+    });
+  });
+}

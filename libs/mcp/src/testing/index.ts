@@ -1,0 +1,6 @@
+// Test helpers for backend authors (`@nest-mcp/server/testing`): the contract suite every
+// backend runs, a wrapper that slows down, holds and fails a backend's calls, and a recording
+// connection. Written against Jest's globals.
+export * from './backend-contract.js';
+export * from './faulty-backend.js';
+export * from './fake-connection.js';

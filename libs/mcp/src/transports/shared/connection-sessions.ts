@@ -1,0 +1,52 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { MCP_NOTIFICATION_BUS } from '../../backend/mcp-backend.tokens.js';
+import type { McpNotificationBus } from '../../backend/mcp-notification.bus.js';
+import type { McpConnection } from '../../backend/mcp-session.store.js';
+import type { McpTransportKind } from '../../interfaces/mcp-transport.interface.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import type { McpProtocolEras } from '../../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { McpInflightRequests } from '../../protocol/inflight-requests.js';
+import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
+import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
+import { McpSessionManager } from '../../session/mcp-session.manager.js';
+import { ConnectionSession, type ConnectionSessionServices } from './connection-session.js';
+
+/** Makes the `ConnectionSession` of each new WebSocket, stdio or legacy SSE connection. */
+@Injectable()
+export class ConnectionSessions {
+  private readonly services: ConnectionSessionServices;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    dispatcher: McpDispatcher,
+    sessions: McpSessionManager,
+    @Inject(MCP_NOTIFICATION_BUS) bus: McpNotificationBus,
+    errors: McpErrorMapper,
+    inflight: McpInflightRequests,
+  ) {
+    this.services = { dispatcher, sessions, bus, errors, inflight };
+  }
+
+  /** The session manager, for transports that look a session up themselves. */
+  get sessions(): McpSessionManager {
+    return this.services.sessions;
+  }
+
+  /**
+   * @param eras the eras served on this connection (the legacy HTTP+SSE transport: `'legacy'`);
+   *   the module's `protocol` by default.
+   * @param answer writes the answer to a request; `connection.send` by default (stdio passes a
+   *   path that never drops an answer).
+   */
+  open(
+    transport: McpTransportKind,
+    connection: McpConnection,
+    request: unknown,
+    eras?: McpProtocolEras,
+    answer?: (json: string) => boolean,
+  ): ConnectionSession {
+    const { maxInFlightRequests } = this.options;
+    return new ConnectionSession(this.services, transport, connection, request, maxInFlightRequests, eras, answer);
+  }
+}

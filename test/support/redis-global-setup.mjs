@@ -1,0 +1,55 @@
+// globalSetup of the e2e-redis project: every in-process gateway of the e2e suite runs on Redis
+// (MCP_E2E_REDIS_URL). REDIS_URL when set, else a redis-server of this run's own on a free
+// 127.0.0.1 port, without persistence, stopped by redis-global-teardown.mjs.
+import { spawn } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+const pong = (port) =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('error', () => resolve(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+  });
+
+export default async function setup() {
+  if (process.env.REDIS_URL?.trim()) {
+    process.env.MCP_E2E_REDIS_URL = process.env.REDIS_URL.trim();
+    return;
+  }
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  await new Promise((resolve, reject) => {
+    child.once('error', (error) =>
+      reject(new Error(`cannot run redis-server (${error.message}): install it or set REDIS_URL`)),
+    );
+    const deadline = Date.now() + 10_000;
+    const probe = async () => {
+      if (await pong(port)) return resolve();
+      if (Date.now() > deadline) return reject(new Error(`redis-server on port ${port} did not start`));
+      setTimeout(probe, 20);
+    };
+    void probe();
+  });
+  globalThis.__MCP_E2E_REDIS__ = child;
+  process.env.MCP_E2E_REDIS_URL = `redis://127.0.0.1:${port}`;
+}
