@@ -300,7 +300,12 @@ export class McpDispatcher {
     const scope = ctx.connectionId ?? ctx.session?.id;
     let finish: (() => void) | undefined;
     const dropped = ctx.cancelled;
-    const onDrop = () => controller.abort(dropped!.reason ?? new McpRequestCancelledError());
+    // The transport can no longer deliver the answer: whatever its reason, the request is
+    // cancelled (never answered, never logged as a failure).
+    const onDrop = () =>
+      controller.abort(
+        dropped!.reason instanceof McpRequestCancelledError ? dropped!.reason : new McpRequestCancelledError(),
+      );
     try {
       if (scope !== undefined && request.method !== 'initialize') {
         finish = this.inflight.start(scope, request.id, controller);

@@ -18,6 +18,7 @@ describe('ConnectionSession', () => {
     } as unknown as McpSessionManager;
     const bus = { attach: async () => true, detach: () => undefined } as unknown as McpNotificationBus;
     const dispatcher = {
+      isModern: () => false,
       dispatch: async (_payload: unknown, ctx: { session?: unknown }) => {
         ctx.session = session;
         return { json: '{}', status: 200 };
