@@ -110,7 +110,7 @@ export interface McpModuleOptions {
   /**
    * Keys that sign MRTR `requestState` (HMAC-SHA256): the first signs, every one verifies, so a
    * key can be rotated in. Every instance behind one endpoint needs the same list.
-   * @default one random key per process (with a startup warning)
+   * @default one random key per process (with a startup warning when the backend is shared)
    */
   requestStateKeys?: (string | Buffer)[];
   /** How long a `requestState` may be presented back. @default 600_000 (10 minutes) */

@@ -1,5 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
+import { MCP_INSTANCE_MESSAGING } from '../../backend/mcp-backend.tokens.js';
+import type { McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
@@ -17,21 +20,28 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * Multi round-trip requests: opens each round from the retry's `inputResponses` and verified
  * `requestState`, and seals the state of a round that needs input. Keys come from
  * `requestStateKeys` (first signs, all verify); without any, a random key is made at startup,
- * which only one instance can verify.
+ * which only one instance can verify: fine for one process, a warning with a shared backend.
  */
 @Injectable()
 export class McpMrtr {
   private readonly codec: RequestStateCodec;
 
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions) {
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @Inject(MCP_INSTANCE_MESSAGING) messaging: McpInstanceMessaging,
+  ) {
     let keys = options.requestStateKeys;
     if (!keys || keys.length === 0) {
       keys = [randomBytes(32)];
-      new Logger('McpMrtr').warn(
-        'No requestStateKeys configured: a random key signs MRTR requestState, so only this instance can continue a multi round-trip request. Configure a shared key list when running several instances.',
-      );
+      if (!(messaging instanceof LocalInstanceMessaging)) this.warnUnsharedKey();
     }
     this.codec = new RequestStateCodec(keys);
+  }
+
+  private warnUnsharedKey(): void {
+    new Logger('McpMrtr').warn(
+      'No requestStateKeys configured: a random key signs MRTR requestState, so only this instance can continue a multi round-trip request. Configure a shared key list when running several instances.',
+    );
   }
 
   /** The round of a request: its answers so far, and the state its handler kept. */
