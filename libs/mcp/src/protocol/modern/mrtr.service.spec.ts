@@ -11,7 +11,9 @@ const SERVER_INFO = { name: 't', version: '1' };
 const shared: McpInstanceMessaging = { instanceId: 'i1', send: () => undefined, on: () => undefined };
 
 describe('McpMrtr signing keys', () => {
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   const warnings = () => jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
 
