@@ -228,5 +228,5 @@ describe.each(KINDS)('a fresh %s Nest application with @nest-mcp/server', (kind)
       await server.stop();
     }
     expect(server.lines.filter((line) => /\bERROR\b/.test(line))).toEqual([]);
-  });
+  }, 60_000);
 });
