@@ -11,6 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
 import { McpCtx, McpModule, McpTool, ResourceNotificationService, type McpRequestContext } from '@app/mcp';
 import { RedisMcpBackend } from '@nest-mcp/redis';
 import { AskingTools } from '../fixtures/asking.tools.js';
@@ -28,6 +32,8 @@ import { isUpdated, rawSession, updatedUris, type SseClient } from '../support/s
 const INFO = 'system://info';
 const METRICS = 'system://metrics';
 const CONFIG = 'config://gateway';
+const SHARED_STATE_KEY = 'cluster-test-request-state-key-0123456789';
+const MODERN = { versionNegotiation: { mode: { pin: '2026-07-28' as const } } };
 
 /** The instance that served the session's last request (its GET stream, when that was last). */
 const lastInstance = (cluster: GatewayCluster, sessionId: string): number =>
@@ -38,7 +44,8 @@ describe('three gateway processes on Redis behind a round-robin proxy', () => {
   const streams = new Set<SseClient>();
 
   beforeAll(async () => {
-    cluster = await startGatewayCluster({ ownRedis: true });
+    // One signing key list for every instance: a multi round-trip request continues anywhere.
+    cluster = await startGatewayCluster({ ownRedis: true, env: { MCP_REQUEST_STATE_KEYS: SHARED_STATE_KEY } });
   }, 120_000);
 
   afterEach(() => {
@@ -59,6 +66,53 @@ describe('three gateway processes on Redis behind a round-robin proxy', () => {
     expect(served.length).toBeGreaterThanOrEqual(5);
     for (let i = 1; i < served.length; i++) expect(served[i].instance).not.toBe(served[i - 1].instance);
   });
+
+  it('a modern SDK v2 client: listen() receives what is published through another instance, only for its URIs', async () => {
+    const client = new ClientV2({ name: 'cluster-v2-listen', version: '1.0.0' }, MODERN);
+    const updates: string[] = [];
+    let configArrived!: () => void;
+    const lastOne = new Promise<void>((resolve) => (configArrived = resolve));
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      updates.push(notification.params.uri);
+      if (notification.params.uri === CONFIG) configArrived();
+    });
+    await client.connect(new StreamableHTTPClientTransportV2(new URL(cluster.endpoint)));
+    try {
+      const subscription = await client.listen({ resourceSubscriptions: [INFO, CONFIG] });
+      expect(subscription.honoredFilter.resourceSubscriptions).toEqual([INFO, CONFIG]);
+      // The control instance publishes; the listen is held by one of the three behind the proxy.
+      for (const uri of [METRICS, INFO, CONFIG]) await notify(uri);
+      await lastOne;
+      expect(updates).toEqual([INFO, CONFIG]);
+      await subscription.close();
+      expect(await subscription.closed).toBe('local');
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  it('MRTR across instances: notes.clear asks on one instance and finishes on another', async () => {
+    const client = new ClientV2(
+      { name: 'cluster-v2-mrtr', version: '1.0.0' },
+      { ...MODERN, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { confirm: true } }));
+    await client.connect(new StreamableHTTPClientTransportV2(new URL(cluster.endpoint)));
+    try {
+      await client.callTool({ name: 'notes.create', arguments: { title: 'Doomed', body: 'soon gone' } });
+      const before = cluster.proxy.served.length;
+      const cleared = await client.callTool({ name: 'notes.clear', arguments: {} });
+      expect(cleared.isError).toBeFalsy();
+      const { deleted } = JSON.parse((cleared.content as Array<{ text: string }>)[0].text) as { deleted: number };
+      expect(deleted).toBeGreaterThanOrEqual(1);
+      // Two rounds (input_required, then the retry with the answer), each on its own instance.
+      const rounds = cluster.proxy.served.slice(before).filter((request) => request.method === 'POST');
+      expect(rounds.length).toBe(2);
+      expect(rounds[1].instance).not.toBe(rounds[0].instance);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
 
   it('kill -9 of the instance holding a GET stream: the client resumes through the proxy with Last-Event-ID, missing nothing', async () => {
     const session = rawSession(cluster.endpoint, await openSession(cluster.endpoint));
