@@ -84,7 +84,10 @@ describe('Modern era (2026-07-28): multi round-trip requests and request checks'
   let nextId = 1;
 
   beforeAll(async () => {
-    app = await startFixtureApp({ providers: [RoundTools, RoundPrompts], mcp: { requestStateKeys: ['a-test-key-of-at-least-16-bytes'] } });
+    app = await startFixtureApp({
+      providers: [RoundTools, RoundPrompts],
+      mcp: { requestStateKeys: ['a-test-key-of-at-least-16-bytes'] },
+    });
   });
 
   afterAll(async () => {
