@@ -43,4 +43,22 @@ describe('McpMrtr signing keys', () => {
     const retry = { ...request.params, requestState: result.requestState };
     expect(b.openRound(request, retry).state).toEqual({ step: 1 });
   });
+
+  it('a retry cannot swap an answer signed into the state for another under the same key', async () => {
+    const options = resolveMcpOptions({ serverInfo: SERVER_INFO, requestStateKeys: ['k'.repeat(32)] });
+    const mrtr = new McpMrtr(options, new LocalInstanceMessaging());
+    const request = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { name: 'x' } };
+    const ask = { mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: {} } };
+    const accept = (word: string) => ({ action: 'accept', content: { word } });
+
+    const first = mrtr.openRound(request, { ...request.params, inputResponses: { confirm: accept('yes') } });
+    expect(await first.ask('elicitation/create', ask, 'confirm')).toEqual(accept('yes'));
+    first.ask('elicitation/create', ask, 'more').catch(() => undefined);
+    const { requestState } = mrtr.inputRequired(first, request, request.params);
+
+    const retry = { ...request.params, requestState, inputResponses: { confirm: accept('no'), more: accept('x') } };
+    const second = mrtr.openRound(request, retry);
+    expect(await second.ask('elicitation/create', ask, 'confirm')).toEqual(accept('yes'));
+    expect(await second.ask('elicitation/create', ask, 'more')).toEqual(accept('x'));
+  });
 });

@@ -57,7 +57,9 @@ export class McpMrtr {
       principal,
       now: Date.now(),
     });
-    return new InputRound({ ...state.answers, ...responses }, { ...state.state });
+    // The signed answers of earlier rounds win: the handler already acted on them, and a retry
+    // must not swap one for another under the same key.
+    return new InputRound({ ...responses, ...state.answers }, { ...state.state });
   }
 
   /** The `InputRequiredResult` of a round that closed with asks. */
