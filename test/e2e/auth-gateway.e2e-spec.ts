@@ -10,7 +10,7 @@ import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth
 import { loadGatewayConfig } from '../../src/gateway.config.js';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { OidcHarness } from '../support/oauth/oidc-harness.js';
-import { freePort } from '../support/oauth/free-port.js';
+import { freePort } from '../support/free-port.js';
 import { authedSession, bearer, call, challengeOf } from '../support/oauth/auth-http.js';
 import { rawPost } from '../support/raw-http.js';
 import { MessageLog } from '../support/message-log.js';

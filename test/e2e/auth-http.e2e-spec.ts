@@ -10,7 +10,7 @@ import { openSse, mcpPostHeaders, rpc } from '../support/http-wire.js';
 import { OidcHarness } from '../support/oauth/oidc-harness.js';
 import { accessTokenClaims, forgeSigned } from '../support/oauth/token-forger.js';
 import { NOTES_SCOPES, resourceOn, startAuthApp, type AuthApp } from '../support/oauth/auth-app.js';
-import { freePort } from '../support/oauth/free-port.js';
+import { freePort } from '../support/free-port.js';
 import { INVALID_TOKEN_CASES, invalidTokenCases } from '../support/oauth/invalid-tokens.js';
 import { authedSession, bearer, call, challengeOf, initializeParams } from '../support/oauth/auth-http.js';
 import { NOTES_URI, OpenTools, ScopedNotes } from '../fixtures/scoped-notes.fixture.js';

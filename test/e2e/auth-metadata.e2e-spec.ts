@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { McpModule } from '@app/mcp';
 import { FIXTURE_SERVER_INFO, startFixtureApp } from '../fixtures/fixture-app.js';
-import { freePort } from '../support/oauth/free-port.js';
+import { freePort } from '../support/free-port.js';
 import { OidcHarness } from '../support/oauth/oidc-harness.js';
 import { NOTES_SCOPES, resourceOn, startAuthApp, type AuthApp } from '../support/oauth/auth-app.js';
 

@@ -8,7 +8,7 @@ import { McpJwtVerifier } from '@app/mcp';
 import { rawPost } from '../support/raw-http.js';
 import { rpc } from '../support/http-wire.js';
 import { OidcHarness } from '../support/oauth/oidc-harness.js';
-import { freePort } from '../support/oauth/free-port.js';
+import { freePort } from '../support/free-port.js';
 import { NOTES_SCOPES, resourceOn, startAuthApp, type AuthApp } from '../support/oauth/auth-app.js';
 import { authedSession, bearer, call, challengeOf, initializeParams } from '../support/oauth/auth-http.js';
 import { OpenTools, ScopedNotes } from '../fixtures/scoped-notes.fixture.js';

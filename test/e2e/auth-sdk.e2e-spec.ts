@@ -15,7 +15,7 @@ import {
   StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
 } from '@modelcontextprotocol/client';
 import { OidcHarness } from '../support/oauth/oidc-harness.js';
-import { freePort } from '../support/oauth/free-port.js';
+import { freePort } from '../support/free-port.js';
 import { NOTES_SCOPES, resourceOn, startAuthApp, type AuthApp } from '../support/oauth/auth-app.js';
 import { OpenTools, ScopedNotes } from '../fixtures/scoped-notes.fixture.js';
 

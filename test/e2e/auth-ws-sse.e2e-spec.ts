@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OidcHarness } from '../support/oauth/oidc-harness.js';
 import { accessTokenClaims, forgeSigned } from '../support/oauth/token-forger.js';
 import { INVALID_TOKEN_CASES, invalidTokenCases } from '../support/oauth/invalid-tokens.js';
-import { freePort } from '../support/oauth/free-port.js';
+import { freePort } from '../support/free-port.js';
 import { NOTES_SCOPES, resourceOn, startAuthApp, type AuthApp } from '../support/oauth/auth-app.js';
 import { authedSession, bearer, challengeOf } from '../support/oauth/auth-http.js';
 import { refusedUpgrade } from '../support/oauth/refused-upgrade.js';

@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { buildGatewayIfNeeded, GATEWAY_ENTRY, PROJECT_ROOT } from './stdio-client.js';
 import { startGateway, type RunningGateway } from './gateway-app.js';
-import { freePort, startRedis, type TestRedis } from './redis-server.js';
+import { freePort } from './free-port.js';
+import { startRedis, type TestRedis } from './redis-server.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
 
 export interface GatewayProcess {

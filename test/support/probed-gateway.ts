@@ -5,7 +5,7 @@
  * Build the gateway first (`buildGatewayIfNeeded()` in stdio-client.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 import { join } from 'node:path';
 import { MessageLog } from './message-log.js';
 import { PROJECT_ROOT, type StdioCommand } from './stdio-client.js';
@@ -107,16 +107,4 @@ export async function startProbedHttpGateway(timeoutMs = 30_000): Promise<HttpGa
       clearTimeout(guard);
     },
   };
-}
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -6,8 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
 
 export interface TestRedis {
   /** `redis://127.0.0.1:<port>` */
@@ -21,20 +21,6 @@ export interface TestRedis {
   /** Kills the server and starts an empty one on the same port (owned servers only). */
   restart(): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1 (the listener is closed before the port is used). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** Starts `redis-server` on `port` and resolves once it accepts connections. */

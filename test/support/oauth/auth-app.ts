@@ -6,7 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { McpAuthOptions } from '@app/mcp';
 import { createFixtureApp, type FixtureAppOptions } from '../../fixtures/fixture-app.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../free-port.js';
 import type { OidcHarness } from './oidc-harness.js';
 
 export const NOTES_SCOPES = ['notes:read', 'notes:write'];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
 import { DUPLICATE_PROMPT } from '../mcp.messages.js';
 import type { McpPromptArgument } from '../interfaces/mcp-prompt-options.interface.js';
-import { EntryRegistry } from './entry-registry.js';
+import { CompletingRegistry } from './completing-registry.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';
 
 /** A prompt ready to serve. */
@@ -28,7 +28,7 @@ export interface McpPromptEntry {
 
 /** The prompts of this server, by exact name. @publicApi */
 @Injectable()
-export class McpPromptRegistry extends EntryRegistry<McpPromptEntry> {
+export class McpPromptRegistry extends CompletingRegistry<McpPromptEntry> {
   protected keyOf(entry: McpPromptEntry): string {
     return entry.name;
   }
@@ -37,26 +37,11 @@ export class McpPromptRegistry extends EntryRegistry<McpPromptEntry> {
     return DUPLICATE_PROMPT(entry.name, entry.source, existing.source);
   }
 
-  private completing = 0;
-
   /** Adds a prompt, with its arguments indexed by name once. */
   override register(entry: McpPromptEntry): void {
     super.register({
       ...entry,
       argumentsByName: new Map(entry.arguments.map((argument) => [argument.name, argument])),
     });
-    if (entry.completers?.size) this.completing++;
-  }
-
-  override unregister(key: string): boolean {
-    const entry = this.get(key);
-    if (!super.unregister(key)) return false;
-    if (entry?.completers?.size) this.completing--;
-    return true;
-  }
-
-  /** True when any prompt argument offers completion (counted, not searched, per request). */
-  get hasCompleters(): boolean {
-    return this.completing > 0;
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
 import type { UriTemplate, UriVariables } from '../templates/index.js';
-import { EntryRegistry } from './entry-registry.js';
+import { CompletingRegistry } from './completing-registry.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';
 
 /** A resource template ready to serve. */
@@ -39,32 +39,13 @@ export interface McpTemplateMatch {
 
 /** The resource templates of this server, by template text. @publicApi */
 @Injectable()
-export class McpResourceTemplateRegistry extends EntryRegistry<McpResourceTemplateEntry> {
+export class McpResourceTemplateRegistry extends CompletingRegistry<McpResourceTemplateEntry> {
   protected keyOf(entry: McpResourceTemplateEntry): string {
     return entry.uriTemplate;
   }
 
   protected duplicate(entry: McpResourceTemplateEntry, existing: McpResourceTemplateEntry): string {
     return `Duplicate MCP resource template '${entry.uriTemplate}' on ${entry.source}: already declared on ${existing.source}`;
-  }
-
-  private completing = 0;
-
-  override register(entry: McpResourceTemplateEntry): void {
-    super.register(entry);
-    if (entry.completers?.size) this.completing++;
-  }
-
-  override unregister(key: string): boolean {
-    const entry = this.get(key);
-    if (!super.unregister(key)) return false;
-    if (entry?.completers?.size) this.completing--;
-    return true;
-  }
-
-  /** True when any template variable offers completion (counted, not searched, per request). */
-  get hasCompleters(): boolean {
-    return this.completing > 0;
   }
 
   /**
