@@ -45,6 +45,7 @@ export default {
       rootDir: '.',
       testMatch: REDIS_E2E.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`),
       globalSetup: '<rootDir>/test/support/redis-global-setup.mjs',
+      setupFiles: ['<rootDir>/test/support/redis-env.ts'],
       globalTeardown: '<rootDir>/test/support/redis-global-teardown.mjs',
     },
     // Three gateway processes on Redis behind a round-robin proxy: the legacy subscription

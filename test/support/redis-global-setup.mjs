@@ -1,6 +1,8 @@
-// globalSetup of the e2e-redis project: every in-process gateway of the e2e suite runs on Redis
-// (MCP_E2E_REDIS_URL). REDIS_URL when set, else a redis-server of this run's own on a free
-// 127.0.0.1 port, without persistence, stopped by redis-global-teardown.mjs.
+// globalSetup of the e2e-redis project: the Redis its in-process gateways run on, named in
+// MCP_E2E_REDIS_SERVER. REDIS_URL when set, else a redis-server of this run's own on a free
+// 127.0.0.1 port, without persistence, stopped by redis-global-teardown.mjs. A global setup's
+// environment reaches the workers of every project, so the switch to Redis (MCP_E2E_REDIS_URL)
+// is made per test file by redis-env.ts, in the e2e-redis project only.
 import { spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 
@@ -27,7 +29,7 @@ const pong = (port) =>
 
 export default async function setup() {
   if (process.env.REDIS_URL?.trim()) {
-    process.env.MCP_E2E_REDIS_URL = process.env.REDIS_URL.trim();
+    process.env.MCP_E2E_REDIS_SERVER = process.env.REDIS_URL.trim();
     return;
   }
   const port = await freePort();
@@ -51,5 +53,5 @@ export default async function setup() {
     void probe();
   });
   globalThis.__MCP_E2E_REDIS__ = child;
-  process.env.MCP_E2E_REDIS_URL = `redis://127.0.0.1:${port}`;
+  process.env.MCP_E2E_REDIS_SERVER = `redis://127.0.0.1:${port}`;
 }
