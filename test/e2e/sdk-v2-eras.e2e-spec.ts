@@ -11,7 +11,7 @@
  * The gateway has no tool that samples, so sampling is not exercised here.
  * "Nothing arrived" is always proved by a later marker notification on the same stream.
  */
-import { ProtocolError, SdkError, SdkErrorCode, type McpSubscription } from '@modelcontextprotocol/client';
+import { ResourceNotFoundError, SdkError, SdkErrorCode, type McpSubscription } from '@modelcontextprotocol/client';
 import { McpListens } from '@app/mcp/protocol/modern/listens.registry.js';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { within } from '../support/http-wire.js';
@@ -157,8 +157,9 @@ describe.each<SdkTransportKind>(['http', 'stdio'])('SDK v2 client over %s', (kin
         expect(again.isError).toBe(true);
         // A missing resource is -32602 in the modern era (never -32002).
         const missing = await rejectionOf(client.readResource({ uri: note.uri }, { cacheMode: 'bypass' }));
-        expect(missing).toBeInstanceOf(ProtocolError);
+        expect(missing).toBeInstanceOf(ResourceNotFoundError);
         expect(missing.code).toBe(-32602);
+        expect(missing.data).toMatchObject({ uri: note.uri });
 
         const { prompts } = await client.listPrompts();
         expect(prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(PROMPTS));
@@ -344,12 +345,12 @@ describe.each<SdkTransportKind>(['http', 'stdio'])('SDK v2 client over %s', (kin
           argument: { name: 'style', value: 'b' },
         });
         expect(completion.completion.values).toEqual(['brief']);
-        // The legacy era keeps its resource-not-found code (strict profile: -32002 with data.uri).
+        // The legacy era keeps its resource-not-found code (strict profile: -32002 with data.uri),
+        // which the SDK v2 client surfaces as its ResourceNotFoundError (as it does -32602 + uri).
         const note = await createNote(connected, 'legacy note');
         toolJson(await client.callTool({ name: 'notes.delete', arguments: { id: note.id } }));
         const missing = await rejectionOf(client.readResource({ uri: note.uri }));
-        expect(missing).toBeInstanceOf(ProtocolError);
-        expect(missing.code).toBe(-32002);
+        expect(missing).toBeInstanceOf(ResourceNotFoundError);
         expect(missing.data).toMatchObject({ uri: note.uri });
       },
       TEST_TIMEOUT_MS,
