@@ -134,7 +134,7 @@ export async function connectSdkV2(kind: SdkTransportKind, options: ConnectOptio
 }
 
 /** The JSON a gateway tool answered (its `structuredContent`, else its first text content). */
-export function toolJson(result: { content?: unknown; structuredContent?: unknown; isError?: boolean }): any {
+export function toolJson(result: { content?: unknown; structuredContent?: unknown; isError?: unknown }): any {
   if (result.isError) throw new Error(`expected a successful tool result, got ${JSON.stringify(result)}`);
   if (result.structuredContent !== undefined) return result.structuredContent;
   const [first] = result.content as { type: string; text?: string }[];
@@ -143,7 +143,7 @@ export function toolJson(result: { content?: unknown; structuredContent?: unknow
 
 /** The text of a tool result's first content block. */
 export const toolText = (result: { content?: unknown }): string =>
-  ((result.content as { text?: string }[])[0]?.text ?? '') as string;
+  (result.content as { text?: string }[])[0]?.text ?? '';
 
 /** The rejection of `promise` (fails when it resolves). */
 export async function rejectionOf(promise: Promise<unknown>): Promise<any> {
