@@ -134,7 +134,8 @@ export async function connectSdkV2(kind: SdkTransportKind, options: ConnectOptio
 }
 
 /** The JSON a gateway tool answered (its `structuredContent`, else its first text content). */
-export function toolJson(result: { content?: unknown; structuredContent?: unknown; isError?: unknown }): any {
+export function toolJson(value: unknown): any {
+  const result = value as { content?: unknown; structuredContent?: unknown; isError?: unknown };
   if (result.isError) throw new Error(`expected a successful tool result, got ${JSON.stringify(result)}`);
   if (result.structuredContent !== undefined) return result.structuredContent;
   const [first] = result.content as { type: string; text?: string }[];
