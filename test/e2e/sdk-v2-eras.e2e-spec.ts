@@ -315,6 +315,38 @@ describe.each<SdkTransportKind>(['http', 'stdio'])('SDK v2 client over %s', (kin
       },
       TEST_TIMEOUT_MS,
     );
+    it(
+      `${modeName(mode)}: listChanged handlers ride the listen the client opens for them`,
+      async () => {
+        const changes: string[][] = [];
+        let changed!: () => void;
+        const refreshed = new Promise<void>((resolve) => (changed = resolve));
+        const connected = await connectSdkV2(kind, {
+          mode,
+          endpoint: gateway?.endpoint,
+          env: GATEWAY_ENV,
+          clientOptions: {
+            listChanged: {
+              resources: {
+                debounceMs: 0,
+                onChanged: (error, resources) => {
+                  if (error || !resources) return;
+                  changes.push(resources.map((resource) => resource.uri));
+                  changed();
+                },
+              },
+            },
+          },
+        });
+        connection = connected;
+        const opened = connected.client.autoOpenedSubscription;
+        expect(opened?.honoredFilter).toEqual({ resourcesListChanged: true });
+        const note = await createNote(connected, 'listed');
+        await within(refreshed, 10_000, 'no resources list_changed refresh');
+        expect(changes.at(-1)).toContain(note.uri);
+      },
+      TEST_TIMEOUT_MS,
+    );
   });
 
   describe("negotiation 'legacy' ends in the legacy era, the 2025 behaviour unchanged", () => {
@@ -414,6 +446,45 @@ describe.each<SdkTransportKind>(['http', 'stdio'])('SDK v2 client over %s', (kin
           confirmed: true,
         });
         expect(await noteIds(connected)).toEqual([]);
+      },
+      TEST_TIMEOUT_MS,
+    );
+  });
+  describe.each(['legacy', 'modern'] as const)('a gateway serving only the %s era (MCP_PROTOCOL_ERAS)', (eras) => {
+    let oneEra: RunningGateway | undefined;
+    const env = { ...GATEWAY_ENV, MCP_PROTOCOL_ERAS: eras };
+
+    beforeAll(async () => {
+      if (kind === 'http') oneEra = await startGateway(env);
+    });
+
+    afterAll(async () => {
+      await oneEra?.close();
+    });
+
+    const connectTo = async (mode: NegotiationMode) => {
+      connection = await connectSdkV2(kind, { mode, endpoint: oneEra?.endpoint, env });
+      return connection;
+    };
+    const served: NegotiationMode[] = eras === 'legacy' ? ['auto', 'legacy'] : ['auto', PINNED];
+    const refused: NegotiationMode = eras === 'legacy' ? PINNED : 'legacy';
+
+    it.each(served)(
+      `%p connects in the ${eras} era and is served`,
+      async (mode) => {
+        const connected = await connectTo(mode);
+        expect(connected.client.getProtocolEra()).toBe(eras);
+        expect(
+          toolJson(await connected.client.callTool({ name: 'echo', arguments: { text: `${eras} only` } })),
+        ).toEqual({ text: `${eras} only` });
+      },
+      TEST_TIMEOUT_MS,
+    );
+
+    it(
+      `${modeName(refused)} fails to connect, loudly`,
+      async () => {
+        await expect(connectTo(refused)).rejects.toThrow();
       },
       TEST_TIMEOUT_MS,
     );

@@ -59,6 +59,8 @@ export interface ConnectOptions {
   /** Extra environment for the stdio child. */
   env?: Record<string, string>;
   name?: string;
+  /** More client options (`listChanged`, `inputRequired`, ...). */
+  clientOptions?: Partial<ClientOptions>;
 }
 
 /** Connects an SDK v2 client over `kind` in `mode`, recording resource updates. */
@@ -67,6 +69,7 @@ export async function connectSdkV2(kind: SdkTransportKind, options: ConnectOptio
   const clientOptions: ClientOptions = {
     capabilities: elicitation ? { elicitation: { form: {} } } : {},
     versionNegotiation: { mode: options.mode },
+    ...options.clientOptions,
   };
   const client = new Client({ name: options.name ?? 'sdk-v2-e2e', version: '2.0.0' }, clientOptions);
   const updates: ReceivedNotification[] = [];
