@@ -9,7 +9,7 @@
 import { RequestStateCodec, digestParams } from '@app/mcp/protocol/modern/request-state.codec.js';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSse, rpc, within } from '../support/http-wire.js';
-import { openSession, parseSse, rawPost, type RawResponse } from '../support/raw-http.js';
+import { initializeRequest, openSession, parseSse, rawPost, type RawResponse } from '../support/raw-http.js';
 
 const MODERN = '2026-07-28';
 const VERSION_META = 'io.modelcontextprotocol/protocolVersion';
@@ -232,6 +232,40 @@ describe('SDK v2 era bad input over raw Streamable HTTP', () => {
       expect(response.status).toBe(200);
       expect(response.json.result).not.toHaveProperty('resultType');
       expect(response.json.result.tools).toEqual(expect.any(Array));
+    });
+
+    it.each<[string, Record<string, string>]>([
+      ['MCP-Protocol-Version: 2026-07-28', { 'mcp-protocol-version': MODERN }],
+      ['the modern headers', { 'mcp-protocol-version': MODERN, 'mcp-method': 'initialize' }],
+    ])(
+      'an initialize (no modern _meta) with %s starts a legacy session: the header is ignored on initialize',
+      async (_name, headers) => {
+        const id = ++ids;
+        const response = await rawPost(endpoint, initializeRequest(id), headers);
+        expect(response.status).toBe(200);
+        expect(response.json.result.protocolVersion).toBe('2025-11-25');
+        const sessionId = response.headers.get('mcp-session-id');
+        expect(sessionId).toEqual(expect.any(String));
+        const own = { 'mcp-session-id': sessionId!, 'mcp-protocol-version': '2025-11-25' };
+        const initialized = await rawPost(endpoint, { jsonrpc: '2.0', method: 'notifications/initialized' }, own);
+        expect(initialized.status).toBe(202);
+        const ping = await rawPost(endpoint, rpc(++ids, 'ping'), own);
+        expect(ping.json).toEqual({ jsonrpc: '2.0', id: ids, result: {} });
+        await expectServing();
+      },
+    );
+
+    it('an initialize carrying the modern _meta is a modern request: 404 -32601, no session', async () => {
+      const id = ++ids;
+      const body = initializeRequest(id);
+      const response = await rawPost(
+        endpoint,
+        { ...body, params: { ...body.params, _meta: ENVELOPE } },
+        modernHeaders('initialize'),
+      );
+      expectError(response, 404, -32601, id);
+      expect(response.headers.get('mcp-session-id')).toBeNull();
+      await expectServing();
     });
 
     it('legacy-only methods in the modern era → 404 -32601', async () => {
