@@ -521,3 +521,45 @@ describe('SDK v2 era bad input over raw Streamable HTTP', () => {
     await expectServing();
   });
 });
+
+describe('gateways serving one era (MCP_PROTOCOL_ERAS): what the other era gets', () => {
+  it("'modern': initialize → 400 -32022 naming only 2026-07-28 (with or without the modern header); GET and DELETE → 405", async () => {
+    const gateway = await startGateway({ MCP_PROTOCOL_ERAS: 'modern' });
+    try {
+      for (const headers of [{}, { 'mcp-protocol-version': MODERN }]) {
+        const response = await rawPost(gateway.endpoint, initializeRequest(7), headers);
+        const error = expectError(response, 400, -32022, 7);
+        expect(error.data).toEqual(expect.objectContaining({ supported: [MODERN] }));
+        expect(response.headers.get('mcp-session-id')).toBeNull();
+      }
+      for (const method of ['GET', 'DELETE']) {
+        const response = await fetch(gateway.endpoint, { method, headers: { accept: 'text/event-stream' } });
+        await response.arrayBuffer();
+        expect({ method, status: response.status }).toEqual({ method, status: 405 });
+      }
+      const discovered = await rawPost(
+        gateway.endpoint,
+        modernBody(8, 'server/discover'),
+        modernHeaders('server/discover'),
+      );
+      expect(discovered.status).toBe(200);
+      expect(discovered.json.result.supportedVersions).toEqual([MODERN]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it("'legacy': a modern probe → 400 -32000 (not a modern error, so dual-era clients fall back); initialize works", async () => {
+    const gateway = await startGateway({ MCP_PROTOCOL_ERAS: 'legacy' });
+    try {
+      for (const method of ['server/discover', 'tools/list']) {
+        const response = await rawPost(gateway.endpoint, modernBody(9, method), modernHeaders(method));
+        expectError(response, 400, -32000, 9);
+      }
+      const { sessionId } = await openSession(gateway.endpoint);
+      expect(sessionId).toEqual(expect.any(String));
+    } finally {
+      await gateway.close();
+    }
+  });
+});
