@@ -490,3 +490,27 @@ describe.each<SdkTransportKind>(['http', 'stdio'])('SDK v2 client over %s', (kin
     );
   });
 });
+
+describe('SDK v2 client over http: a gateway shutting down', () => {
+  it.each<NegotiationMode>([PINNED, 'auto'])(
+    '%p: an open listen is answered with its completion result (closed: graceful)',
+    async (mode) => {
+      const gateway = await startGateway(GATEWAY_ENV);
+      const connected = await connectSdkV2('http', { mode, endpoint: gateway.endpoint });
+      try {
+        const subscription = await connected.client.listen({
+          resourceSubscriptions: ['db://notes'],
+          toolsListChanged: true,
+        });
+        expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: ['db://notes'], toolsListChanged: true });
+        const closing = gateway.close();
+        await expect(within(subscription.closed, 10_000, 'the listen did not end')).resolves.toBe('graceful');
+        await closing;
+      } finally {
+        await connected.close();
+        await gateway.close().catch(() => undefined);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
