@@ -268,6 +268,25 @@ describe('SDK v2 era bad input over raw Streamable HTTP', () => {
       await expectServing();
     });
 
+    it('resources/read of an unknown URI: -32602 with data exactly { uri } (modern); -32002 in a legacy session', async () => {
+      const uri = 'db://notes/never-created';
+      const response = await modern('resources/read', { uri });
+      expect(response.status).toBe(200);
+      expect(response.json.error).toEqual({
+        code: -32602,
+        message: expect.stringContaining('Resource not found'),
+        data: { uri },
+      });
+      const id = ++ids;
+      const legacy = await rawPost(endpoint, rpc(id, 'resources/read', { uri }), session);
+      expect(legacy.json.error).toEqual({
+        code: -32002,
+        message: 'Resource not found',
+        data: { uri, detail: expect.any(String) },
+      });
+      await expectServing();
+    });
+
     it('legacy-only methods in the modern era → 404 -32601', async () => {
       for (const method of ['ping', 'logging/setLevel', 'resources/subscribe', 'no/such/method']) {
         const id = ++ids;
@@ -526,7 +545,7 @@ describe('gateways serving one era (MCP_PROTOCOL_ERAS): what the other era gets'
   it("'modern': initialize → 400 -32022 naming only 2026-07-28 (with or without the modern header); GET and DELETE → 405", async () => {
     const gateway = await startGateway({ MCP_PROTOCOL_ERAS: 'modern' });
     try {
-      for (const headers of [{}, { 'mcp-protocol-version': MODERN }]) {
+      for (const headers of [{}, { 'mcp-protocol-version': MODERN }] as Record<string, string>[]) {
         const response = await rawPost(gateway.endpoint, initializeRequest(7), headers);
         const error = expectError(response, 400, -32022, 7);
         expect(error.data).toEqual(expect.objectContaining({ supported: [MODERN] }));
