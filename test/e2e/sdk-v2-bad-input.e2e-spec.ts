@@ -6,6 +6,7 @@
  * input the server keeps serving both eras. (The legacy era's own framing, parameter and body
  * checks are in http-bad-input.e2e-spec.ts.)
  */
+import { ResourceNotificationService } from '@app/mcp';
 import { RequestStateCodec, digestParams } from '@app/mcp/protocol/modern/request-state.codec.js';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSse, rpc, within } from '../support/http-wire.js';
@@ -342,7 +343,7 @@ describe('SDK v2 era bad input over raw Streamable HTTP', () => {
         });
         // A resource that comes to exist later is not delivered either (no live matching).
         const report = await gateway.app
-          .get((await import('@app/mcp')).ResourceNotificationService)
+          .get(ResourceNotificationService)
           .notifyResourceUpdated('db://notes/no-such-note');
         expect(report).toEqual(expect.objectContaining({ listeners: 0 }));
         expect(stream.events).toHaveLength(1);
