@@ -377,12 +377,19 @@ const failure = (id: JsonRpcId | null, exception: McpException, method: string):
   method,
 });
 
-/** The modern era answers "resource not found" with `-32602` and `data.uri`, never `-32002`. */
+/**
+ * The modern era answers "resource not found" with `-32602` and `data: { uri }`, never `-32002`.
+ * `data` holds the URI alone: that is how clients tell it from other invalid params (the
+ * TypeScript SDK v2 client makes it a `ResourceNotFoundError` only then), so the detail goes
+ * into the message.
+ */
 function modernError(outcome: Outcome): Outcome {
   const error = (outcome.response as { error?: { code: number; data?: Record<string, unknown> } }).error;
   if (error?.code !== JsonRpcErrorCode.ResourceNotFound) return outcome;
-  const detail = typeof error.data?.detail === 'string' ? error.data.detail : 'Resource not found';
-  const exception = new McpInvalidParamsException(detail, { uri: error.data?.uri });
+  const detail = typeof error.data?.detail === 'string' ? `: ${error.data.detail}` : '';
+  const exception = new McpException(JsonRpcErrorCode.InvalidParams, `Resource not found${detail}`, undefined, {
+    uri: error.data?.uri,
+  });
   return failure(outcome.response.id, exception, outcome.method);
 }
 

@@ -127,13 +127,13 @@ export class McpHttpHandler {
     if (!body) return;
     const payload = body.value;
     const id = readableId(payload);
-    if (this.dispatcher.isModern(payload, {}, req.headers[PROTOCOL_VERSION_HEADER])) {
+    // The header is ignored on initialize itself: that is where the version is negotiated. So a
+    // modern header does not make an initialize modern (only its `_meta`, or 'modern' mode does).
+    const initialize = isInitializeMessage(payload);
+    if (this.dispatcher.isModern(payload, {}, initialize ? undefined : req.headers[PROTOCOL_VERSION_HEADER])) {
       return this.handleModernPost(req, res, payload, id, accept, auth);
     }
-    // The header is ignored on initialize itself: that is where the version is negotiated.
-    const headerVersion = isInitializeMessage(payload)
-      ? undefined
-      : await this.rejectingWithId(id, async () => this.headerVersion(req));
+    const headerVersion = initialize ? undefined : await this.rejectingWithId(id, async () => this.headerVersion(req));
     const session = await this.rejectingWithId(id, () => this.sessionForPost(req, payload, auth));
 
     let stream: McpPostStream | undefined;
