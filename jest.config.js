@@ -37,7 +37,13 @@ export default {
       rootDir: '.',
       testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/src/**/*.spec.ts'],
     },
-    { ...shared, displayName: 'e2e', rootDir: '.', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/e2e-env.ts'],
+    },
     // The gateway's e2e scenarios again, on Redis (one instance): the backends behave alike.
     {
       ...shared,
@@ -46,6 +52,7 @@ export default {
       testMatch: REDIS_E2E.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`),
       globalSetup: '<rootDir>/test/support/redis-global-setup.mjs',
       setupFiles: ['<rootDir>/test/support/redis-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/e2e-env.ts'],
       globalTeardown: '<rootDir>/test/support/redis-global-teardown.mjs',
     },
     // Three gateway processes on Redis behind a round-robin proxy: the legacy subscription
