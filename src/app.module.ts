@@ -15,6 +15,7 @@ import { NotesPrompts } from './notes/notes.prompts.js';
 import { NotesResources } from './notes/notes.resources.js';
 import { InMemoryNotesStore, NotesStore } from './notes/notes.store.js';
 import { RedisNotesStore } from './notes/redis-notes.store.js';
+import { NotesSummaryTools } from './notes/notes-summary.tools.js';
 import { NotesTools } from './notes/notes.tools.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './gateway.info.js';
@@ -62,6 +63,7 @@ export class AppModule {
         DemoPrompts,
         notesStoreFor(config),
         NotesTools,
+        NotesSummaryTools,
         NotesResources,
         NotesPrompts,
       ],

@@ -42,3 +42,9 @@ export class DeleteNoteInput {
   @IsNotEmpty()
   id!: string;
 }
+
+export class SummarizeNoteInput {
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+}

@@ -1,11 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import {
   McpArgs,
-  McpClientCapabilityError,
-  McpClientUnreachableError,
   McpCtx,
   McpInvalidParamsException,
-  McpMissingClientCapabilityException,
   McpResourceService,
   McpTool,
   RequireScopes,
@@ -14,6 +11,7 @@ import {
   type McpElicitResult,
   type McpRequestContext,
 } from '@app/mcp';
+import { clientCannotAnswer } from './client-input.js';
 import { CreateNoteInput, CreateNoteOutput, DeleteNoteInput, UpdateNoteInput, UpdateNoteOutput } from './notes.dto.js';
 import { NOTES_URI } from './notes.resources.js';
 import { noteUri, NotesStore, type Note } from './notes.store.js';
@@ -103,7 +101,8 @@ export class NotesTools {
         { key: 'confirm' },
       );
     } catch (error) {
-      if (cannotAsk(error)) return toolError('This client cannot show a confirmation form, so nothing was deleted');
+      if (clientCannotAnswer(error))
+        return toolError('This client cannot show a confirmation form, so nothing was deleted');
       throw error;
     }
     if (answer.action !== 'accept' || answer.content?.confirm !== true) return { deleted: 0, confirmed: false };
@@ -119,9 +118,3 @@ export class NotesTools {
     return note;
   }
 }
-
-/** The client declared no elicitation, or nothing can carry the question to it. */
-const cannotAsk = (error: unknown): boolean =>
-  error instanceof McpClientCapabilityError ||
-  error instanceof McpClientUnreachableError ||
-  error instanceof McpMissingClientCapabilityException;

@@ -8,7 +8,7 @@
  *   elicitation (`notes.clear`) confirmed and declined, cancellation;
  * - `'legacy'` ends in the 2025 era, unchanged: `initialize`, `resources/subscribe` and
  *   `notifications/resources/updated` on the session, elicitation pushed as a request.
- * The gateway has no tool that samples, so sampling is not exercised here.
+ * Sampling (notes.summarize) has its own spec, sdk-v2-sampling.e2e-spec.ts.
  * "Nothing arrived" is always proved by a later marker notification on the same stream.
  */
 import { ResourceNotFoundError, SdkError, SdkErrorCode, type McpSubscription } from '@modelcontextprotocol/client';
@@ -38,7 +38,7 @@ const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
  * with the strict wire profile (README, "Compatibility with the official SDK client").
  */
 const GATEWAY_ENV = { MCP_WIRE_PROFILE: 'strict' };
-const TOOLS = ['echo', 'add', 'notes.create', 'notes.update', 'notes.delete', 'notes.clear'];
+const TOOLS = ['echo', 'add', 'notes.create', 'notes.update', 'notes.delete', 'notes.clear', 'notes.summarize'];
 const STATIC_RESOURCES = [
   'system://info',
   'system://metrics',
