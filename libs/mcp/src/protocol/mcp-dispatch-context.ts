@@ -26,8 +26,12 @@ export interface McpDispatchContext {
   readonly eras?: McpProtocolEras;
   /** Modern era: the envelope the transport already read and checked its headers against. */
   readonly envelope?: McpModernEnvelope;
-  /** Aborted when the transport drops the request (modern HTTP: the client closed its answer stream). */
-  readonly cancelled?: AbortSignal;
+  /**
+   * Registers what to do when the transport drops the request (modern HTTP: the client closed its
+   * answer stream); called at once when it was dropped already. A callback, not an AbortSignal:
+   * most requests are never dropped, and a signal per request is measurable work.
+   */
+  readonly onDropped?: (drop: () => void) => void;
   /**
    * The connection (WebSocket, stdio, legacy SSE) the message came on: its requests are tracked
    * under it for `notifications/cancelled`, in both eras. Without one, the session's id is used.

@@ -299,13 +299,6 @@ export class McpDispatcher {
     // initialize cannot be cancelled; without a scope a cancellation could not be attributed.
     const scope = ctx.connectionId ?? ctx.session?.id;
     let finish: (() => void) | undefined;
-    const dropped = ctx.cancelled;
-    // The transport can no longer deliver the answer: whatever its reason, the request is
-    // cancelled (never answered, never logged as a failure).
-    const onDrop = () =>
-      controller.abort(
-        dropped!.reason instanceof McpRequestCancelledError ? dropped!.reason : new McpRequestCancelledError(),
-      );
     try {
       if (scope !== undefined && request.method !== 'initialize') {
         finish = this.inflight.start(scope, request.id, controller);
@@ -315,10 +308,9 @@ export class McpDispatcher {
           );
         }
       }
-      if (dropped) {
-        if (dropped.aborted) onDrop();
-        else dropped.addEventListener('abort', onDrop, { once: true });
-      }
+      // The transport can no longer deliver the answer: the request is cancelled (never
+      // answered, never logged as a failure).
+      ctx.onDropped?.(() => controller.abort(new McpRequestCancelledError('The answer can no longer be delivered')));
       const result = await work(controller);
       if (controller.reason instanceof McpRequestCancelledError) return undefined;
       return { response: successResponse(request.id, result), status: 200, method: request.method };
@@ -327,7 +319,6 @@ export class McpDispatcher {
       return failure(request.id, this.errors.toException(error, request.method), request.method);
     } finally {
       finish?.();
-      dropped?.removeEventListener('abort', onDrop);
     }
   }
 

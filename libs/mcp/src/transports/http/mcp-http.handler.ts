@@ -22,7 +22,6 @@ import {
 } from '../../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import { classifyMessage, isInitializeMessage, isValidId, type JsonRpcId } from '../../protocol/json-rpc.js';
-import { McpRequestCancelledError } from '../../protocol/inflight-requests.js';
 import { isModernMessage, readModernEnvelope, type McpModernEnvelope } from '../../protocol/modern/modern-envelope.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import type { McpAnswer } from '../../protocol/mcp-answer.js';
@@ -195,9 +194,13 @@ export class McpHttpHandler {
   ): Promise<void> {
     const envelope = await this.rejectingWithId(id, async () => this.modernEnvelope(req, payload));
     let stream: McpPostStream | undefined;
-    const dropped = new AbortController();
+    // Closing the answer stream before it ends cancels the request.
+    let dropped = false;
+    let drop: (() => void) | undefined;
     res.once('close', () => {
-      if (!res.writableFinished) dropped.abort(new McpRequestCancelledError('The client closed the answer stream'));
+      if (res.writableFinished) return;
+      dropped = true;
+      drop?.();
     });
     const ctx: McpDispatchContext = {
       transport: 'streamable-http',
@@ -205,7 +208,7 @@ export class McpHttpHandler {
       sessionsEnabled: false,
       auth,
       envelope,
-      cancelled: dropped.signal,
+      onDropped: (listener) => (dropped ? listener() : (drop = listener)),
       sendRelated: (json) => {
         if (!accept.sse) return false;
         stream ??= this.openPostStream(res, undefined);
