@@ -19,7 +19,8 @@
  * | BENCH_PROFILE | auto (never) | `auto`: CPU-profile the library (the mount whose target failed) when one of its targets fails; `always`; `never` |
  * | BENCH_RESULTS_DIR | test/bench/results | where JSON, SVG and PNG go |
  * | BENCH_FD_RESERVE | 600 | descriptors kept free per process when sizing fan-out |
- * | BENCH_ERA_DURATION | 3 (0.1) | seconds per load point of the era phase and the Redis tools/call rows |
+ * | BENCH_ERA_DURATION | 2 (0.1) | seconds per load point of the era phase and the Redis tools/call rows |
+ * | BENCH_ERA_SERVERS | all | comma list of library, library-direct, sdk-v2, tmcp, node-floor for the era phase |
  * | BENCH_LISTEN_N | 1000,10000 (10) | `subscriptions/listen` streams per listen fan-out run |
  * | BENCH_REDIS_FANOUT_N | 1000,10000 (10) | subscribed sessions per Redis fan-out run |
  * | BENCH_REDIS_INSTANCES | 3 | library instances sharing Redis in the Redis fan-out |
@@ -34,6 +35,8 @@ import { SERVER_KINDS, type ServerKind } from './client/server-process.js';
 
 export type Phase = 'echo' | 'fanout' | 'memory' | 'resources' | 'era' | 'listen' | 'redis';
 export const PHASES: readonly Phase[] = ['echo', 'fanout', 'memory', 'resources', 'era', 'listen', 'redis'];
+/** The servers of the era phase, in run order. */
+export const ERA_KINDS: readonly ServerKind[] = ['library', 'library-direct', 'sdk-v2', 'tmcp', 'node-floor'];
 /** What `--quick` runs. */
 const QUICK_PHASES = 'era,listen,redis';
 
@@ -62,6 +65,7 @@ export interface BenchConfig {
   requestsPerPoint?: number;
   quick: boolean;
   eraDurationS: number;
+  eraServers: ServerKind[];
   listenN: number[];
   redisFanoutN: number[];
   redisInstances: number;
@@ -122,7 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     notifyIterations: smoke ? 200 : 20_000,
     requestsPerPoint: env.BENCH_REQUESTS?.trim() ? Math.floor(number(env.BENCH_REQUESTS, 1)) : smoke ? 32 : undefined,
     quick,
-    eraDurationS: number(env.BENCH_ERA_DURATION, smoke ? 0.1 : quick ? 2 : 3),
+    eraDurationS: number(env.BENCH_ERA_DURATION, smoke ? 0.1 : 2),
+    eraServers: names(env.BENCH_ERA_SERVERS, ERA_KINDS, 'era server'),
     listenN: list(env.BENCH_LISTEN_N, smoke ? [10] : [1_000, 10_000]),
     redisFanoutN: list(env.BENCH_REDIS_FANOUT_N, smoke ? [10] : [1_000, 10_000]),
     redisInstances: Math.floor(number(env.BENCH_REDIS_INSTANCES, 3)),

@@ -10,12 +10,12 @@ import { performance } from 'node:perf_hooks';
 import { LIBRARY_KINDS, MOUNT_LABELS, SERVER_LABELS, type ServerKind } from './client/server-process.js';
 import { loadConfig } from './config.js';
 import { runEcho } from './phases/echo.js';
-import { ERA_SERVERS, runEra } from './phases/era.js';
+import { erasOf, runEra } from './phases/era.js';
 import { LISTEN_SERVERS, runListenFanout } from './phases/listen.js';
 import { runRedis } from './phases/redis.js';
 import { fanoutSizes, runFanout } from './phases/fanout.js';
 import { runMemory } from './phases/memory.js';
-import { profileEcho, profileFanout } from './phases/profile.js';
+import { profileEcho, profileFanout, profileListen, profileModernEcho } from './phases/profile.js';
 import { runResources } from './phases/resources.js';
 import { buildSvg, svgToPng } from './report/chart.js';
 import { formatProfile } from './report/cpu-profile.js';
@@ -107,7 +107,7 @@ async function main(): Promise<number> {
       `\n== tools/call echo by protocol era (legacy session vs modern 2026-07-28; ${config.eraDurationS} s per point)`,
     );
     const done = phaseStart();
-    for (const { kind, eras } of ERA_SERVERS) era.push(...(await runEra(config, kind, eras, log)));
+    for (const kind of config.eraServers) era.push(...(await runEra(config, kind, erasOf(kind), log)));
     done();
   }
   if (config.phases.includes('listen')) {
@@ -169,13 +169,36 @@ async function main(): Promise<number> {
     }
   }
 
+  for (const kind of LIBRARY_KINDS) {
+    if (config.profile === 'never') continue;
+    const always = config.profile === 'always';
+    const name = kind === 'library' ? '' : '-direct';
+    if ((always && config.phases.includes('era')) || failed(kind, 'modern-')) {
+      log(`\n== CPU profile of the library (${MOUNT_LABELS[kind]}): modern tools/call echo`);
+      try {
+        profiles.push(await profileModernEcho(config, join(dir, `modern-echo${name}`), kind));
+      } catch (error) {
+        log(`  profile failed: ${(error as Error).message}`);
+      }
+    }
+    if ((always && config.phases.includes('listen')) || failed(kind, 'listen-')) {
+      const n = Math.min(...config.listenN.filter((size) => size >= 1_000), Math.max(...config.listenN));
+      log(`\n== CPU profile of the library (${MOUNT_LABELS[kind]}): subscriptions/listen fan-out to ${n}`);
+      try {
+        profiles.push(await profileListen(config, join(dir, `listen${name}`), n, kind));
+      } catch (error) {
+        log(`  profile failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
   meta.totalSeconds = (performance.now() - started) / 1_000;
   const rows = buildRows(echo, fanout, memory, resources);
   log('\n== results\n');
   log(consoleTable(rows));
   const peerTables = [eraTable(era), listenTable(listen), redisTable(redis)].filter((t) => t !== undefined);
   for (const table of peerTables) log(`\n${peerConsole(table)}`);
-  log('\n== targets (issue 6)\n');
+  log('\n== targets (issue 6; era, listen and Redis)\n');
   for (const t of targets) {
     const threshold = t.informational ? '' : ` (target ${t.threshold})`;
     log(`${verdict(t).padEnd(4)}  ${t.text}: ${t.detail ?? t.value ?? 'n/a'}${threshold}`);

@@ -196,7 +196,7 @@ export interface RedisFanoutResult {
   roundsMs?: number[];
   p50ArrivalMs?: number;
   rounds?: number;
-  /** Redis commands (INFO commandstats, the bench's own INFO left out) per notification: median round. */
+  /** Redis commands (INFO commandstats, the bench's own INFO left out, those run by Lua scripts counted) per notification: the round with the fewest. */
   commandsPerNotification?: number;
   /** The median round's commands by name. */
   commands?: Record<string, number>;

@@ -16,14 +16,8 @@ import type { BenchConfig } from '../config.js';
 import type { Era, EraPoint, EraResult } from '../types.js';
 import { echoRequest } from './echo.js';
 
-/** The servers of the era phase, in run order, with the eras each one is measured in. */
-export const ERA_SERVERS: ReadonlyArray<{ kind: ServerKind; eras: readonly Era[] }> = [
-  { kind: 'library', eras: ['legacy', 'modern'] },
-  { kind: 'library-direct', eras: ['legacy', 'modern'] },
-  { kind: 'sdk-v2', eras: ['legacy', 'modern'] },
-  { kind: 'tmcp', eras: ['legacy', 'modern'] },
-  { kind: 'node-floor', eras: ['legacy'] },
-];
+/** The eras a server of the era phase is measured in (the floor: legacy only, it ignores `_meta`). */
+export const erasOf = (kind: ServerKind): readonly Era[] => (kind === 'node-floor' ? ['legacy'] : ['legacy', 'modern']);
 
 /** Servers whose legacy era has no session (the SDK v2's stateless fallback). */
 const SESSIONLESS_LEGACY: readonly ServerKind[] = ['sdk-v2'];
