@@ -175,6 +175,8 @@ export interface ListenFanoutResult {
   roundsMs?: number[];
   /** Median arrival (in the median round). */
   p50ArrivalMs?: number;
+  /** Server CPU time from the call until every listen held the update (median round), in ms. */
+  serverCpuMs?: number;
   rounds?: number;
   /** Listens that got every update exactly once. */
   delivered?: number;
@@ -195,6 +197,8 @@ export interface RedisFanoutResult {
   fanoutMs?: number;
   roundsMs?: number[];
   p50ArrivalMs?: number;
+  /** CPU time of all the instances from the call until every stream held the update (median round), in ms. */
+  serverCpuMs?: number;
   rounds?: number;
   /** Redis commands (INFO commandstats, the bench's own INFO left out, those run by Lua scripts counted) per notification: the round with the fewest. */
   commandsPerNotification?: number;

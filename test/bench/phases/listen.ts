@@ -58,7 +58,7 @@ export async function runListenFanout(
         .length + set.endedEarly;
     result.errors += result.missing + result.duplicates + result.unexpected + (rounds.complete ? 0 : 1);
     log(
-      `  listen ${kind} N=${n}: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms); missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
+      `  listen ${kind} N=${n}: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; server CPU ${result.serverCpuMs?.toFixed(1)} ms); missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
     );
   } catch (error) {
     result.error = `${(error as Error).message} (while ${stage}; ${set.streams.length} listens opened; ${set.totalAcknowledged} acknowledged)`;

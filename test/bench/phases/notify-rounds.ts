@@ -5,7 +5,9 @@
  *
  * The server stamps the call with its monotonic clock (`process.hrtime`, the same clock in every
  * process on the machine); the bench converts it to its own `performance.now()` time line, on
- * which the stream client stamps arrivals.
+ * which the stream client stamps arrivals. The servers' CPU time (`process.cpuUsage()` over IPC)
+ * is read before the call and once every stream holds the update: the work of one notification,
+ * apart from the bench client's own share of the two cores.
  */
 import { performance } from 'node:perf_hooks';
 import { percentile } from '../client/load.js';
@@ -18,6 +20,8 @@ export interface RoundsSummary {
   roundsMs: number[];
   fanoutMs?: number;
   p50ArrivalMs?: number;
+  /** CPU time the servers used from just before the call until every stream held it (median round), in ms. */
+  serverCpuMs?: number;
 }
 
 /** Hooks run around each round (the Redis phase reads INFO commandstats there). */
@@ -40,13 +44,24 @@ export async function notifyRounds(
   rounds: number,
   waitMs: number,
   hooks: RoundHooks = {},
+  servers: ServerProcess[] = [notifier],
 ): Promise<{ summary: RoundsSummary; complete: boolean }> {
   const n = watched.length;
   const times: Array<{ ms: number; p50: number }> = [];
+  const cpuMs: number[] = [];
+  const cpu = async () => {
+    let total = 0;
+    for (const server of servers) {
+      const { cpu: used } = await server.command<{ cpu: { user: number; system: number } }>('cpu');
+      total += used.user + used.system;
+    }
+    return total / 1_000;
+  };
   let complete = true;
   for (let round = 1; round <= rounds; round++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await hooks.before?.(round);
+    const cpuBefore = await cpu();
     const { atNs } = await notifier.command<{ atNs: string }>('notify', { uri: COUNTER_URI });
     const sent = toLocalMs(atNs);
     const arrived = await set.waitUntil(() => (set.streamsWith[round] ?? 0) >= n, waitMs);
@@ -54,6 +69,7 @@ export async function notifyRounds(
       complete = false;
       break;
     }
+    cpuMs.push((await cpu()) - cpuBefore);
     await hooks.after?.(round);
     const arrivals = watched
       .map((s) => s.counters.updatedAt[round - 1])
@@ -67,6 +83,7 @@ export async function notifyRounds(
     const median = [...times].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
     summary.fanoutMs = median.ms;
     summary.p50ArrivalMs = median.p50;
+    summary.serverCpuMs = [...cpuMs].sort((a, b) => a - b)[Math.floor(cpuMs.length / 2)];
   }
   return { summary, complete };
 }

@@ -72,14 +72,22 @@ async function fanout(
     stage = 'measuring';
     const perRound: Array<Record<string, number>> = [];
     let before: Record<string, number> = {};
-    const rounds = await notifyRounds(servers[0], set, streams, config.fanoutRounds, WAIT_MS, {
-      before: async () => {
-        before = await redis.commandCalls();
+    const rounds = await notifyRounds(
+      servers[0],
+      set,
+      streams,
+      config.fanoutRounds,
+      WAIT_MS,
+      {
+        before: async () => {
+          before = await redis.commandCalls();
+        },
+        after: async () => {
+          perRound.push(callsDelta(before, await redis.commandCalls()));
+        },
       },
-      after: async () => {
-        perRound.push(callsDelta(before, await redis.commandCalls()));
-      },
-    });
+      servers,
+    );
     Object.assign(result, rounds.summary);
     if (perRound.length > 0) {
       // The round with the fewest: the instances' heartbeats (a PEXPIRE and HGET per held
@@ -97,7 +105,7 @@ async function fanout(
       streams.filter((s) => s.counters.otherUpdated > 0 || s.counters.unexpected > 0).length + set.endedEarly;
     result.errors += result.missing + result.duplicates + result.unexpected + (rounds.complete ? 0 : 1);
     log(
-      `  redis fan-out N=${n} over ${servers.length} instances: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms); ${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
+      `  redis fan-out N=${n} over ${servers.length} instances: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; instances' CPU ${result.serverCpuMs?.toFixed(1)} ms); ${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
     );
   } catch (error) {
     result.error = `${(error as Error).message} (while ${stage}; ${set.streams.length} streams opened)`;

@@ -56,6 +56,12 @@ export function listenTable(listen: ListenFanoutResult[]): PeerTable | undefined
       better: 'lower',
       values: kinds.map((k) => at(k, n)?.p50ArrivalMs),
     });
+    rows.push({
+      metric: `N=${n} server CPU per notification`,
+      unit: 'ms',
+      better: 'lower',
+      values: kinds.map((k) => at(k, n)?.serverCpuMs),
+    });
   }
   return { title: 'subscriptions/listen fan-out', columns: kinds.map(kindLabel), rows };
 }
@@ -70,6 +76,12 @@ export function redisTable(redis: RedisResult | undefined): PeerTable | undefine
       unit: 'ms',
       better: 'lower',
       values: [ok ? f.fanoutMs : undefined],
+    });
+    rows.push({
+      metric: `fan-out N=${f.n}: CPU of the ${f.instances} instances per notification`,
+      unit: 'ms',
+      better: 'lower',
+      values: [ok ? f.serverCpuMs : undefined],
     });
     rows.push({
       metric: `fan-out N=${f.n}: Redis commands per notification`,
