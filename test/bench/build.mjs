@@ -2,9 +2,14 @@
 // with plain `tsc -p test/bench/tsconfig.json` into test/bench/results/.build/ (gitignored, and
 // outside dist/, which `nest build` deletes), only when the output is missing or older than any
 // source. `npm run bench` and `npm run start:bench-fixture` run it first.
+//
+// The Redis backend (libs/mcp-redis) imports the library as `@nest-mcp/server`: tsc resolves it
+// through the bench tsconfig's one `paths` entry, and after compiling, those imports in the
+// output are rewritten to the relative path of the library's compiled index, so the backend and
+// the fixture share one copy of the library's classes.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -22,6 +27,7 @@ const newestIn = (dir) => {
 const sourceTime = Math.max(
   newestIn(join(root, 'test', 'bench')),
   newestIn(join(root, 'libs', 'mcp', 'src')),
+  newestIn(join(root, 'libs', 'mcp-redis', 'src')),
   statSync(join(root, 'tsconfig.json')).mtimeMs,
 );
 if (process.argv.includes('--force') || !existsSync(stamp) || statSync(stamp).mtimeMs < sourceTime) {
@@ -31,4 +37,26 @@ if (process.argv.includes('--force') || !existsSync(stamp) || statSync(stamp).mt
     cwd: root,
     stdio: ['ignore', process.stderr, 'inherit'],
   });
+  rewriteLibraryImports(join(root, 'test', 'bench', 'results', '.build', 'libs'));
+}
+
+/** `from '@nest-mcp/server'` in the compiled Redis backend -> the relative path of the compiled library index. */
+function rewriteLibraryImports(out) {
+  const index = join(out, 'mcp', 'src', 'index.js');
+  const visit = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.name.endsWith('.js')) {
+        const target = relative(dir, index).split('\\').join('/');
+        const text = readFileSync(path, 'utf8');
+        const next = text.replaceAll(
+          `from '@nest-mcp/server'`,
+          `from '${target.startsWith('.') ? target : `./${target}`}'`,
+        );
+        if (next !== text) writeFileSync(path, next);
+      }
+    }
+  };
+  visit(join(out, 'mcp-redis', 'src'));
 }

@@ -19,13 +19,26 @@
  * | BENCH_PROFILE | auto (never) | `auto`: CPU-profile the library (the mount whose target failed) when one of its targets fails; `always`; `never` |
  * | BENCH_RESULTS_DIR | test/bench/results | where JSON, SVG and PNG go |
  * | BENCH_FD_RESERVE | 600 | descriptors kept free per process when sizing fan-out |
+ * | BENCH_ERA_DURATION | 2 (0.1) | seconds per load point of the era phase and the Redis tools/call rows |
+ * | BENCH_ERA_SERVERS | all | comma list of library, library-direct, sdk-v2, tmcp, node-floor for the era phase |
+ * | BENCH_LISTEN_N | 1000,10000 (10) | `subscriptions/listen` streams per listen fan-out run |
+ * | BENCH_REDIS_FANOUT_N | 1000,10000 (10) | subscribed sessions per Redis fan-out run |
+ * | BENCH_REDIS_INSTANCES | 3 | library instances sharing Redis in the Redis fan-out |
+ * | BENCH_REDIS_MEMORY_N | 1000 (10) | idle sessions whose Redis memory is measured |
+ *
+ * `--quick` on the command line (`npm run bench -- --quick`): the new rows only (phases era,
+ * listen, redis), 2 s per load point, 5 rounds; environment variables still win.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { SERVER_KINDS, type ServerKind } from './client/server-process.js';
 
-export type Phase = 'echo' | 'fanout' | 'memory' | 'resources';
-export const PHASES: readonly Phase[] = ['echo', 'fanout', 'memory', 'resources'];
+export type Phase = 'echo' | 'fanout' | 'memory' | 'resources' | 'era' | 'listen' | 'redis';
+export const PHASES: readonly Phase[] = ['echo', 'fanout', 'memory', 'resources', 'era', 'listen', 'redis'];
+/** The servers of the era phase, in run order. */
+export const ERA_KINDS: readonly ServerKind[] = ['library', 'library-direct', 'sdk-v2', 'tmcp', 'node-floor'];
+/** What `--quick` runs. */
+const QUICK_PHASES = 'era,listen,redis';
 
 export interface BenchConfig {
   smoke: boolean;
@@ -50,6 +63,13 @@ export interface BenchConfig {
   notifyIterations: number;
   /** Requests per load point (and warm-up) instead of `durationS`: a load whose size is known. */
   requestsPerPoint?: number;
+  quick: boolean;
+  eraDurationS: number;
+  eraServers: ServerKind[];
+  listenN: number[];
+  redisFanoutN: number[];
+  redisInstances: number;
+  redisMemoryN: number;
 }
 
 const list = (value: string | undefined, fallback: number[]): number[] => {
@@ -80,23 +100,24 @@ export function fileDescriptorLimit(): number {
   return Number.isFinite(n) && n > 0 ? n : 1024;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv): BenchConfig {
   const smoke = env.BENCH_SMOKE === '1' || env.BENCH_SMOKE === 'true';
+  const quick = argv.includes('--quick');
   const profile = (env.BENCH_PROFILE?.trim() || (smoke ? 'never' : 'auto')) as BenchConfig['profile'];
   if (!['auto', 'always', 'never'].includes(profile))
     throw new Error(`BENCH_PROFILE is '${profile}': auto, always or never`);
   return {
     smoke,
     durationS: number(env.BENCH_DURATION, smoke ? 0.1 : 5),
-    warmupS: number(env.BENCH_WARMUP, smoke ? 0.1 : 2),
+    warmupS: number(env.BENCH_WARMUP, smoke ? 0.1 : quick ? 1 : 2),
     concurrency: list(env.BENCH_CONCURRENCY, smoke ? [1, 16] : [1, 16, 64]),
     fanoutN: list(env.BENCH_FANOUT_N, smoke ? [10] : [100, 1_000, 10_000]),
     fanoutFloorMax: number(env.BENCH_FANOUT_FLOOR_MAX, smoke ? 10 : 1_000),
-    fanoutRounds: Math.min(50, Math.floor(number(env.BENCH_FANOUT_ROUNDS, smoke ? 2 : 7))),
+    fanoutRounds: Math.min(50, Math.floor(number(env.BENCH_FANOUT_ROUNDS, smoke ? 2 : quick ? 5 : 7))),
     memoryN: list(env.BENCH_MEMORY_N, smoke ? [10] : [1_000, 10_000]),
     resourcesN: Math.floor(number(env.BENCH_RESOURCES_N, smoke ? 100 : 10_000)),
     servers: names(env.BENCH_SERVERS, SERVER_KINDS, 'server'),
-    phases: names(env.BENCH_PHASES, PHASES, 'phase'),
+    phases: names(env.BENCH_PHASES ?? (quick ? QUICK_PHASES : undefined), PHASES, 'phase'),
     profile,
     resultsDir: resolve(env.BENCH_RESULTS_DIR?.trim() || 'test/bench/results'),
     fdLimit: fileDescriptorLimit(),
@@ -104,5 +125,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     setupConcurrency: 64,
     notifyIterations: smoke ? 200 : 20_000,
     requestsPerPoint: env.BENCH_REQUESTS?.trim() ? Math.floor(number(env.BENCH_REQUESTS, 1)) : smoke ? 32 : undefined,
+    quick,
+    eraDurationS: number(env.BENCH_ERA_DURATION, smoke ? 0.1 : 2),
+    eraServers: names(env.BENCH_ERA_SERVERS, ERA_KINDS, 'era server'),
+    listenN: list(env.BENCH_LISTEN_N, smoke ? [10] : [1_000, 10_000]),
+    redisFanoutN: list(env.BENCH_REDIS_FANOUT_N, smoke ? [10] : [1_000, 10_000]),
+    redisInstances: Math.floor(number(env.BENCH_REDIS_INSTANCES, 3)),
+    redisMemoryN: Math.floor(number(env.BENCH_REDIS_MEMORY_N, smoke ? 10 : 1_000)),
   };
 }

@@ -10,16 +10,30 @@ import { performance } from 'node:perf_hooks';
 import { LIBRARY_KINDS, MOUNT_LABELS, SERVER_LABELS, type ServerKind } from './client/server-process.js';
 import { loadConfig } from './config.js';
 import { runEcho } from './phases/echo.js';
+import { erasOf, runEra } from './phases/era.js';
+import { LISTEN_SERVERS, runListenFanout } from './phases/listen.js';
+import { runRedis } from './phases/redis.js';
 import { fanoutSizes, runFanout } from './phases/fanout.js';
 import { runMemory } from './phases/memory.js';
-import { profileEcho, profileFanout } from './phases/profile.js';
+import { profileEcho, profileFanout, profileListen, profileModernEcho } from './phases/profile.js';
 import { runResources } from './phases/resources.js';
 import { buildSvg, svgToPng } from './report/chart.js';
 import { formatProfile } from './report/cpu-profile.js';
 import { collectMeta } from './report/meta.js';
+import { eraTable, listenTable, peerConsole, peerMarkdown, redisTable } from './report/peer-tables.js';
+import { evaluatePeerTargets } from './report/peer-targets.js';
 import { buildRows, consoleTable, markdown, verdict } from './report/table.js';
 import { evaluateTargets } from './report/targets.js';
-import type { EchoResult, FanoutResult, MemoryResult, ProfileSummary, ResourcesResult } from './types.js';
+import type {
+  EchoResult,
+  EraResult,
+  FanoutResult,
+  ListenFanoutResult,
+  MemoryResult,
+  ProfileSummary,
+  RedisResult,
+  ResourcesResult,
+} from './types.js';
 
 const FLOORS: readonly ServerKind[] = ['nest-floor', 'node-floor'];
 /** Servers with runtime resources (the floors answer tools/call only). */
@@ -48,6 +62,9 @@ async function main(): Promise<number> {
   const fanout: FanoutResult[] = [];
   const memory: MemoryResult[] = [];
   const resources: ResourcesResult[] = [];
+  const era: EraResult[] = [];
+  const listen: ListenFanoutResult[] = [];
+  let redis: RedisResult | undefined;
 
   const phaseStart = () => {
     const t = performance.now();
@@ -85,6 +102,29 @@ async function main(): Promise<number> {
     done();
   }
 
+  if (config.phases.includes('era')) {
+    log(
+      `\n== tools/call echo by protocol era (legacy session vs modern 2026-07-28; ${config.eraDurationS} s per point)`,
+    );
+    const done = phaseStart();
+    for (const kind of config.eraServers) era.push(...(await runEra(config, kind, erasOf(kind), log)));
+    done();
+  }
+  if (config.phases.includes('listen')) {
+    log('\n== subscriptions/listen fan-out (modern era)');
+    const done = phaseStart();
+    for (const n of config.listenN) {
+      for (const kind of LISTEN_SERVERS) listen.push(await runListenFanout(config, kind, n, log));
+    }
+    done();
+  }
+  if (config.phases.includes('redis')) {
+    log('\n== Redis backend');
+    const done = phaseStart();
+    redis = await runRedis(config, log);
+    done();
+  }
+
   const echoErrors = echo.reduce(
     (sum, e) => sum + (e.error ? 1 : 0) + e.points.reduce((s, p) => s + p.errors, 0) + (e.warmup?.errors ?? 0),
     0,
@@ -93,8 +133,14 @@ async function main(): Promise<number> {
     echoErrors +
     fanout.reduce((sum, f) => sum + f.errors, 0) +
     memory.reduce((sum, m) => sum + m.errors, 0) +
-    resources.reduce((sum, r) => sum + r.errors, 0);
-  const targets = evaluateTargets(echo, fanout, memory, totalErrors);
+    resources.reduce((sum, r) => sum + r.errors, 0) +
+    era.reduce(
+      (sum, e) => sum + (e.error ? 1 : 0) + e.points.reduce((s, p) => s + p.errors, 0) + (e.warmup?.errors ?? 0),
+      0,
+    ) +
+    listen.reduce((sum, l) => sum + l.errors, 0) +
+    (redis?.errors ?? 0);
+  const targets = [...evaluateTargets(echo, fanout, memory, totalErrors), ...evaluatePeerTargets(era, listen, redis)];
 
   const profiles: ProfileSummary[] = [];
   const failed = (kind: ServerKind, prefix: string) =>
@@ -123,18 +169,58 @@ async function main(): Promise<number> {
     }
   }
 
+  for (const kind of LIBRARY_KINDS) {
+    if (config.profile === 'never') continue;
+    const always = config.profile === 'always';
+    const name = kind === 'library' ? '' : '-direct';
+    if ((always && config.phases.includes('era')) || failed(kind, 'modern-')) {
+      log(`\n== CPU profile of the library (${MOUNT_LABELS[kind]}): modern tools/call echo`);
+      try {
+        profiles.push(await profileModernEcho(config, join(dir, `modern-echo${name}`), kind));
+      } catch (error) {
+        log(`  profile failed: ${(error as Error).message}`);
+      }
+    }
+    if ((always && config.phases.includes('listen')) || failed(kind, 'listen-')) {
+      const n = Math.min(...config.listenN.filter((size) => size >= 1_000), Math.max(...config.listenN));
+      log(`\n== CPU profile of the library (${MOUNT_LABELS[kind]}): subscriptions/listen fan-out to ${n}`);
+      try {
+        profiles.push(await profileListen(config, join(dir, `listen${name}`), n, kind));
+      } catch (error) {
+        log(`  profile failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
   meta.totalSeconds = (performance.now() - started) / 1_000;
   const rows = buildRows(echo, fanout, memory, resources);
   log('\n== results\n');
   log(consoleTable(rows));
-  log('\n== targets (issue 6)\n');
+  const peerTables = [eraTable(era), listenTable(listen), redisTable(redis)].filter((t) => t !== undefined);
+  for (const table of peerTables) log(`\n${peerConsole(table)}`);
+  log('\n== targets (issue 6; era, listen and Redis)\n');
   for (const t of targets) {
     const threshold = t.informational ? '' : ` (target ${t.threshold})`;
     log(`${verdict(t).padEnd(4)}  ${t.text}: ${t.detail ?? t.value ?? 'n/a'}${threshold}`);
   }
   for (const profile of profiles) log(`\n${formatProfile(profile)}`);
 
-  const report = { meta, config, echo, fanout, memory, resources, table: rows, targets, profiles, errors: totalErrors };
+  const report = {
+    meta,
+    config,
+    echo,
+    fanout,
+    memory,
+    resources,
+    era,
+    listen,
+    redis,
+    table: rows,
+    peerTables,
+    targets,
+    profiles,
+    errors: totalErrors,
+  };
   const base = join(config.resultsDir, `bench-${stamp}`);
   const json = JSON.stringify(report, null, 2);
   writeFileSync(`${base}.json`, json);
@@ -144,7 +230,7 @@ async function main(): Promise<number> {
   const png = svgToPng(svg);
   writeFileSync(`${base}.png`, png);
   writeFileSync(join(config.resultsDir, 'latest.png'), png);
-  const snippet = markdown(meta, rows, targets);
+  const snippet = [markdown(meta, rows, targets), ...peerTables.map(peerMarkdown)].join('\n\n');
   writeFileSync(`${base}.md`, snippet);
   log(`\n== written: ${base}.json, .svg, .png, .md (and latest.json, latest.png)`);
   log(`\n== README snippet\n\n${snippet}\n`);

@@ -147,3 +147,87 @@ export interface BenchMeta {
   durationS: number;
   totalSeconds?: number;
 }
+
+/** The protocol era of a request: 2025 sessions (`initialize`) or MCP 2026-07-28 (stateless). */
+export type Era = 'legacy' | 'modern';
+
+export interface EraPoint extends LoadResult {
+  /** Server CPU (user + system, `process.cpuUsage()` in the server) per answered request, in µs. */
+  cpuUsPerRequest?: number;
+}
+
+/** `tools/call echo` of one era on one server (the era phase). */
+export interface EraResult {
+  server: ServerKind;
+  era: Era;
+  warmup?: LoadResult;
+  points: EraPoint[];
+  error?: string;
+}
+
+/** `subscriptions/listen` fan-out: n listens on `mem://counter`, one `notifyResourceUpdated` at a time. */
+export interface ListenFanoutResult {
+  server: ServerKind;
+  n: number;
+  setupMs?: number;
+  /** From the in-process `notifyResourceUpdated` call to the last listener holding it: median round. */
+  fanoutMs?: number;
+  roundsMs?: number[];
+  /** Median arrival (in the median round). */
+  p50ArrivalMs?: number;
+  /** Server CPU time from the call until every listen held the update (median round), in ms. */
+  serverCpuMs?: number;
+  rounds?: number;
+  /** Listens that got every update exactly once. */
+  delivered?: number;
+  missing?: number;
+  duplicates?: number;
+  /** Events that were neither the acknowledgement nor the update, or listens that ended early. */
+  unexpected?: number;
+  errors: number;
+  error?: string;
+}
+
+/** Fan-out over the Redis backend: subscribers spread over the instances, one notification at a time. */
+export interface RedisFanoutResult {
+  n: number;
+  instances: number;
+  setupMs?: number;
+  /** From `notifyResourceUpdated` on instance 1 to the last subscribed stream holding it: median round. */
+  fanoutMs?: number;
+  roundsMs?: number[];
+  p50ArrivalMs?: number;
+  /** CPU time of all the instances from the call until every stream held the update (median round), in ms. */
+  serverCpuMs?: number;
+  rounds?: number;
+  /** Redis commands (INFO commandstats, the bench's own INFO left out, those run by Lua scripts counted) per notification: the round with the fewest. */
+  commandsPerNotification?: number;
+  /** The median round's commands by name. */
+  commands?: Record<string, number>;
+  delivered?: number;
+  missing?: number;
+  duplicates?: number;
+  unexpected?: number;
+  errors: number;
+  error?: string;
+}
+
+export interface RedisResult {
+  redisVersion?: string;
+  fanout: RedisFanoutResult[];
+  /** `tools/call echo` at concurrency 16 on one legacy session: in-memory backend vs Redis (direct mount both). */
+  echo?: { memory?: LoadResult; redis?: LoadResult };
+  /** Idle sessions held in Redis. */
+  memory?: {
+    sessions: number;
+    /** (INFO used_memory after - before) / sessions. */
+    usedMemoryPerSessionBytes: number;
+    /** Sum of MEMORY USAGE over a sample of sessions' keys, per session. */
+    memoryUsagePerSessionBytes: number;
+    /** Keys per idle session. */
+    keysPerSession: number;
+    sampled: number;
+  };
+  errors: number;
+  error?: string;
+}

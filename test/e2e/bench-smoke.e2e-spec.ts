@@ -1,6 +1,7 @@
 /**
  * A smoke of the benchmark harness, not a benchmark (`BENCH_SMOKE=1`: every server kind, the
- * library with both mounts, through every phase, with a load of a known tiny size: 32 requests
+ * library with both mounts, through every phase (the era, listen and Redis phases too, with the
+ * SDK v2, tmcp and the bench's own redis-server), with a load of a known tiny size: 32 requests
  * per load point, N=10 sessions): it completes, every response and notification was correct,
  * and the report (JSON, SVG, PNG, console table) is produced. No timing is asserted: timing
  * stays out of the test suite (issue 6). What remains of its run time is starting the server
@@ -24,7 +25,7 @@ function runBench(resultsDir: string): Promise<{ code: number | null; output: st
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 150_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 270_000);
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -124,5 +125,44 @@ describe('npm run bench, smoke mode', () => {
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(existsSync(join(resultsDir, `bench-${report.meta.date.replace(/[:.]/g, '-')}.svg`))).toBe(true);
     expect(output).toContain('| Metric |');
-  }, 180_000);
+
+    // The era phase: both eras on the library (both mounts), the SDK v2 and tmcp; the floor once.
+    expect(report.era.map((e: any) => `${e.server} ${e.era}`)).toEqual([
+      'library legacy',
+      'library modern',
+      'library-direct legacy',
+      'library-direct modern',
+      'sdk-v2 legacy',
+      'sdk-v2 modern',
+      'tmcp legacy',
+      'tmcp modern',
+      'node-floor legacy',
+    ]);
+    for (const era of report.era) {
+      expect(era.error).toBeUndefined();
+      for (const point of [era.warmup, ...era.points]) expect(point).toMatchObject({ ok: requests, errors: 0 });
+      for (const point of era.points) expect(point.cpuUsPerRequest).toBeGreaterThan(0);
+    }
+    expect(report.listen.map((l: any) => l.server)).toEqual(['library', 'library-direct', 'sdk-v2']);
+    for (const listen of report.listen) {
+      expect(listen).toMatchObject({ n: 10, errors: 0, delivered: 10, missing: 0, duplicates: 0, unexpected: 0 });
+    }
+    expect(report.redis.errors).toBe(0);
+    expect(report.redis.fanout).toHaveLength(1);
+    expect(report.redis.fanout[0]).toMatchObject({ n: 10, instances: 3, errors: 0, delivered: 10, missing: 0 });
+    expect(report.redis.fanout[0].commandsPerNotification).toBeGreaterThan(0);
+    expect(report.redis.echo.redis).toMatchObject({ ok: requests, errors: 0 });
+    expect(report.redis.memory.sessions).toBe(10);
+    for (const id of [
+      'modern-c16-vs-sdk-v2-direct',
+      'modern-c16-vs-node-direct',
+      'modern-cpu-vs-legacy',
+      'modern-cpu-vs-legacy-direct',
+      'listen-1000-vs-sdk-v2',
+      'listen-linear-direct',
+      'redis-echo-c16-vs-memory',
+    ])
+      expect(ids).toContain(id);
+    expect(output).toContain('| tools/call echo by protocol era |');
+  }, 300_000);
 });

@@ -25,7 +25,22 @@ export class BenchHttp {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: poolSize, maxFreeSockets: poolSize });
   }
 
-  request(method: string, body?: object, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  /**
+   * One request. A keep-alive socket the server closed while it sat in the pool (its idle
+   * timeout passing while a loaded machine kept the bench busy elsewhere) fails with ECONNRESET
+   * before any answer: that request never reached the server, so it is sent once more on a
+   * fresh socket, as Node's documentation recommends.
+   */
+  async request(method: string, body?: object, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+    try {
+      return await this.send(method, body, headers);
+    } catch (error) {
+      if (!(error instanceof StaleSocketError)) throw error;
+      return this.send(method, body, headers);
+    }
+  }
+
+  private send(method: string, body: object | undefined, headers: Record<string, string>): Promise<HttpAnswer> {
     return new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const requestHeaders: Record<string, string | number> = { accept: ACCEPT_BOTH, ...headers };
@@ -35,14 +50,14 @@ export class BenchHttp {
       }
       const req = http.request(this.endpoint, { method, agent: this.agent, headers: requestHeaders });
       req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`${method} timed out after ${this.timeoutMs} ms`)));
-      req.on('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new Error(
-            `${method} ${this.endpoint}${req.reusedSocket ? ' on a reused keep-alive socket' : ''}: ${error.message}${error.code ? ` (${error.code})` : ''}`,
-          ),
-        ),
-      );
+      let answered = false;
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        const text = `${method} ${this.endpoint}${req.reusedSocket ? ' on a reused keep-alive socket' : ''}: ${error.message}${error.code ? ` (${error.code})` : ''}`;
+        const stale = req.reusedSocket && !answered && error.code === 'ECONNRESET';
+        reject(stale ? new StaleSocketError(text) : new Error(text));
+      });
       req.on('response', (res) => {
+        answered = true;
         const parts: Buffer[] = [];
         res.on('data', (chunk: Buffer) => parts.push(chunk));
         res.on('error', reject);
@@ -59,6 +74,9 @@ export class BenchHttp {
     this.agent.destroy();
   }
 }
+
+/** A request that failed on a pooled socket the server had already closed (safe to send again). */
+class StaleSocketError extends Error {}
 
 /** A JSON body, or the last `data:` JSON of an SSE answer (the SDK may answer a POST with SSE). */
 export function parseAnswer(text: string): any {

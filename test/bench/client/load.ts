@@ -23,6 +23,8 @@ export interface LoadOptions {
   amount?: number;
   /** Builds request number `seq` (unique across the run). */
   build: (seq: number) => LoadRequest;
+  /** Turns an answer's body into the JSON to check (default `JSON.parse`; SSE answers need more). */
+  parse?: (body: string) => unknown;
 }
 
 export interface LoadResult {
@@ -55,6 +57,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     firstError ??= why.slice(0, 300);
   };
 
+  const parse = options.parse ?? JSON.parse;
   return new Promise((resolve, reject) => {
     // autocannon stops on its next sample tick: tick every 100 ms so short points end on time.
     const started = performance.now();
@@ -80,7 +83,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
               if (status !== 200) return fail(`HTTP ${status}: ${String(body).slice(0, 200)}`);
               let json: unknown;
               try {
-                json = JSON.parse(body);
+                json = parse(body);
               } catch {
                 return fail(`not JSON: ${String(body).slice(0, 200)}`);
               }

@@ -6,7 +6,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export type ServerKind = 'library' | 'sdk' | 'nest-floor' | 'node-floor' | 'library-direct';
+export type ServerKind =
+  'library' | 'sdk' | 'nest-floor' | 'node-floor' | 'library-direct' | 'sdk-v2' | 'tmcp' | 'library-redis';
+
+/**
+ * Servers only the era, listen and Redis phases start (not columns of the main table): the
+ * official SDK v2 (`createMcpHandler`), tmcp, and the library's direct mount on the Redis
+ * backend (`REDIS_URL` given at start).
+ */
+export const PEER_KINDS: readonly ServerKind[] = ['sdk-v2', 'tmcp', 'library-redis'];
 
 /** In run and column order; the numbers of the ratio columns (1:2, D:4, ...) follow it (D = 5). */
 export const SERVER_KINDS: readonly ServerKind[] = ['library', 'sdk', 'nest-floor', 'node-floor', 'library-direct'];
@@ -20,12 +28,16 @@ export const SERVER_LABELS: Record<ServerKind, string> = {
   'nest-floor': 'bare Nest',
   'node-floor': 'bare node:http',
   'library-direct': 'this library, direct mount',
+  'sdk-v2': 'official SDK v2',
+  tmcp: 'tmcp',
+  'library-redis': 'this library, direct mount, Redis',
 };
 
 /** How a library kind's endpoint is mounted (for target texts). */
 export const MOUNT_LABELS: Partial<Record<ServerKind, string>> = {
   library: 'controller mount',
   'library-direct': 'direct mount',
+  'library-redis': 'direct mount, Redis backend',
 };
 
 const ENTRIES: Record<ServerKind, string> = {
@@ -34,12 +46,16 @@ const ENTRIES: Record<ServerKind, string> = {
   'nest-floor': 'nest-floor.js',
   'node-floor': 'node-floor.js',
   'library-direct': 'library-fixture.js',
+  'sdk-v2': 'sdk-v2-server.js',
+  tmcp: 'tmcp-server.js',
+  'library-redis': 'library-fixture.js',
 };
 
 /** Environment that makes a kind out of a shared entry. */
 const KIND_ENV: Partial<Record<ServerKind, Record<string, string>>> = {
   library: { BENCH_MOUNT: 'controller' },
   'library-direct': { BENCH_MOUNT: 'direct' },
+  'library-redis': { BENCH_MOUNT: 'direct', BENCH_BACKEND: 'redis' },
 };
 
 export const entryOf = (kind: ServerKind): string =>

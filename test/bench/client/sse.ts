@@ -13,6 +13,8 @@ export interface StreamCounters {
   otherUpdated: number;
   /** `notifications/resources/list_changed` (the bench's barrier). */
   listChanged: number;
+  /** `notifications/subscriptions/acknowledged` (the first event of a `subscriptions/listen`). */
+  acknowledged: number;
   /** Events whose data was not a JSON-RPC notification. */
   unexpected: number;
   /** performance.now() at each `updated`, in order. */
@@ -33,31 +35,51 @@ export class StreamSet {
   /** `streamsWith[k]`: streams that got at least k `updated` for the URI. */
   readonly streamsWith: number[] = [];
   totalListChanged = 0;
+  totalAcknowledged = 0;
   endedEarly = 0;
 
   constructor(readonly uri: string) {}
 
-  /** Opens `GET endpoint` as an SSE stream; resolves when the 200 headers arrive. */
-  open(endpoint: string, headers: Record<string, string>, timeoutMs = 30_000): Promise<WatchedStream> {
+  /**
+   * Opens `GET endpoint` as an SSE stream, or with `body` a POST whose answer is a stream (a
+   * modern `subscriptions/listen`); resolves when the 200 headers arrive.
+   */
+  open(endpoint: string, headers: Record<string, string>, timeoutMs = 30_000, body?: string): Promise<WatchedStream> {
     return new Promise((resolve, reject) => {
-      const counters: StreamCounters = { updated: 0, otherUpdated: 0, listChanged: 0, unexpected: 0, updatedAt: [] };
+      const counters: StreamCounters = {
+        updated: 0,
+        otherUpdated: 0,
+        listChanged: 0,
+        acknowledged: 0,
+        unexpected: 0,
+        updatedAt: [],
+      };
       let ended = false;
+      const what = body === undefined ? 'GET stream' : 'POST stream';
       const req = http.request(endpoint, {
-        method: 'GET',
+        method: body === undefined ? 'GET' : 'POST',
         agent: false,
-        headers: { accept: 'text/event-stream', ...headers },
+        headers:
+          body === undefined
+            ? { accept: 'text/event-stream', ...headers }
+            : {
+                accept: 'application/json, text/event-stream',
+                'content-type': 'application/json',
+                'content-length': Buffer.byteLength(body),
+                ...headers,
+              },
       });
-      const timer = setTimeout(() => req.destroy(new Error(`GET stream: no headers in ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(() => req.destroy(new Error(`${what}: no headers in ${timeoutMs} ms`)), timeoutMs);
       req.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
         ended = true;
-        reject(new Error(`GET stream: ${error.message}${error.code ? ` (${error.code})` : ''}`));
+        reject(new Error(`${what}: ${error.message}${error.code ? ` (${error.code})` : ''}`));
       });
       req.on('response', (res) => {
         clearTimeout(timer);
         if (res.statusCode !== 200) {
           res.resume();
-          reject(new Error(`GET stream answered HTTP ${res.statusCode}`));
+          reject(new Error(`${what} answered HTTP ${res.statusCode}`));
           return;
         }
         let buffer = '';
@@ -91,7 +113,7 @@ export class StreamSet {
         this.streams.push(stream);
         resolve(stream);
       });
-      req.end();
+      req.end(body);
     });
   }
 
@@ -121,6 +143,9 @@ export class StreamSet {
     } else if (message?.method === 'notifications/resources/list_changed') {
       counters.listChanged++;
       this.totalListChanged++;
+    } else if (message?.method === 'notifications/subscriptions/acknowledged') {
+      counters.acknowledged++;
+      this.totalAcknowledged++;
     } else {
       counters.unexpected++;
     }

@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BenchHttp, callJsonTool, inPool, openSession, rpc } from '../client/http.js';
 import { runLoad } from '../client/load.js';
+import { listenBody, modernEchoRequest, modernHeaders } from '../client/modern.js';
 import { ServerProcess, type ServerKind } from '../client/server-process.js';
 import { StreamSet } from '../client/sse.js';
 import type { BenchConfig } from '../config.js';
@@ -95,6 +96,69 @@ export function profileFanout(
       } finally {
         set.closeAll();
         http.close();
+      }
+    },
+    kind,
+  );
+}
+
+/** Modern (MCP 2026-07-28) `tools/call echo` at concurrency 16: no session, `_meta` and headers on every request. */
+export function profileModernEcho(
+  config: BenchConfig,
+  dir: string,
+  kind: ServerKind = 'library-direct',
+): Promise<ProfileSummary> {
+  const seconds = Math.max(config.eraDurationS, 5);
+  return profiled(
+    dir,
+    `${kind} modern tools/call echo, concurrency 16, ${seconds} s`,
+    async (server) => {
+      let seq = 0;
+      const load = (durationS: number) =>
+        runLoad({
+          url: server.endpoint,
+          headers: modernHeaders('tools/call', 'echo'),
+          concurrency: 16,
+          durationS,
+          build: () => modernEchoRequest(++seq),
+        });
+      await load(1);
+      const fromUs = await now(server);
+      await load(seconds);
+      return { fromUs, toUs: await now(server) };
+    },
+    kind,
+  );
+}
+
+/** Five `notifyResourceUpdated` calls to n `subscriptions/listen` streams, each awaited until every listen has it. */
+export function profileListen(
+  config: BenchConfig,
+  dir: string,
+  n: number,
+  kind: ServerKind = 'library-direct',
+): Promise<ProfileSummary> {
+  const notifies = 5;
+  return profiled(
+    dir,
+    `${kind} listen fan-out: ${notifies} x notify to ${n} listens`,
+    async (server) => {
+      const set = new StreamSet(COUNTER_URI);
+      try {
+        const headers = modernHeaders('subscriptions/listen');
+        await inPool(n, config.setupConcurrency, async (i) => {
+          await set.open(server.endpoint, headers, 30_000, listenBody(i + 1, [COUNTER_URI]));
+        });
+        await set.waitUntil(() => set.totalAcknowledged >= n, 120_000);
+        const fromUs = await now(server);
+        for (let i = 1; i <= notifies; i++) {
+          await server.command('notify', { uri: COUNTER_URI });
+          if (!(await set.waitUntil(() => (set.streamsWith[i] ?? 0) >= n, 120_000)))
+            throw new Error('the notification did not reach every listen');
+        }
+        return { fromUs, toUs: await now(server) };
+      } finally {
+        set.closeAll();
       }
     },
     kind,

@@ -13,6 +13,9 @@ const COLORS: Record<ServerKind, string> = {
   'nest-floor': '#5c940d',
   'node-floor': '#868e96',
   'library-direct': '#ae3ec9',
+  'sdk-v2': '#1864ab',
+  tmcp: '#e67700',
+  'library-redis': '#c2255c',
 };
 
 interface Panel {

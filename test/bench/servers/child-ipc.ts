@@ -29,6 +29,8 @@ type Command =
   | { id: number; cmd: 'notify-none'; uri: string; iterations: number; batches: number }
   | { id: number; cmd: 'stats' }
   | { id: number; cmd: 'now' }
+  | { id: number; cmd: 'cpu' }
+  | { id: number; cmd: 'notify'; uri: string }
   | { id: number; cmd: 'exit' };
 
 /** Runs `global.gc()` until RSS stops shrinking (at most 6 rounds), then reports memory. */
@@ -83,6 +85,15 @@ export function serveBenchIpc(info: ReadyInfo, hooks: BenchHooks, close: () => P
           case 'now':
             // Same clock as the V8 CPU profile's timestamps (monotonic, microseconds).
             return reply(message.id, { us: Number(process.hrtime.bigint() / 1000n) });
+          case 'cpu':
+            // User + system CPU time of this process so far, in microseconds.
+            return reply(message.id, { cpu: process.cpuUsage() });
+          case 'notify': {
+            // The monotonic clock (shared by every process on the machine) just before the call.
+            const atNs = process.hrtime.bigint();
+            const report = await hooks.notify(message.uri);
+            return reply(message.id, { atNs: String(atNs), report: report ?? null });
+          }
           case 'exit':
             reply(message.id, {});
             // process.exit() still writes a --cpu-prof profile; closing first ends sockets cleanly.

@@ -10,6 +10,10 @@
  * `BENCH_MOUNT` picks how `/mcp` is mounted: `controller` (default: the library's Nest
  * controller, behind Express routing) or `direct` (`http: { mount: 'direct' }`: answered from the
  * HTTP server's request listener before Express; the bench's `library-direct` server).
+ *
+ * `BENCH_BACKEND=redis` puts the sessions, subscriptions and bus on `RedisMcpBackend`
+ * (`REDIS_URL`, `MCP_INSTANCE_ID`; the bench's `library-redis` server, and the three instances of
+ * the Redis phase); unset, the in-memory backend.
  */
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
@@ -29,6 +33,7 @@ import {
   ResourceNotificationService,
 } from '../../../libs/mcp/src/index.js';
 import { MCP_NOTIFICATION_BUS } from '../../../libs/mcp/src/backend/mcp-backend.tokens.js';
+import { RedisMcpBackend } from '../../../libs/mcp-redis/src/index.js';
 import { listenAddress, serveBenchIpc } from './child-ipc.js';
 import { COUNTER_URI, resourcesToRegister, resourceText, resourceUri, SERVER_INFO } from './fixture-spec.js';
 
@@ -46,6 +51,13 @@ const echoInput = ECHO_INPUTS[(process.env.BENCH_ECHO_INPUT ?? 'zod') as keyof t
 const MOUNTS = ['controller', 'direct'] as const;
 const mount = (process.env.BENCH_MOUNT?.trim() || 'controller') as (typeof MOUNTS)[number];
 if (!MOUNTS.includes(mount)) throw new Error(`BENCH_MOUNT is '${mount}': controller or direct`);
+
+const backendName = process.env.BENCH_BACKEND?.trim() || 'memory';
+if (!['memory', 'redis'].includes(backendName)) throw new Error(`BENCH_BACKEND is '${backendName}': memory or redis`);
+const backend =
+  backendName === 'redis'
+    ? new RedisMcpBackend({ url: process.env.REDIS_URL, instanceId: process.env.MCP_INSTANCE_ID })
+    : undefined;
 
 @Injectable()
 class CounterState {
@@ -92,8 +104,12 @@ class BenchResources {
     McpModule.forRoot({
       serverInfo: SERVER_INFO,
       http: { path: '/mcp', mount },
-      // The default cap (10,000) is below the fan-out run's session count.
+      // The default caps (10,000 sessions, 10,000 listens) are below the fan-out runs' counts.
       maxSessions: 1_000_000,
+      maxListens: 1_000_000,
+      // One key for every instance of the Redis phase (and no warning at startup).
+      requestStateKeys: ['bench-request-state-key-0123456789abcdef'],
+      ...(backend ? { backend } : {}),
     }),
   ],
   providers: [CounterState, BenchTools, BenchResources],
@@ -118,7 +134,13 @@ async function main(): Promise<void> {
   const stats = app.get(McpServerStats);
   const bus = app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
   serveBenchIpc(
-    { port: (app.getHttpServer().address() as AddressInfo).port, registered: count, registerMs, mount },
+    {
+      port: (app.getHttpServer().address() as AddressInfo).port,
+      registered: count,
+      registerMs,
+      mount,
+      backend: backendName,
+    },
     {
       notify: (uri) => notifications.notifyResourceUpdated(uri),
       sessionCount: () => stats.openSessions(),

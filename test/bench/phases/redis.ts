@@ -1,0 +1,215 @@
+/**
+ * The Redis backend (`@nest-mcp/redis`), on the bench's own `redis-server` (free port, stopped at
+ * the end):
+ *
+ * - **Fan-out across instances**: `BENCH_REDIS_INSTANCES` (3) library fixtures (direct mount,
+ *   `BENCH_BACKEND=redis`) share one Redis. Each of n sessions is created and subscribes to
+ *   `mem://counter` on instance i mod 3 and opens its GET stream on instance i+1 mod 3, so
+ *   every session's stream lives on another instance than its subscription was made on. One
+ *   at a time, instance 1 is told over IPC to call `notifyResourceUpdated`; the time runs to
+ *   the last stream holding the update (the median round). Redis commands per notification:
+ *   the INFO commandstats delta across one round (the bench's own INFO left out), the round
+ *   with the fewest (the instances' heartbeats fall into some rounds). Commands run inside a
+ *   Lua script count too: the network sees one EVALSHA and one PUBLISH.
+ * - **tools/call at concurrency 16** on one legacy session: the direct mount on the in-memory
+ *   backend, then on Redis, each a fresh server.
+ * - **Memory of idle sessions in Redis**: n sessions that initialized and stay idle; INFO
+ *   used_memory delta per session, and MEMORY USAGE of each key of a sample of them.
+ */
+import { performance } from 'node:perf_hooks';
+import { BenchHttp, inPool, openSession, rpc } from '../client/http.js';
+import { runLoad } from '../client/load.js';
+import { callsDelta, RedisProcess } from '../client/redis-server.js';
+import { ServerProcess } from '../client/server-process.js';
+import { StreamSet, type WatchedStream } from '../client/sse.js';
+import type { BenchConfig } from '../config.js';
+import { COUNTER_URI } from '../servers/fixture-spec.js';
+import type { RedisFanoutResult, RedisResult } from '../types.js';
+import { echoRequest } from './echo.js';
+import { notifyRounds } from './notify-rounds.js';
+
+const WAIT_MS = 120_000;
+/** Sessions whose keys MEMORY USAGE reads one by one. */
+const MEMORY_SAMPLE = 100;
+
+const startInstances = (redis: RedisProcess, count: number): Promise<ServerProcess[]> =>
+  Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      ServerProcess.start('library-redis', {
+        env: { REDIS_URL: redis.url, MCP_INSTANCE_ID: `bench-${i + 1}` },
+        startTimeoutMs: 60_000,
+      }),
+    ),
+  );
+
+async function fanout(
+  config: BenchConfig,
+  redis: RedisProcess,
+  requested: number,
+  log: (line: string) => void,
+): Promise<RedisFanoutResult> {
+  const n = Math.min(requested, config.fdLimit - config.fdReserve - config.setupConcurrency * config.redisInstances);
+  const result: RedisFanoutResult = { n, instances: config.redisInstances, errors: 0 };
+  await redis.flush();
+  const servers = await startInstances(redis, config.redisInstances);
+  const clients = servers.map((s) => new BenchHttp(s.endpoint, config.setupConcurrency));
+  const set = new StreamSet(COUNTER_URI);
+  const streams: WatchedStream[] = new Array(n);
+  let stage = 'starting';
+  try {
+    stage = `opening ${n} subscribed sessions across ${servers.length} instances`;
+    const setupStart = performance.now();
+    await inPool(n, config.setupConcurrency, async (i) => {
+      const home = i % servers.length;
+      const session = await openSession(clients[home]);
+      await rpc(clients[home], session, 'resources/subscribe', { uri: COUNTER_URI });
+      streams[i] = await set.open(servers[(home + 1) % servers.length].endpoint, session.headers);
+    });
+    result.setupMs = performance.now() - setupStart;
+    // Let the stream attachments settle (the holder record is written as the stream opens).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    stage = 'measuring';
+    const perRound: Array<Record<string, number>> = [];
+    let before: Record<string, number> = {};
+    const rounds = await notifyRounds(
+      servers[0],
+      set,
+      streams,
+      config.fanoutRounds,
+      WAIT_MS,
+      {
+        before: async () => {
+          before = await redis.commandCalls();
+        },
+        after: async () => {
+          perRound.push(callsDelta(before, await redis.commandCalls()));
+        },
+      },
+      servers,
+    );
+    Object.assign(result, rounds.summary);
+    if (perRound.length > 0) {
+      // The round with the fewest: the instances' heartbeats (a PEXPIRE and HGET per held
+      // stream, every 5 s) land in some rounds and are not the notification's.
+      const totals = perRound.map((calls) => Object.values(calls).reduce((a, b) => a + b, 0));
+      const fewest = totals.indexOf(Math.min(...totals));
+      result.commandsPerNotification = totals[fewest];
+      result.commands = perRound[fewest];
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    result.delivered = streams.filter((s) => s.counters.updated === result.rounds).length;
+    result.missing = streams.filter((s) => s.counters.updated < result.rounds!).length;
+    result.duplicates = streams.filter((s) => s.counters.updated > result.rounds!).length;
+    result.unexpected =
+      streams.filter((s) => s.counters.otherUpdated > 0 || s.counters.unexpected > 0).length + set.endedEarly;
+    result.errors += result.missing + result.duplicates + result.unexpected + (rounds.complete ? 0 : 1);
+    log(
+      `  redis fan-out N=${n} over ${servers.length} instances: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; instances' CPU ${result.serverCpuMs?.toFixed(1)} ms); ${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
+    );
+  } catch (error) {
+    result.error = `${(error as Error).message} (while ${stage}; ${set.streams.length} streams opened)`;
+    result.errors++;
+    log(`  redis fan-out N=${n}: FAILED ${result.error}\n${servers.map((s) => s.log).join('\n')}`);
+  } finally {
+    set.closeAll();
+    for (const client of clients) client.close();
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+  return result;
+}
+
+/** tools/call echo at concurrency 16 on one legacy session of a fresh server. */
+async function echo16(config: BenchConfig, server: ServerProcess) {
+  const http = new BenchHttp(server.endpoint, 4);
+  try {
+    const session = await openSession(http);
+    let seq = 1_000;
+    const load = (durationS: number) =>
+      runLoad({
+        url: server.endpoint,
+        headers: session.headers,
+        concurrency: 16,
+        durationS,
+        amount: config.requestsPerPoint,
+        build: () => echoRequest(++seq),
+      });
+    await load(config.warmupS);
+    return await load(config.eraDurationS);
+  } finally {
+    http.close();
+    await server.stop();
+  }
+}
+
+async function idleMemory(config: BenchConfig, redis: RedisProcess): Promise<NonNullable<RedisResult['memory']>> {
+  await redis.flush();
+  const [server] = await startInstances(redis, 1);
+  const http = new BenchHttp(server.endpoint, config.setupConcurrency);
+  try {
+    await openSession(http); // the first session writes the shared indexes
+    const before = await redis.usedMemory();
+    const n = config.redisMemoryN;
+    const ids: string[] = new Array(n);
+    await inPool(n, config.setupConcurrency, async (i) => {
+      ids[i] = (await openSession(http)).id;
+    });
+    const after = await redis.usedMemory();
+    const sample = ids.slice(0, Math.min(MEMORY_SAMPLE, n));
+    let bytes = 0;
+    let keys = 0;
+    for (const id of sample) {
+      const used = await redis.memoryOfKeys(`*{${id}}*`);
+      bytes += used.bytes;
+      keys += used.keys;
+    }
+    return {
+      sessions: n,
+      usedMemoryPerSessionBytes: (after - before) / n,
+      memoryUsagePerSessionBytes: bytes / sample.length,
+      keysPerSession: keys / sample.length,
+      sampled: sample.length,
+    };
+  } finally {
+    http.close();
+    await server.stop();
+  }
+}
+
+export async function runRedis(config: BenchConfig, log: (line: string) => void): Promise<RedisResult> {
+  const result: RedisResult = { fanout: [], errors: 0 };
+  let redis: RedisProcess | undefined;
+  try {
+    redis = await RedisProcess.start();
+    result.redisVersion = await redis.version();
+    log(`  redis-server ${result.redisVersion} on port ${redis.port} (started by the bench)`);
+    for (const n of config.redisFanoutN) {
+      const run = await fanout(config, redis, n, log);
+      result.fanout.push(run);
+      result.errors += run.errors;
+    }
+    await redis.flush();
+    const memory = await echo16(config, await ServerProcess.start('library-direct'));
+    await redis.flush();
+    const onRedis = await echo16(
+      config,
+      await ServerProcess.start('library-redis', { env: { REDIS_URL: redis.url, MCP_INSTANCE_ID: 'bench-echo' } }),
+    );
+    result.echo = { memory, redis: onRedis };
+    result.errors += memory.errors + onRedis.errors;
+    log(
+      `  echo c=16, direct mount: in-memory ${memory.rps.toFixed(0)} req/s, Redis ${onRedis.rps.toFixed(0)} req/s (p50 ${memory.p50Ms.toFixed(2)} / ${onRedis.p50Ms.toFixed(2)} ms), errors ${memory.errors + onRedis.errors}${onRedis.firstError ? ` (${onRedis.firstError})` : ''}`,
+    );
+    result.memory = await idleMemory(config, redis);
+    log(
+      `  idle sessions in Redis (${result.memory.sessions}): used_memory ${(result.memory.usedMemoryPerSessionBytes / 1024).toFixed(2)} KB/session; MEMORY USAGE ${(result.memory.memoryUsagePerSessionBytes / 1024).toFixed(2)} KB/session over ${result.memory.keysPerSession.toFixed(1)} keys (sample of ${result.memory.sampled})`,
+    );
+  } catch (error) {
+    result.error = (error as Error).message;
+    result.errors++;
+    log(`  redis: FAILED ${result.error}`);
+  } finally {
+    await redis?.stop();
+  }
+  return result;
+}

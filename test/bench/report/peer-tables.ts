@@ -1,0 +1,149 @@
+/**
+ * The tables of the era, listen and Redis phases (one markdown table each, also printed on the
+ * console): values side by side with their own columns, since these phases compare other
+ * servers (the SDK v2, tmcp) and other configurations (eras, backends) than the main table.
+ */
+import { SERVER_LABELS, type ServerKind } from '../client/server-process.js';
+import type { EraResult, ListenFanoutResult, RedisResult } from '../types.js';
+import { formatValue } from './table.js';
+
+export interface PeerTable {
+  title: string;
+  columns: string[];
+  rows: Array<{ metric: string; unit: string; better: 'higher' | 'lower'; values: Array<number | undefined> }>;
+}
+
+const ERA_LABEL = { legacy: 'legacy', modern: 'modern' } as const;
+const kindLabel = (kind: ServerKind) =>
+  kind === 'library' ? 'controller' : kind === 'library-direct' ? 'direct' : SERVER_LABELS[kind];
+
+export function eraTable(era: EraResult[]): PeerTable | undefined {
+  if (era.length === 0) return undefined;
+  const columns = era.map((e) => `${kindLabel(e.server)} ${ERA_LABEL[e.era]}`);
+  const concurrencies = [...new Set(era.flatMap((e) => e.points.map((p) => p.concurrency)))];
+  const rows: PeerTable['rows'] = [];
+  for (const c of concurrencies) {
+    const at = (e: EraResult) => e.points.find((p) => p.concurrency === c);
+    rows.push({ metric: `c=${c} throughput`, unit: 'req/s', better: 'higher', values: era.map((e) => at(e)?.rps) });
+    rows.push({ metric: `c=${c} p50 latency`, unit: 'ms', better: 'lower', values: era.map((e) => at(e)?.p50Ms) });
+    rows.push({ metric: `c=${c} p99 latency`, unit: 'ms', better: 'lower', values: era.map((e) => at(e)?.p99Ms) });
+    rows.push({
+      metric: `c=${c} server CPU per request`,
+      unit: 'µs',
+      better: 'lower',
+      values: era.map((e) => at(e)?.cpuUsPerRequest),
+    });
+  }
+  return { title: 'tools/call echo by protocol era', columns, rows };
+}
+
+export function listenTable(listen: ListenFanoutResult[]): PeerTable | undefined {
+  if (listen.length === 0) return undefined;
+  const kinds = [...new Set(listen.map((l) => l.server))];
+  const sizes = [...new Set(listen.map((l) => l.n))].sort((a, b) => a - b);
+  const at = (kind: ServerKind, n: number) => listen.find((l) => l.server === kind && l.n === n && l.errors === 0);
+  const rows: PeerTable['rows'] = [];
+  for (const n of sizes) {
+    rows.push({
+      metric: `N=${n} notify → last listener`,
+      unit: 'ms',
+      better: 'lower',
+      values: kinds.map((k) => at(k, n)?.fanoutMs),
+    });
+    rows.push({
+      metric: `N=${n} notify → median listener`,
+      unit: 'ms',
+      better: 'lower',
+      values: kinds.map((k) => at(k, n)?.p50ArrivalMs),
+    });
+    rows.push({
+      metric: `N=${n} server CPU per notification`,
+      unit: 'ms',
+      better: 'lower',
+      values: kinds.map((k) => at(k, n)?.serverCpuMs),
+    });
+  }
+  return { title: 'subscriptions/listen fan-out', columns: kinds.map(kindLabel), rows };
+}
+
+export function redisTable(redis: RedisResult | undefined): PeerTable | undefined {
+  if (!redis) return undefined;
+  const rows: PeerTable['rows'] = [];
+  for (const f of redis.fanout) {
+    const ok = f.errors === 0;
+    rows.push({
+      metric: `fan-out N=${f.n} over ${f.instances} instances: notify → last stream`,
+      unit: 'ms',
+      better: 'lower',
+      values: [ok ? f.fanoutMs : undefined],
+    });
+    rows.push({
+      metric: `fan-out N=${f.n}: CPU of the ${f.instances} instances per notification`,
+      unit: 'ms',
+      better: 'lower',
+      values: [ok ? f.serverCpuMs : undefined],
+    });
+    rows.push({
+      metric: `fan-out N=${f.n}: Redis commands per notification`,
+      unit: 'commands',
+      better: 'lower',
+      values: [ok ? f.commandsPerNotification : undefined],
+    });
+  }
+  rows.push({
+    metric: 'tools/call c=16, in-memory backend (direct mount)',
+    unit: 'req/s',
+    better: 'higher',
+    values: [redis.echo?.memory?.rps],
+  });
+  rows.push({
+    metric: 'tools/call c=16, Redis backend (direct mount)',
+    unit: 'req/s',
+    better: 'higher',
+    values: [redis.echo?.redis?.rps],
+  });
+  if (redis.memory) {
+    rows.push({
+      metric: `idle session in Redis: used_memory per session (${redis.memory.sessions})`,
+      unit: 'KB',
+      better: 'lower',
+      values: [redis.memory.usedMemoryPerSessionBytes / 1024],
+    });
+    rows.push({
+      metric: `idle session in Redis: MEMORY USAGE of its ${redis.memory.keysPerSession.toFixed(0)} keys`,
+      unit: 'KB',
+      better: 'lower',
+      values: [redis.memory.memoryUsagePerSessionBytes / 1024],
+    });
+  }
+  return { title: `Redis backend (redis-server ${redis.redisVersion ?? '?'})`, columns: ['value'], rows };
+}
+
+const format = (value: number | undefined, unit: string) =>
+  unit === 'µs' || unit === 'KB'
+    ? value === undefined || !Number.isFinite(value)
+      ? 'n/a'
+      : value.toFixed(value >= 100 ? 0 : 1)
+    : formatValue(value, unit);
+
+const cells = (row: PeerTable['rows'][number]) => [
+  row.metric,
+  `${row.unit} (${row.better === 'higher' ? '↑' : '↓'})`,
+  ...row.values.map((v) => format(v, row.unit)),
+];
+
+export function peerMarkdown(table: PeerTable): string {
+  return [
+    `| ${table.title} | Unit | ${table.columns.join(' | ')} |`,
+    `|---|---|${table.columns.map(() => '---:').join('|')}|`,
+    ...table.rows.map((r) => `| ${cells(r).join(' | ')} |`),
+  ].join('\n');
+}
+
+export function peerConsole(table: PeerTable): string {
+  const header = [table.title, 'unit', ...table.columns];
+  const body = table.rows.map(cells);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const line = (r: string[]) => r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}

@@ -1,0 +1,158 @@
+/**
+ * The targets of the era, listen and Redis phases, as ratios within one run:
+ *
+ * - modern `tools/call` at concurrency 16 on the direct mount ≥ 3× the official SDK v2 (modern)
+ *   and ≥ 0.5× the bare `node:http` floor;
+ * - a modern request costs no more server CPU than a legacy one (per mount, at concurrency 16;
+ *   "no more" allows 1.10× for measurement noise);
+ * - `subscriptions/listen` fan-out to 1,000 ≤ 0.5× the SDK v2's time (per mount), and linear to
+ *   10,000 (the 10,000 time ≤ 12× the 1,000 time);
+ * - `tools/call` at concurrency 16 on the Redis backend ≥ 0.7× the in-memory backend.
+ *
+ * Informational lines: tmcp, the Redis fan-out growth and its commands per notification.
+ */
+import { MOUNT_LABELS, type ServerKind } from '../client/server-process.js';
+import type { Era, EraResult, ListenFanoutResult, RedisResult, TargetResult } from '../types.js';
+
+/** "No more CPU": the modern cost may be at most this times the legacy one. */
+export const CPU_TOLERANCE = 1.1;
+/** "Linear to 10,000": the 10,000 time may be at most this times the 1,000 time. */
+export const LISTEN_LINEAR_MAX = 12;
+
+const ratioText = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(2)}x`);
+const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined && b > 0 ? a / b : undefined);
+const judge = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined ? null : ok(value));
+const MOUNTS: readonly ServerKind[] = ['library', 'library-direct'];
+
+export function evaluatePeerTargets(
+  era: EraResult[],
+  listen: ListenFanoutResult[],
+  redis: RedisResult | undefined,
+): TargetResult[] {
+  const targets: TargetResult[] = [];
+  const point = (server: ServerKind, which: Era, c = 16) =>
+    era.find((e) => e.server === server && e.era === which && !e.error)?.points.find((p) => p.concurrency === c);
+  const rps = (server: ServerKind, which: Era) => {
+    const p = point(server, which);
+    return p && p.errors === 0 ? p.rps : undefined;
+  };
+
+  if (era.length > 0) {
+    const direct = rps('library-direct', 'modern');
+    const sdk = rps('sdk-v2', 'modern');
+    const floor = rps('node-floor', 'legacy');
+    const vsSdk = ratio(direct, sdk);
+    targets.push({
+      id: 'modern-c16-vs-sdk-v2-direct',
+      server: 'library-direct',
+      text: 'modern tools/call at concurrency 16 vs the official SDK v2 (modern) (direct mount)',
+      threshold: '>= 3.00x',
+      value: vsSdk,
+      detail: vsSdk === undefined ? 'n/a' : `${ratioText(vsSdk)} (${direct!.toFixed(0)} vs ${sdk!.toFixed(0)} req/s)`,
+      pass: judge(vsSdk, (v) => v >= 3),
+    });
+    const vsFloor = ratio(direct, floor);
+    targets.push({
+      id: 'modern-c16-vs-node-direct',
+      server: 'library-direct',
+      text: 'modern tools/call at concurrency 16 vs the bare node:http floor (direct mount)',
+      threshold: '>= 0.50x',
+      value: vsFloor,
+      detail:
+        vsFloor === undefined ? 'n/a' : `${ratioText(vsFloor)} (${direct!.toFixed(0)} vs ${floor!.toFixed(0)} req/s)`,
+      pass: judge(vsFloor, (v) => v >= 0.5),
+    });
+    for (const kind of MOUNTS) {
+      const modern = point(kind, 'modern')?.cpuUsPerRequest;
+      const legacy = point(kind, 'legacy')?.cpuUsPerRequest;
+      const cpu = ratio(modern, legacy);
+      targets.push({
+        id: `modern-cpu-vs-legacy${kind === 'library' ? '' : '-direct'}`,
+        server: kind,
+        text: `server CPU per tools/call at concurrency 16, modern vs legacy (${MOUNT_LABELS[kind]})`,
+        threshold: `<= ${CPU_TOLERANCE.toFixed(2)}x`,
+        value: cpu,
+        detail: cpu === undefined ? 'n/a' : `${ratioText(cpu)} (${modern!.toFixed(1)} vs ${legacy!.toFixed(1)} µs)`,
+        pass: judge(cpu, (v) => v <= CPU_TOLERANCE),
+      });
+    }
+    const tmcp = rps('tmcp', 'modern');
+    const vsTmcp = ratio(direct, tmcp);
+    targets.push({
+      id: 'modern-c16-vs-tmcp-direct',
+      server: 'library-direct',
+      informational: true,
+      text: 'modern tools/call at concurrency 16: direct mount vs tmcp (modern)',
+      threshold: 'informational',
+      value: vsTmcp,
+      detail:
+        vsTmcp === undefined ? 'n/a' : `${ratioText(vsTmcp)} (${direct!.toFixed(0)} vs ${tmcp!.toFixed(0)} req/s)`,
+      pass: null,
+    });
+  }
+
+  if (listen.length > 0) {
+    const time = (server: ServerKind, n: number) =>
+      listen.find((l) => l.server === server && l.n === n && l.errors === 0)?.fanoutMs;
+    for (const kind of MOUNTS) {
+      if (!listen.some((l) => l.server === kind)) continue;
+      const mine = time(kind, 1_000);
+      const sdk = time('sdk-v2', 1_000);
+      const vsSdk = ratio(mine, sdk);
+      targets.push({
+        id: `listen-1000-vs-sdk-v2${kind === 'library' ? '' : '-direct'}`,
+        server: kind,
+        text: `subscriptions/listen fan-out to 1,000: time vs the official SDK v2 (${MOUNT_LABELS[kind]})`,
+        threshold: '<= 0.50x',
+        value: vsSdk,
+        detail: vsSdk === undefined ? 'n/a' : `${ratioText(vsSdk)} (${mine!.toFixed(1)} vs ${sdk!.toFixed(1)} ms)`,
+        pass: judge(vsSdk, (v) => v <= 0.5),
+      });
+      const big = time(kind, 10_000);
+      const growth = ratio(big, mine);
+      targets.push({
+        id: `listen-linear${kind === 'library' ? '' : '-direct'}`,
+        server: kind,
+        text: `subscriptions/listen fan-out linear from 1,000 to 10,000: time at 10,000 ÷ time at 1,000 (${MOUNT_LABELS[kind]})`,
+        threshold: `<= ${LISTEN_LINEAR_MAX.toFixed(2)}x`,
+        value: growth,
+        detail: growth === undefined ? 'n/a' : `${ratioText(growth)} (${mine!.toFixed(1)} -> ${big!.toFixed(1)} ms)`,
+        pass: judge(growth, (v) => v <= LISTEN_LINEAR_MAX),
+      });
+    }
+  }
+
+  if (redis) {
+    const memory = redis.echo?.memory;
+    const onRedis = redis.echo?.redis;
+    const vsMemory =
+      memory && onRedis && memory.errors === 0 && onRedis.errors === 0 ? ratio(onRedis.rps, memory.rps) : undefined;
+    targets.push({
+      id: 'redis-echo-c16-vs-memory',
+      server: 'library-redis',
+      text: 'tools/call at concurrency 16 on the Redis backend vs in-memory (direct mount)',
+      threshold: '>= 0.70x',
+      value: vsMemory,
+      detail:
+        vsMemory === undefined
+          ? 'n/a'
+          : `${ratioText(vsMemory)} (${onRedis!.rps.toFixed(0)} vs ${memory!.rps.toFixed(0)} req/s)`,
+      pass: judge(vsMemory, (v) => v >= 0.7),
+    });
+    const runs = redis.fanout.filter((f) => f.errors === 0 && f.fanoutMs !== undefined).sort((a, b) => a.n - b.n);
+    if (runs.length >= 2) {
+      const [small, large] = [runs[0], runs[runs.length - 1]];
+      targets.push({
+        id: 'redis-fanout-growth',
+        server: 'library-redis',
+        informational: true,
+        text: `Redis fan-out over ${large.instances} instances, ${small.n.toLocaleString('en-US')} -> ${large.n.toLocaleString('en-US')} subscribers: time and Redis commands per notification`,
+        threshold: 'informational',
+        value: large.fanoutMs! / small.fanoutMs!,
+        detail: `${ratioText(large.fanoutMs! / small.fanoutMs!)} (${small.fanoutMs!.toFixed(1)} -> ${large.fanoutMs!.toFixed(1)} ms; ${small.commandsPerNotification} -> ${large.commandsPerNotification} commands)`,
+        pass: null,
+      });
+    }
+  }
+  return targets;
+}
