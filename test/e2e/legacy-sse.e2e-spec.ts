@@ -11,7 +11,8 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { z } from 'zod';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { mcpPostHeaders, wireOversizedPost } from '../support/http-wire.js';
-import { rawPost, type RawResponse } from '../support/raw-http.js';
+import { openLegacySse } from '../support/legacy-sse-client.js';
+import { rawPost } from '../support/raw-http.js';
 import { isUpdated, openSseClient, toolJson, type SseClient } from '../support/sse-client.js';
 
 /** Polls (bounded) until `check` holds; each round waits one short timer turn. */
@@ -23,54 +24,15 @@ async function eventually(check: () => Promise<boolean> | boolean, what: string,
   }
 }
 
-interface LegacySession {
-  stream: SseClient;
-  /** The absolute URL of the `endpoint` event. */
-  endpoint: string;
-  /** POSTs one message to the endpoint and returns the raw HTTP answer. */
-  post(message: object | string, headers?: Record<string, string>): Promise<RawResponse>;
-  /** POSTs a request (expects 202) and resolves with its response from the stream. */
-  request(method: string, params?: Record<string, unknown>): Promise<any>;
-  initialize(): Promise<any>;
-}
-
 let nextId = 1;
 
-/** Opens `GET /sse`, reads the `endpoint` event, and wraps the POST side. */
-async function openLegacy(origin: string): Promise<LegacySession> {
-  const stream = await openSseClient(`${origin}/sse`);
-  if (stream.status !== 200) throw new Error(`GET /sse answered ${stream.status}: ${stream.text}`);
-  const first = await stream.waitFor(() => true);
-  if (first.event !== 'endpoint') throw new Error(`the first event is not 'endpoint': ${JSON.stringify(first)}`);
-  const endpoint = new URL(first.data, origin).href;
-  const post = (message: object | string, headers: Record<string, string> = {}) =>
-    rawPost(endpoint, message, { accept: 'application/json', ...headers });
-  const request = async (method: string, params?: Record<string, unknown>) => {
-    const id = nextId++;
-    const from = stream.events.length;
-    const response = await post(
-      params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params },
-    );
-    if (response.status !== 202) throw new Error(`POST ${method} answered ${response.status}: ${response.text}`);
-    const event = await stream.waitFor((e) => e.json?.id === id, 5_000, from);
-    return event.json;
-  };
+/** The shared raw legacy client, its requests numbered here. */
+async function openLegacy(origin: string) {
+  const client = await openLegacySse(origin);
   return {
-    stream,
-    endpoint,
-    post,
-    request,
-    async initialize() {
-      const response = await request('initialize', {
-        protocolVersion: '2024-11-05',
-        capabilities: {},
-        clientInfo: { name: 'raw-legacy-sse', version: '1.0.0' },
-      });
-      if (!response.result) throw new Error(`initialize failed: ${JSON.stringify(response)}`);
-      const initialized = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      if (initialized.status !== 202) throw new Error(`notifications/initialized answered ${initialized.status}`);
-      return response;
-    },
+    ...client,
+    /** POSTs a request (expects 202) and resolves with its response from the stream. */
+    request: (method: string, params?: Record<string, unknown>) => client.request(nextId++, method, params),
   };
 }
 

@@ -10,11 +10,11 @@ export interface LegacySseClient {
   stream: SseClient;
   /** The absolute URL of the `endpoint` event. */
   endpoint: string;
-  /** POSTs one message and returns the raw HTTP answer. */
-  post(message: object | string): Promise<RawResponse>;
+  /** POSTs one message (with more request headers, if any) and returns the raw HTTP answer. */
+  post(message: object | string, headers?: Record<string, string>): Promise<RawResponse>;
   /** POSTs a request with this id (expects 202) and resolves with its response from the stream. */
   request(id: number | string, method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<any>;
-  /** `initialize` then `notifications/initialized`. */
+  /** `initialize` (2024-11-05, the only version of this transport) then `notifications/initialized`. */
   initialize(): Promise<any>;
   close(): void;
 }
@@ -25,7 +25,8 @@ export async function openLegacySse(origin: string, path = '/sse'): Promise<Lega
   const first = await stream.waitFor(() => true);
   if (first.event !== 'endpoint') throw new Error(`the first event is not 'endpoint': ${JSON.stringify(first)}`);
   const endpoint = new URL(first.data, origin).href;
-  const post = (message: object | string) => rawPost(endpoint, message, { accept: 'application/json' });
+  const post = (message: object | string, headers: Record<string, string> = {}) =>
+    rawPost(endpoint, message, { accept: 'application/json', ...headers });
   const request = async (id: number | string, method: string, params?: Record<string, unknown>, timeoutMs = 5_000) => {
     const from = stream.events.length;
     const answered = stream.waitFor((event) => event.json?.id === id, timeoutMs, from);
@@ -43,7 +44,7 @@ export async function openLegacySse(origin: string, path = '/sse'): Promise<Lega
     request,
     async initialize() {
       const response = await request('init', 'initialize', {
-        protocolVersion: '2025-11-25',
+        protocolVersion: '2024-11-05',
         capabilities: {},
         clientInfo: { name: 'legacy-sse-client', version: '1.0.0' },
       });
