@@ -14,7 +14,8 @@ import {
   type McpPostStreamResume,
   type McpSessionEndListener,
 } from '@nest-mcp/server';
-import { OrderedWriter, type LoggedEvent } from './ordered-writer.js';
+import { GetStream, type ReplayedEvent, type StreamItem } from './get-stream.js';
+import type { LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisPostStreams } from './redis-post-streams.js';
@@ -30,40 +31,57 @@ const DRAIN_RETRY_MS = 1_000;
 const UPDATED_PREFIX = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":';
 const UPDATED_SUFFIX = '}}';
 
-const GET_EVENT_ID = /^g:([A-Za-z0-9_-]+):(\d+)$/;
-
-/** One standalone stream this instance holds. */
-interface HeldStream {
-  /** `<instance> <token>`: how Redis names this stream as the session's holder. */
-  readonly holder: string;
-  readonly writer: OrderedWriter;
-}
+/** `g:<epoch>-<outbox seq>:<log seq>` (the epoch is base64url: the last `-<digits>` ends it). */
+const GET_EVENT_ID = /^g:([A-Za-z0-9_-]+)-(\d+):(\d+)$/;
 
 /** What a bus needs to know about its deployment. */
 export interface RedisBusSettings {
   /** Outbox entries kept per session (`replayBufferSize`). */
   readonly outboxLength: number;
+  /** Entries kept in the shared notification log (`MAXLEN ~`). */
+  readonly logLength: number;
   /** The session keys' TTL, refreshed by the heartbeat for held sessions. */
   readonly ttlMs: number;
   /** How often the instance proves it lives and polls its streams. */
   readonly heartbeatMs: number;
 }
 
+/** The log entry a `u` or `l` bus message announces. */
+interface LogEntry {
+  readonly seq: number;
+  readonly kind: 'u' | 'l';
+  readonly target: string;
+  readonly json: string;
+}
+
 /**
- * Delivery on Redis. Each session has an outbox (a Redis stream, ids `g:<epoch>:<seq>`, the same
- * on every instance); a notification is appended to every outbox of its audience and published
- * ONCE on the `bus` channel with, for each session whose stream is held somewhere, its sequence
- * and holder: each instance writes to the streams it holds and to its own modern listeners
- * (`ListenerIndex`), and nothing else happens per subscriber. A holder writes each stream's
- * events in order, once (`OrderedWriter`); a lost pub/sub message is caught up from the outbox
- * at the next message or the heartbeat's poll.
+ * Delivery on Redis. A notification is appended once to the shared notification log and
+ * published once on the `bus` channel with its log sequence (constant work in Redis, whatever
+ * its audience). Each instance keeps an index URI → the streams it holds whose sessions
+ * subscribed to it (filled at attach, kept by `sub` messages from the subscribe scripts) and
+ * writes each notification to those, and to its own modern listeners (`ListenerIndex`).
+ * Messages for one session (server→client requests, a resync) go to its outbox. A stream's
+ * event ids carry both cursors (`GetStream`), so a client resumes on any instance.
+ *
+ * The instance follows the log in order (its last sequence heard): a bus message past the next
+ * one means messages were lost, and the entries between are read from the log (one XRANGE for
+ * all streams) before it; the heartbeat catches up an entry whose message never came. After the
+ * subscriber reconnected, the held sessions' subscriptions are read again.
  */
 export class RedisNotificationBus implements McpNotificationBus {
   private readonly logger = new Logger('McpRedis');
-  private readonly held = new Map<string, HeldStream>();
+  private readonly held = new Map<string, GetStream>();
+  /** URI → held streams whose sessions subscribed to it. */
+  private readonly index = new Map<string, Set<GetStream>>();
   private readonly listeners = new ListenerIndex();
   private readonly me: string;
   private heartbeatTimer?: NodeJS.Timeout;
+  /** The sequence of the last log entry this instance handled; unknown before the first beat. */
+  private lastLog?: number;
+  /** The log head the previous heartbeat saw: older entries not heard of by now were lost. */
+  private polledHead = 0;
+  /** Set while the log is being caught up: delivery messages wait here, in order. */
+  private queue?: BusMessage[];
 
   constructor(
     private readonly scripts: RedisScripts,
@@ -77,14 +95,15 @@ export class RedisNotificationBus implements McpNotificationBus {
   ) {
     this.me = scripts.instanceId;
     ends.listen((sessionId) => this.ended(sessionId));
-    pubsub.handle('u', (message) => this.onNotification(message));
-    pubsub.handle('l', (message) => this.onNotification(message));
-    pubsub.handle('s', (message) => this.deliverAll(message.d, String(message.j)));
+    for (const type of ['u', 'l', 's', 'sub']) pubsub.handle(type, (message) => this.heard(message));
     pubsub.handle('end', (message) => {
       if (message.from !== this.me) this.ends.announce(String(message.sid), message.reason as never);
     });
     pubsub.handle('replaced', (message) => this.replaced(String(message.sid), String(message.holder)));
-    pubsub.onReconnect(() => void this.heartbeat());
+    pubsub.onReconnect(() => {
+      void this.resubscribeHeld();
+      void this.heartbeat();
+    });
   }
 
   /** Starts the heartbeat (liveness, TTLs of held sessions, safety poll); the first beat is awaited. */
@@ -101,14 +120,14 @@ export class RedisNotificationBus implements McpNotificationBus {
   async resourceUpdated(uri: string): Promise<McpDeliveryReport> {
     const json = resourceUpdatedJson(uri);
     const listeners = this.listeners.resourceUpdated(uri);
-    const sessions = await this.fanout('u', uri, json, uri);
+    const sessions = await this.fanout('u', uri, json);
     return { sessions, listeners };
   }
 
   async listChanged(kind: McpListKind): Promise<McpDeliveryReport> {
     const json = LIST_CHANGED_JSON[kind];
     const listeners = this.listeners.listChanged(kind);
-    const sessions = await this.fanout('l', kind, json, json);
+    const sessions = await this.fanout('l', kind, json);
     return { sessions, listeners };
   }
 
@@ -118,19 +137,18 @@ export class RedisNotificationBus implements McpNotificationBus {
 
   async attach(sessionId: string, connection: McpConnection, lastEventId?: string): Promise<boolean> {
     const holder = `${this.me} ${randomBytes(6).toString('base64url')}`;
-    let epoch = '';
-    const writer = new OrderedWriter(
-      connection,
-      (seq) => `g:${epoch}:${seq}`,
-      (after) => this.readOutbox(sessionId, after),
-      () => this.refused(sessionId, holder),
-    );
-    const stream: HeldStream = { holder, writer };
+    const stream: GetStream = new GetStream(connection, holder, {
+      readOutbox: (after) => this.readOutbox(sessionId, after),
+      refused: () => this.refused(sessionId, holder),
+      subscribed: (uri, on) => this.indexed(stream, uri, on),
+    });
     const previous = this.held.get(sessionId);
-    // Registered before the script runs: live events that overtake its reply wait in the writer.
+    // Registered before the script runs: live items that overtake its reply wait in the stream
+    // (it gets every log entry while it waits, and filters them once it knows its URIs).
+    if (previous) this.unindex(previous);
     this.held.set(sessionId, stream);
     const last = lastEventId === undefined ? undefined : GET_EVENT_ID.exec(lastEventId);
-    let reply: 0 | [string, number, ...(string | number)[]];
+    let reply: 0 | [string, number, number, number, ...(string | number)[]];
     try {
       reply = await this.scripts.run(
         'mcpAttach',
@@ -138,6 +156,7 @@ export class RedisNotificationBus implements McpNotificationBus {
         holder,
         lastEventId === undefined ? '-' : (last?.[2] ?? ''),
         last?.[1] ?? '',
+        last?.[3] ?? '',
         this.settings.outboxLength,
         UPDATED_PREFIX,
         UPDATED_SUFFIX,
@@ -151,21 +170,27 @@ export class RedisNotificationBus implements McpNotificationBus {
       this.forget(sessionId, stream);
       return false;
     }
-    if (previous && previous.writer.connection !== connection) previous.writer.connection.close();
-    const [sessionEpoch, current, ...flat] = reply;
-    epoch = sessionEpoch;
-    const events: LoggedEvent[] = [];
-    for (let i = 0; i < flat.length; i += 2) events.push({ seq: Number(flat[i]), json: String(flat[i + 1]) });
-    writer.start(events, Number(current));
+    if (previous && previous.connection !== connection) previous.connection.close();
+    const [epoch, out, head, count, ...rest] = reply;
+    const subscriptions = rest.slice(0, count).map(String);
+    const replay: ReplayedEvent[] = [];
+    for (let i = count; i < rest.length; i += 3) {
+      replay.push({ out: Number(rest[i]), log: Number(rest[i + 1]), json: String(rest[i + 2]) });
+    }
+    this.lastLog ??= Number(head);
+    stream.start(String(epoch), Number(out), Number(head), subscriptions, replay);
     // Replaced meanwhile by a later attach here: that one owns the session's stream now.
-    if (this.held.get(sessionId) !== stream) connection.close();
+    if (this.held.get(sessionId) !== stream) {
+      this.unindex(stream);
+      connection.close();
+    }
     return true;
   }
 
   detach(sessionId: string, connection: McpConnection): void {
     const stream = this.held.get(sessionId);
-    if (stream?.writer.connection !== connection) return;
-    this.held.delete(sessionId);
+    if (stream?.connection !== connection) return;
+    this.forget(sessionId, stream);
     this.release([[sessionId, stream.holder]]);
   }
 
@@ -175,7 +200,7 @@ export class RedisNotificationBus implements McpNotificationBus {
 
   sendToSession(sessionId: string, json: string): boolean {
     const stream = this.held.get(sessionId);
-    if (stream) return stream.writer.connection.send(json);
+    if (stream) return stream.connection.send(json);
     // Held by another instance: through the outbox, which reaches it wherever it is.
     if (!this.holders.has(sessionId)) return false;
     this.scripts.run('mcpSend', sessionId, json, this.settings.outboxLength).catch((error: unknown) => {
@@ -203,42 +228,144 @@ export class RedisNotificationBus implements McpNotificationBus {
   async drain(): Promise<void> {
     const open = [...this.held.entries()];
     this.held.clear();
-    for (const [, stream] of open) stream.writer.connection.close(DRAIN_RETRY_MS);
+    this.index.clear();
+    for (const [, stream] of open) stream.connection.close(DRAIN_RETRY_MS);
     this.posts.drain(DRAIN_RETRY_MS);
     await this.releaseNow(open.map(([sessionId, stream]) => [sessionId, stream.holder])).catch((error: unknown) => {
       this.logger.warn(`Could not release the drained streams: ${describeError(error)}`);
     });
   }
 
-  /** Runs one notification's script and writes what it delivered to streams held here. */
-  private async fanout(kind: 'u' | 'l', target: string, json: string, coalesceKey: string): Promise<number> {
-    const [sessions, deliveries] = await this.scripts.run<[number, string]>(
-      'mcpFanout',
-      kind,
-      target,
-      json,
-      coalesceKey,
-      this.settings.outboxLength,
-    );
-    this.deliverAll(JSON.parse(deliveries), json);
-    return sessions;
+  /** Runs one notification's script: the log entry and its one publish; delivery follows the bus. */
+  private fanout(kind: 'u' | 'l', target: string, json: string): Promise<number> {
+    return this.scripts.run<number>('mcpFanout', kind, target, json, this.settings.logLength);
   }
 
-  /** A notification published by another instance: its listeners here, its streams here. */
-  private onNotification(message: BusMessage): void {
-    if (message.from === this.me) return;
-    if (message.t === 'u') this.listeners.resourceUpdated(String(message.x));
-    else this.listeners.listChanged(message.x as McpListKind);
-    this.deliverAll(message.d, String(message.j));
+  /** A delivery message (`u`, `l`, `s`, `sub`): handled in order, behind a catch-up of the log. */
+  private heard(message: BusMessage): void {
+    if (this.queue) this.queue.push(message);
+    else this.handle(message);
   }
 
-  /** Writes `[sid, seq, holder]` deliveries whose holder is a stream of this instance. */
-  private deliverAll(deliveries: unknown, json: string): void {
-    if (!Array.isArray(deliveries)) return;
-    for (const [sessionId, seq, holder] of deliveries as [string, number, string][]) {
-      const stream = this.held.get(sessionId);
-      if (stream?.holder === holder) stream.writer.push({ seq, json });
+  private handle(message: BusMessage): void {
+    if (message.t === 's' || message.t === 'sub') {
+      const stream = this.held.get(String(message.sid));
+      if (!stream || stream.holder !== message.holder) return;
+      stream.push(
+        message.t === 's'
+          ? { type: 'out', seq: Number(message.seq), json: String(message.j) }
+          : { type: 'sub', uri: String(message.uri), on: message.on === 1 },
+      );
+      return;
     }
+    const entry: LogEntry = {
+      seq: Number(message.n),
+      kind: message.t === 'u' ? 'u' : 'l',
+      target: String(message.x),
+      json: String(message.j),
+    };
+    if (this.lastLog !== undefined && entry.seq > this.lastLog + 1) {
+      // Messages were lost (the subscriber reconnected): the entries between come from the log.
+      this.queue = [message];
+      void this.catchUp(entry.seq - 1);
+      return;
+    }
+    if (message.from !== this.me && entry.seq > (this.lastLog ?? 0)) {
+      if (entry.kind === 'u') this.listeners.resourceUpdated(entry.target);
+      else this.listeners.listChanged(entry.target as McpListKind);
+    }
+    this.deliver(entry);
+  }
+
+  /** One log entry to the held streams it may concern (each filters by its subscriptions). */
+  private deliver(entry: LogEntry): void {
+    if (entry.seq <= (this.lastLog ?? 0)) return;
+    this.lastLog = entry.seq;
+    const item: StreamItem = { type: 'log', ...entry };
+    if (entry.kind === 'l') {
+      for (const stream of this.held.values()) stream.push(item);
+      return;
+    }
+    const subscribed = this.index.get(entry.target);
+    if (subscribed) for (const stream of subscribed) stream.push(item);
+    // Streams still learning their subscriptions get everything, in order.
+    for (const stream of this.held.values()) if (stream.syncing && !subscribed?.has(stream)) stream.push(item);
+  }
+
+  /**
+   * Reads the log entries this instance missed, up to `upTo`, and delivers them before what
+   * waits in the queue. When they are gone from the log (or Redis cannot be read), the held
+   * streams are closed with a retry hint: their clients resume with Last-Event-ID, and the
+   * attach replays or resyncs exactly.
+   */
+  private async catchUp(upTo: number): Promise<void> {
+    this.queue ??= [];
+    const from = (this.lastLog ?? 0) + 1;
+    if (this.held.size > 0 && from <= upTo) {
+      try {
+        const rows = await guarded(this.redis.xrange(this.keys.log, `${from}-0`, `${upTo}-0`));
+        if (rows.length === 0 || Number(rows[0][0].split('-')[0]) !== from) {
+          throw new Error(`log entries ${from}..${upTo} were trimmed`);
+        }
+        for (const [id, fields] of rows) {
+          this.deliver({ seq: Number(id.split('-')[0]), kind: fields[1] === 'u' ? 'u' : 'l', target: fields[3], json: fields[5] });
+        }
+      } catch (error) {
+        this.logger.warn(`Could not catch up the notification log: ${describeError(error)}; streams reconnect`);
+        this.closeHeld();
+      }
+    }
+    this.lastLog = Math.max(this.lastLog ?? 0, upTo);
+    const queued = this.queue;
+    this.queue = undefined;
+    for (let i = 0; i < queued.length; i++) {
+      this.handle(queued[i]);
+      if (this.queue) {
+        (this.queue as BusMessage[]).push(...queued.slice(i + 1));
+        return;
+      }
+    }
+  }
+
+  private closeHeld(): void {
+    const open = [...this.held.entries()];
+    for (const [sessionId, stream] of open) {
+      this.forget(sessionId, stream);
+      stream.connection.close(DRAIN_RETRY_MS);
+    }
+    this.release(open.map(([sessionId, stream]) => [sessionId, stream.holder]));
+  }
+
+  /** After the subscriber reconnected: (un)subscriptions published meanwhile were lost. */
+  private async resubscribeHeld(): Promise<void> {
+    const open = [...this.held.entries()];
+    if (open.length === 0) return;
+    for (const [, stream] of open) stream.suspend();
+    let lists: string[] = [];
+    try {
+      lists = await this.scripts.run<string[]>('mcpHeldSubscriptions', ...open.map(([sessionId]) => sessionId));
+    } catch (error) {
+      this.logger.warn(`Could not read the held sessions' subscriptions: ${describeError(error)}`);
+    }
+    open.forEach(([, stream], i) => {
+      const parsed: unknown = lists[i] === undefined ? undefined : JSON.parse(lists[i]);
+      stream.resubscribe(Array.isArray(parsed) ? parsed.map(String) : [...stream.subscriptions]);
+    });
+  }
+
+  private indexed(stream: GetStream, uri: string, on: boolean): void {
+    let streams = this.index.get(uri);
+    if (on) {
+      if (!streams) this.index.set(uri, (streams = new Set()));
+      streams.add(stream);
+      return;
+    }
+    streams?.delete(stream);
+    if (streams?.size === 0) this.index.delete(uri);
+  }
+
+  private unindex(stream: GetStream): void {
+    for (const uri of stream.subscriptions) this.indexed(stream, uri, false);
   }
 
   private async readOutbox(sessionId: string, after: number): Promise<LoggedEvent[]> {
@@ -250,7 +377,7 @@ export class RedisNotificationBus implements McpNotificationBus {
   private refused(sessionId: string, holder: string): void {
     const stream = this.held.get(sessionId);
     if (stream?.holder !== holder) return;
-    this.held.delete(sessionId);
+    this.forget(sessionId, stream);
     this.release([[sessionId, holder]]);
   }
 
@@ -258,18 +385,19 @@ export class RedisNotificationBus implements McpNotificationBus {
   private replaced(sessionId: string, holder: string): void {
     const stream = this.held.get(sessionId);
     if (stream?.holder !== holder) return;
-    this.held.delete(sessionId);
-    stream.writer.connection.close();
+    this.forget(sessionId, stream);
+    stream.connection.close();
   }
 
   private ended(sessionId: string): void {
     this.holders.forget(sessionId);
     const stream = this.held.get(sessionId);
-    this.held.delete(sessionId);
-    stream?.writer.connection.close();
+    if (stream) this.forget(sessionId, stream);
+    stream?.connection.close();
   }
 
-  private forget(sessionId: string, stream: HeldStream): void {
+  private forget(sessionId: string, stream: GetStream): void {
+    this.unindex(stream);
     if (this.held.get(sessionId) === stream) this.held.delete(sessionId);
   }
 
@@ -285,17 +413,27 @@ export class RedisNotificationBus implements McpNotificationBus {
     await this.scripts.run('mcpDetach', Date.now(), ...pairs.flat());
   }
 
-  /** Liveness of this instance, TTLs of the sessions it holds, and the safety poll of their outboxes. */
+  /**
+   * Liveness of this instance, TTLs of the sessions it holds, and the safety poll: each held
+   * outbox, and the log at instance level: an entry the previous beat saw but this instance has
+   * not heard of by now lost its message, and is read from the log (entries newer than that
+   * may still be on their way, behind (un)subscriptions that must come first).
+   */
   private async heartbeat(): Promise<void> {
-    const sessions = [...this.held.keys()];
+    const streams = [...this.held.entries()];
     try {
-      const seqs = await this.scripts.run<number[]>(
+      const [head, ...seqs] = await this.scripts.run<number[]>(
         'mcpHeartbeat',
         this.settings.heartbeatMs * 3,
         this.settings.ttlMs,
-        ...sessions,
+        ...streams.map(([sessionId]) => sessionId),
       );
-      sessions.forEach((sessionId, i) => this.held.get(sessionId)?.writer.behind(seqs[i]));
+      streams.forEach(([sessionId, stream], i) => {
+        if (this.held.get(sessionId) === stream) stream.behind(seqs[i]);
+      });
+      this.lastLog ??= head;
+      if (!this.queue && this.polledHead > this.lastLog) void this.catchUp(this.polledHead);
+      this.polledHead = head;
     } catch (error) {
       this.logger.warn(`Heartbeat failed: ${describeError(error)}`);
     }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ATTACH, DETACH, FANOUT, HEARTBEAT, SEND } from './lua/delivery.lua.js';
+import { ATTACH, DETACH, FANOUT, HEARTBEAT, HELD_SUBSCRIPTIONS, SEND } from './lua/delivery.lua.js';
 import { POST_APPEND, POST_FINISH, POST_OPEN, POST_RESUME } from './lua/post-stream.lua.js';
 import { PRELUDE } from './lua/prelude.lua.js';
 import { ACCESS, CREATE, END, EXPIRE, RATE_HIT, SUBSCRIBE, TOUCH, UNSUBSCRIBE, UPDATE } from './lua/session.lua.js';
@@ -20,6 +20,7 @@ const SCRIPTS = {
   mcpAttach: ATTACH,
   mcpDetach: DETACH,
   mcpHeartbeat: HEARTBEAT,
+  mcpHeldSubscriptions: HELD_SUBSCRIPTIONS,
   mcpPostOpen: POST_OPEN,
   mcpPostAppend: POST_APPEND,
   mcpPostFinish: POST_FINISH,

@@ -46,6 +46,13 @@ export interface RedisMcpBackendOptions {
    * @default 5_000
    */
   heartbeatMs?: number;
+  /**
+   * Entries kept in the notification log that every session's GET stream reads from (trimmed
+   * with `MAXLEN ~`, so at least this many): a client resuming with `Last-Event-ID` gets what it
+   * missed while its cursor is still in the log, and a resync after that.
+   * @default 10_000
+   */
+  notificationLogLength?: number;
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -98,6 +105,7 @@ export class RedisMcpBackend implements McpBackend {
     const subscriptions = new RedisSubscriptionStore(scripts, redis, keys);
     const bus = new RedisNotificationBus(scripts, redis, keys, pubsub, ends, holders, posts, {
       outboxLength: options.replayBufferSize,
+      logLength: this.options.notificationLogLength ?? 10_000,
       ttlMs,
       heartbeatMs: this.options.heartbeatMs ?? 5_000,
     });

@@ -1,97 +1,129 @@
 /** Scripts of the notification bus (ARGV[1] prefix, ARGV[2] instance id, then their own). */
 
 /**
- * One notification to its whole audience, in one round trip: appended to each audience
- * session's outbox, then ONE publish carrying the message and, for the sessions whose stream is
- * held somewhere, `[sid, seq, holder]` so that each holder writes it to its stream.
- * ARGV: kind ('u' resource updated, 'l' list changed), target (URI or list kind), JSON,
- * coalescing key, outbox length → {sessions reached, deliveries as JSON}.
+ * One notification to its whole audience, in constant work whatever its size: appended ONCE to
+ * the shared notification log (entry `<n>-0`, `n` from the log's counter) and published ONCE on
+ * the `bus` channel with its log sequence; each instance writes it to the streams it holds whose
+ * sessions subscribed (its own index) and to its modern listeners. Nothing is written per
+ * subscriber. ARGV: kind ('u' resource updated, 'l' list changed), target (URI or list kind),
+ * JSON, log length (`MAXLEN ~`) → the audience size (subscribers of the URI, or the sessions
+ * that hold or held a stream).
  */
 export const FANOUT = `
-local kind, target, json, ckey, maxlen = ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-local audience = (kind == 'u') and (P .. 'sub:' .. target) or (P .. 'streamed')
-local d = {}
-local n = 0
-for _, sid in ipairs(redis.call('SMEMBERS', audience)) do
-  local s = skey(sid)
-  if redis.call('EXISTS', s) == 0 then
-    redis.call('SREM', audience, sid)
-  else
-    n = n + 1
-    local seq, holder = append(s, json, ckey, maxlen)
-    if seq > 0 and holder then d[#d + 1] = {sid, seq, holder} end
-  end
-end
-local encoded = (#d > 0) and cjson.encode(d) or '[]'
-redis.call('PUBLISH', P .. 'bus', '{"t":"' .. kind .. '","x":' .. cjson.encode(target) .. ',"from":' ..
-  cjson.encode(ME) .. ',"j":' .. cjson.encode(json) .. ',"d":' .. encoded .. '}')
-return {n, encoded}
+local kind, target, json, loglen = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local n = redis.call('INCR', LOGSEQ)
+redis.call('XADD', LOG, 'MAXLEN', '~', loglen, n .. '-0', 'k', kind, 'x', target, 'j', json)
+redis.call('PUBLISH', P .. 'bus', '{"t":"' .. kind .. '","n":' .. n .. ',"x":' .. cjson.encode(target) ..
+  ',"from":' .. cjson.encode(ME) .. ',"j":' .. cjson.encode(json) .. '}')
+return redis.call('SCARD', (kind == 'u') and (P .. 'sub:' .. target) or (P .. 'streamed'))
 `;
 
 /**
  * One message to one session's outbox (a server→client request for a client that reads only
- * its GET stream), published to its holder. ARGV: sid, JSON, outbox length → seq, or 0 when
- * the session has ended or nobody holds its stream (nothing is stored then).
+ * its GET stream), published to its holder's instance. ARGV: sid, JSON, outbox length → seq, or
+ * 0 when the session has ended or nobody holds its stream (nothing is stored then).
  */
 export const SEND = `
 local sid, json, maxlen = ARGV[3], ARGV[4], ARGV[5]
 local s = skey(sid)
 local holder = redis.call('HGET', s, 'holder')
 if not holder then return 0 end
-local seq = append(s, json, '', maxlen)
-redis.call('PUBLISH', P .. 'bus', '{"t":"s","from":' .. cjson.encode(ME) .. ',"j":' .. cjson.encode(json) ..
-  ',"d":' .. cjson.encode({{sid, seq, holder}}) .. '}')
+local seq = append(s, json, maxlen)
+redis.call('PUBLISH', P .. 'to:' .. instanceOf(holder),
+  cjson.encode({t = 's', sid = sid, holder = holder, seq = seq, j = json}))
 return seq
 `;
 
 /**
- * Makes a stream the session's standalone stream and says what to write on it first: the
- * entries after the client's last event id, or a resync (appended, so that they get ids) when
- * that id is unknown, foreign or trimmed. The stream it replaces is told to close.
- * ARGV: sid, holder ('<instance> <token>'), last seq ('-' without Last-Event-ID: a fresh
- * stream; '' for an id that is not a g: id: a resync), epoch of the last id,
+ * Makes a stream the session's standalone stream and says what to write on it first. The
+ * client's last event id `g:<ep>-<out>:<log>` holds two cursors: the session's outbox and the
+ * shared log. Replayed: the outbox entries after `out` and the log entries after `log` that
+ * concern the session (its URIs, every list change), coalesced (the first of each URI or list
+ * is kept), merged in the order they were written (an outbox entry records the log's head).
+ * A resync (appended to the outbox, so that it gets ids) replaces the replay when the id is
+ * unknown, foreign, beyond what either log still holds, or followed by more of the session's
+ * events than its replay buffer (`replayBufferSize`) keeps. Work: the gap, bounded by the
+ * lengths of the two logs. The stream it replaces is told to close.
+ * ARGV: sid, holder ('<instance> <token>'), last outbox seq ('-' without Last-Event-ID: a fresh
+ * stream; '' for an id that is not a g: id: a resync), epoch of the last id, last log seq,
  * outbox length, updated-JSON prefix, updated-JSON suffix, then the three list-changed JSONs
- * → 0 when the session has ended, else {epoch, seq, seq1, json1, seq2, json2, ...}.
+ * → 0 when the session has ended, else {epoch, outbox seq, log head, #subs, uri..., then
+ * out1, log1, json1, out2, log2, json2, ...}.
  */
 export const ATTACH = `
-local sid, holder, maxlen = ARGV[3], ARGV[4], ARGV[7]
+local sid, holder, maxlen = ARGV[3], ARGV[4], ARGV[8]
 local s = skey(sid)
 if redis.call('EXISTS', s) == 0 then return 0 end
 local ep = redis.call('HGET', s, 'ep')
 local prev = redis.call('HGET', s, 'holder')
 redis.call('HSET', s, 'holder', holder)
-redis.call('DEL', s .. ':pend')
 redis.call('SADD', P .. 'streamed', sid)
 redis.call('PEXPIRE', s .. ':out', redis.call('PTTL', s))
 local seq = tonumber(redis.call('HGET', s, 'seq') or '0')
+local head = logHead()
+local subs = redis.call('SMEMBERS', s .. ':subs')
 local out = {}
-local last = tonumber(ARGV[5])
+local lastOut, lastLog = tonumber(ARGV[5]), tonumber(ARGV[7])
 local replay = ARGV[5] == '-'
-if last and ARGV[6] == ep and last >= 0 and last <= seq then
-  if last == seq then
-    replay = true
-  else
-    local rows = redis.call('XRANGE', s .. ':out', '(' .. last .. '-0', '+')
-    if #rows > 0 and seqOf(rows[1][1]) == last + 1 then
-      replay = true
-      for _, row in ipairs(rows) do
-        out[#out + 1] = seqOf(row[1])
-        out[#out + 1] = row[2][2]
+if (not replay) and lastOut and lastLog and ARGV[6] == ep and lastOut >= 0 and lastOut <= seq
+    and lastLog >= 0 and lastLog <= head then
+  replay = true
+  local outRows, logRows = {}, {}
+  if lastOut < seq then
+    outRows = redis.call('XRANGE', s .. ':out', '(' .. lastOut .. '-0', '+')
+    replay = #outRows > 0 and seqOf(outRows[1][1]) == lastOut + 1
+  end
+  if replay and lastLog < head then
+    logRows = redis.call('XRANGE', LOG, '(' .. lastLog .. '-0', '+')
+    replay = #logRows > 0 and seqOf(logRows[1][1]) == lastLog + 1
+  end
+  if replay then
+    local subscribed, seen = {}, {}
+    for _, uri in ipairs(subs) do subscribed[uri] = true end
+    local o, curOut, curLog, matched = 1, lastOut, lastLog, #outRows
+    local function outboxUpTo(limit)
+      while o <= #outRows and tonumber(outRows[o][2][4] or '0') < limit do
+        curOut = seqOf(outRows[o][1])
+        out[#out + 1] = curOut
+        out[#out + 1] = curLog
+        out[#out + 1] = outRows[o][2][2]
+        o = o + 1
       end
     end
+    for _, row in ipairs(logRows) do
+      local n, kind, target = seqOf(row[1]), row[2][2], row[2][4]
+      outboxUpTo(n)
+      local key = kind .. target
+      curLog = n
+      local mine = kind == 'l' or subscribed[target]
+      if mine then matched = matched + 1 end
+      if mine and not seen[key] then
+        seen[key] = true
+        out[#out + 1] = curOut
+        out[#out + 1] = curLog
+        out[#out + 1] = row[2][6]
+      end
+    end
+    outboxUpTo(math.huge)
+    -- More of the session's events than its replay buffer holds: beyond retention, as with one
+    -- outbox per session.
+    if matched > tonumber(maxlen) then replay = false end
   end
 end
 if not replay then
+  out = {}
   local resync = {}
-  for _, uri in ipairs(redis.call('SMEMBERS', s .. ':subs')) do resync[#resync + 1] = ARGV[8] .. cjson.encode(uri) .. ARGV[9] end
-  for i = 10, 12 do resync[#resync + 1] = ARGV[i] end
+  for _, uri in ipairs(subs) do resync[#resync + 1] = ARGV[9] .. cjson.encode(uri) .. ARGV[10] end
+  for i = 11, 13 do resync[#resync + 1] = ARGV[i] end
   for _, json in ipairs(resync) do
-    out[#out + 1] = append(s, json, '', maxlen)
+    out[#out + 1] = append(s, json, maxlen)
+    out[#out + 1] = head
     out[#out + 1] = json
   end
 end
 if prev and prev ~= holder then publish({t = 'replaced', sid = sid, holder = prev, from = ME}) end
-local result = {ep, tonumber(redis.call('HGET', s, 'seq'))}
+local result = {ep, tonumber(redis.call('HGET', s, 'seq')), head, #subs}
+for _, uri in ipairs(subs) do result[#result + 1] = uri end
 for _, v in ipairs(out) do result[#result + 1] = v end
 return result
 `;
@@ -114,13 +146,13 @@ return 1
 
 /**
  * The instance's heartbeat: its liveness key, and the keys of the sessions whose streams it
- * holds kept from expiring. ARGV: liveness ms, session ttl ms, then held sids → their outbox
- * sequences, in order (the safety poll compares them with what was delivered).
+ * holds kept from expiring. ARGV: liveness ms, session ttl ms, then held sids → {log head, then
+ * their outbox sequences in order} (the safety poll compares them with what was delivered).
  */
 export const HEARTBEAT = `
 redis.call('SET', P .. 'inst:' .. ME, '1', 'PX', ARGV[3])
 local ttl = ARGV[4]
-local seqs = {}
+local seqs = {logHead()}
 for i = 5, #ARGV do
   local s = skey(ARGV[i])
   redis.call('PEXPIRE', s, ttl)
@@ -129,4 +161,11 @@ for i = 5, #ARGV do
   seqs[#seqs + 1] = tonumber(redis.call('HGET', s, 'seq') or '-1')
 end
 return seqs
+`;
+
+/** ARGV: held sids → for each, its subscribed URIs as JSON (an instance's index after a reconnect). */
+export const HELD_SUBSCRIPTIONS = `
+local result = {}
+for i = 3, #ARGV do result[#result + 1] = cjson.encode(redis.call('SMEMBERS', skey(ARGV[i]) .. ':subs')) end
+return result
 `;

@@ -10,6 +10,10 @@ local function skey(sid) return P .. 's:{' .. sid .. '}' end
 local function publish(msg) redis.call('PUBLISH', P .. 'bus', cjson.encode(msg)) end
 local function instanceOf(holder) return string.match(holder, '^(%S+)') end
 local function seqOf(entryId) return tonumber(string.match(entryId, '^(%d+)')) end
+-- The notification log (one stream, entries <n>-0) and its counter: one hash tag, one slot.
+local LOG = P .. '{ev}'
+local LOGSEQ = P .. '{ev}:n'
+local function logHead() return tonumber(redis.call('GET', LOGSEQ) or '0') end
 
 -- true when a live instance holds a standalone stream of the session, false when its holder
 -- died, nil when nobody holds one
@@ -29,22 +33,18 @@ local function endSession(sid, reason)
   for _, id in ipairs(redis.call('ZRANGE', s .. ':rs', 0, -1)) do
     redis.call('DEL', s .. ':r:' .. id, s .. ':rm:' .. id)
   end
-  redis.call('DEL', s, s .. ':subs', s .. ':out', s .. ':pend', s .. ':rs', s .. ':rl')
+  redis.call('DEL', s, s .. ':subs', s .. ':out', s .. ':rs', s .. ':rl')
   redis.call('ZREM', P .. 'expiry', sid)
   redis.call('SREM', P .. 'streamed', sid)
   if existed then publish({t = 'end', sid = sid, reason = reason, from = ME}) end
   return existed
 end
 
--- Appends to a live session's outbox; returns its sequence (0 when coalesced) and its holder.
--- Without a holder, a message whose coalescing key is already queued is dropped.
-local function append(s, json, ckey, maxlen)
-  local holder = redis.call('HGET', s, 'holder')
-  if (not holder) and ckey ~= '' then
-    if redis.call('SADD', s .. ':pend', ckey) == 0 then return 0, false end
-  end
+-- Appends a message for this session alone to its outbox; returns its sequence. The entry
+-- records the log's head ('l'), which places it among the log's entries on a replay.
+local function append(s, json, maxlen)
   local seq = redis.call('HINCRBY', s, 'seq', 1)
-  redis.call('XADD', s .. ':out', 'MAXLEN', maxlen, seq .. '-0', 'j', json)
-  return seq, holder
+  redis.call('XADD', s .. ':out', 'MAXLEN', maxlen, seq .. '-0', 'j', json, 'l', logHead())
+  return seq
 end
 `;

@@ -75,7 +75,12 @@ if endSession(ARGV[3], ARGV[4]) then return 1 end
 return 0
 `;
 
-/** ARGV: sid, uri → 1 stored (or already), 0 when the session has ended. */
+/**
+ * ARGV: sid, uri → 1 stored (or already), 0 when the session has ended. When an instance holds
+ * the session's stream, it is told (on its own channel) to add the URI to its index: scripts run
+ * one at a time and one subscriber connection gets its messages in publish order, so the holder
+ * hears of the subscription before any notification published after this script.
+ */
 export const SUBSCRIBE = `
 local sid, uri = ARGV[3], ARGV[4]
 local s = skey(sid)
@@ -84,16 +89,27 @@ if redis.call('SADD', s .. ':subs', uri) == 1 then
   redis.call('SADD', P .. 'sub:' .. uri, sid)
   redis.call('INCR', P .. 'subcount')
   redis.call('PEXPIRE', s .. ':subs', redis.call('PTTL', s))
+  local holder = redis.call('HGET', s, 'holder')
+  if holder then
+    redis.call('PUBLISH', P .. 'to:' .. instanceOf(holder),
+      cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 1}))
+  end
 end
 return 1
 `;
 
-/** ARGV: sid, uri. */
+/** ARGV: sid, uri. The holder of the session's stream, if any, is told as on subscribe. */
 export const UNSUBSCRIBE = `
 local sid, uri = ARGV[3], ARGV[4]
-if redis.call('SREM', skey(sid) .. ':subs', uri) == 1 then
+local s = skey(sid)
+if redis.call('SREM', s .. ':subs', uri) == 1 then
   redis.call('SREM', P .. 'sub:' .. uri, sid)
   redis.call('DECR', P .. 'subcount')
+  local holder = redis.call('HGET', s, 'holder')
+  if holder then
+    redis.call('PUBLISH', P .. 'to:' .. instanceOf(holder),
+      cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 0}))
+  end
 end
 return 1
 `;

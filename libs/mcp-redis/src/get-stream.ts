@@ -1,0 +1,158 @@
+import type { McpConnection } from '@nest-mcp/server';
+import type { LoggedEvent } from './ordered-writer.js';
+
+/** What reaches a held GET stream live, in the order its instance heard it. */
+export type StreamItem =
+  /** An entry of the shared notification log (its audience is decided here, by the subscriptions). */
+  | { readonly type: 'log'; readonly seq: number; readonly kind: 'u' | 'l'; readonly target: string; readonly json: string }
+  /** An entry of the session's outbox. */
+  | { readonly type: 'out'; readonly seq: number; readonly json: string }
+  /** The session subscribed to a URI (`on`) or unsubscribed. */
+  | { readonly type: 'sub'; readonly uri: string; readonly on: boolean };
+
+/** An event the attach script replays, with the two cursors its id carries. */
+export interface ReplayedEvent {
+  readonly out: number;
+  readonly log: number;
+  readonly json: string;
+}
+
+/** What a GET stream needs from its instance. */
+export interface GetStreamHooks {
+  /** Reads the session's outbox after a sequence (the catch-up). */
+  readOutbox(after: number): Promise<LoggedEvent[]>;
+  /** The connection refused a write (closed, or too slow). */
+  refused(): void;
+  /** The session's subscriptions changed: the instance's URI index follows. */
+  subscribed(uri: string, on: boolean): void;
+}
+
+/**
+ * One standalone GET stream held by this instance. It writes two logs merged in the order its
+ * instance heard them: the session's outbox (its own messages) and the shared notification log
+ * (filtered by the session's subscriptions, which it keeps). Each event id is
+ * `g:<epoch>-<out>:<log>`, the two cursors written so far, so that a resume anywhere replays
+ * exactly what came after. Items that arrive before the start, or during a catch-up of the
+ * outbox, wait in order; outbox events at or below the last written sequence are dropped, and a
+ * jump past the next one starts a catch-up read; log events at or below the last log sequence
+ * are dropped (the instance catches up the log for all its streams at once).
+ */
+export class GetStream {
+  private epoch = '';
+  private out = 0;
+  private log = 0;
+  private readonly uris = new Set<string>();
+  /** Set while the start, a catch-up or a refresh of the subscriptions is in flight. */
+  private waiting?: StreamItem[] = [];
+
+  constructor(
+    readonly connection: McpConnection,
+    /** `<instance> <token>`: how Redis names this stream as the session's holder. */
+    readonly holder: string,
+    private readonly hooks: GetStreamHooks,
+  ) {}
+
+  /** The URIs the session subscribed to, as far as this stream knows. */
+  get subscriptions(): ReadonlySet<string> {
+    return this.uris;
+  }
+
+  /** True while items wait: the instance then gives it every log entry, to be filtered later. */
+  get syncing(): boolean {
+    return this.waiting !== undefined;
+  }
+
+  /** Starts the stream: the replay, the cursors it starts from, then what waited. */
+  start(epoch: string, out: number, log: number, subscriptions: readonly string[], replay: readonly ReplayedEvent[]): void {
+    this.epoch = epoch;
+    this.subscribe(subscriptions);
+    for (const event of replay) this.write(event.json, event.out, event.log);
+    this.out = Math.max(this.out, out);
+    this.log = Math.max(this.log, log);
+    this.flush();
+  }
+
+  /** A live item. */
+  push(item: StreamItem): void {
+    if (this.waiting) this.waiting.push(item);
+    else this.apply(item);
+  }
+
+  /** Holds live items until `resubscribe` (the subscriptions are being read again). */
+  suspend(): void {
+    this.waiting ??= [];
+  }
+
+  /** The subscriptions as read again; then what waited. */
+  resubscribe(subscriptions: readonly string[]): void {
+    this.subscribe(subscriptions);
+    this.flush();
+  }
+
+  /** Checks the outbox's current sequence (the safety poll) and catches up when behind. */
+  behind(current: number): void {
+    if (this.waiting || current <= this.out) return;
+    this.waiting = [];
+    void this.catchUp();
+  }
+
+  private apply(item: StreamItem): void {
+    switch (item.type) {
+      case 'sub':
+        if (item.on === this.uris.has(item.uri)) return;
+        if (item.on) this.uris.add(item.uri);
+        else this.uris.delete(item.uri);
+        this.hooks.subscribed(item.uri, item.on);
+        return;
+      case 'log':
+        if (item.seq <= this.log) return;
+        if (item.kind === 'u' && !this.uris.has(item.target)) return;
+        this.write(item.json, this.out, item.seq);
+        return;
+      case 'out':
+        if (item.seq <= this.out) return;
+        if (item.seq === this.out + 1) {
+          this.write(item.json, item.seq, this.log);
+          return;
+        }
+        this.waiting = [item];
+        void this.catchUp();
+    }
+  }
+
+  private subscribe(subscriptions: readonly string[]): void {
+    const next = new Set(subscriptions);
+    for (const uri of [...this.uris]) if (!next.has(uri)) this.apply({ type: 'sub', uri, on: false });
+    for (const uri of next) this.apply({ type: 'sub', uri, on: true });
+  }
+
+  private async catchUp(): Promise<void> {
+    try {
+      for (const event of await this.hooks.readOutbox(this.out)) {
+        if (event.seq > this.out) this.write(event.json, event.seq, this.log);
+      }
+    } catch {
+      // The outbox cannot be read now: what waited is written as it is; the next poll retries.
+    }
+    this.flush();
+  }
+
+  private flush(): void {
+    const items = this.waiting ?? [];
+    this.waiting = undefined;
+    for (let i = 0; i < items.length; i++) {
+      this.apply(items[i]);
+      // An outbox gap started a catch-up: the rest waits behind it, in order.
+      if (this.waiting) {
+        (this.waiting as StreamItem[]).push(...items.slice(i + 1));
+        return;
+      }
+    }
+  }
+
+  private write(json: string, out: number, log: number): void {
+    this.out = out;
+    this.log = log;
+    if (!this.connection.send(json, `g:${this.epoch}-${out}:${log}`)) this.hooks.refused();
+  }
+}
