@@ -4,7 +4,13 @@ import type { LoggedEvent } from './ordered-writer.js';
 /** What reaches a held GET stream live, in the order its instance heard it. */
 export type StreamItem =
   /** An entry of the shared notification log (its audience is decided here, by the subscriptions). */
-  | { readonly type: 'log'; readonly seq: number; readonly kind: 'u' | 'l'; readonly target: string; readonly json: string }
+  | {
+      readonly type: 'log';
+      readonly seq: number;
+      readonly kind: 'u' | 'l';
+      readonly target: string;
+      readonly json: string;
+    }
   /** An entry of the session's outbox. */
   | { readonly type: 'out'; readonly seq: number; readonly json: string }
   /** The session subscribed to a URI (`on`) or unsubscribed. */
@@ -63,7 +69,13 @@ export class GetStream {
   }
 
   /** Starts the stream: the replay, the cursors it starts from, then what waited. */
-  start(epoch: string, out: number, log: number, subscriptions: readonly string[], replay: readonly ReplayedEvent[]): void {
+  start(
+    epoch: string,
+    out: number,
+    log: number,
+    subscriptions: readonly string[],
+    replay: readonly ReplayedEvent[],
+  ): void {
     this.epoch = epoch;
     this.subscribe(subscriptions);
     for (const event of replay) this.write(event.json, event.out, event.log);

@@ -308,7 +308,12 @@ export class RedisNotificationBus implements McpNotificationBus {
           throw new Error(`log entries ${from}..${upTo} were trimmed`);
         }
         for (const [id, fields] of rows) {
-          this.deliver({ seq: Number(id.split('-')[0]), kind: fields[1] === 'u' ? 'u' : 'l', target: fields[3], json: fields[5] });
+          this.deliver({
+            seq: Number(id.split('-')[0]),
+            kind: fields[1] === 'u' ? 'u' : 'l',
+            target: fields[3],
+            json: fields[5],
+          });
         }
       } catch (error) {
         this.logger.warn(`Could not catch up the notification log: ${describeError(error)}; streams reconnect`);
