@@ -1,0 +1,244 @@
+/**
+ * The Redis fan-out beyond the backend contract: constant work in Redis per notification, the
+ * instance's URI index kept in order with subscriptions made elsewhere, the replay of the two
+ * cursors a GET event id carries, the resync past the log, and the catch-up after lost pub/sub
+ * messages. Runs on a `redis-server` of its own (it reads INFO commandstats).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { deploymentOf, FakeConnection, sessionRecord, updated, type BackendDeployment } from '@nest-mcp/server/testing';
+import type { McpBackendParts } from '@nest-mcp/server';
+import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
+import { RedisMcpBackend, type RedisMcpBackendOptions } from './redis.backend.js';
+
+let redis: TestRedis;
+let raw: Redis;
+let deployment: BackendDeployment | undefined;
+let prefix = '';
+
+beforeAll(async () => {
+  redis = await startRedis({ own: true });
+  raw = new Redis(redis.url);
+}, 30_000);
+
+afterEach(async () => {
+  await deployment?.close();
+  deployment = undefined;
+});
+
+afterAll(async () => {
+  raw?.disconnect();
+  await redis?.stop();
+});
+
+/** A fresh deployment (own key prefix) of `count` instances. */
+async function instances(count: number, options: Partial<RedisMcpBackendOptions> = {}): Promise<McpBackendParts[]> {
+  prefix = redis.prefix();
+  let n = 0;
+  deployment = deploymentOf(
+    () =>
+      new RedisMcpBackend({ url: redis.url, keyPrefix: prefix, instanceId: `i${++n}`, heartbeatMs: 200, ...options }),
+  );
+  const started: McpBackendParts[] = [];
+  for (let i = 0; i < count; i++) started.push(await deployment.instance());
+  return started;
+}
+
+async function session(parts: McpBackendParts): Promise<string> {
+  const record = sessionRecord();
+  expect(await parts.sessions.create(record, 10_000)).toBe(true);
+  return record.id;
+}
+
+/** Commands Redis ran (every command, scripts' inner calls included), INFO itself excluded. */
+async function commandsRun(): Promise<number> {
+  const info = await raw.info('commandstats');
+  let total = 0;
+  for (const [, name, calls] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    if (name !== 'info') total += Number(calls);
+  }
+  return total;
+}
+
+/** A log entry whose pub/sub message was lost: written as the fan-out script does, never published. */
+async function lostEntry(uri: string): Promise<void> {
+  const n = await raw.incr(`${prefix}{ev}:n`);
+  const json = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+  await raw.xadd(`${prefix}{ev}`, `${n}-0`, 'k', 'u', 'x', uri, 'j', json);
+}
+
+describe('Redis fan-out', () => {
+  it('runs the same number of Redis commands per notification for 5 and for 300 subscribers', async () => {
+    const [a] = await instances(1, { heartbeatMs: 60_000 });
+    const measure = async (uri: string, subscribers: number): Promise<number> => {
+      const streams: FakeConnection[] = [];
+      for (let i = 0; i < subscribers; i++) {
+        const sid = await session(a);
+        await a.subscriptions.subscribe(sid, uri);
+        const stream = new FakeConnection();
+        await a.bus.attach(sid, stream);
+        streams.push(stream);
+      }
+      const before = await commandsRun();
+      expect((await a.bus.resourceUpdated(uri)).sessions).toBe(subscribers);
+      const used = (await commandsRun()) - before;
+      for (const stream of streams) await stream.waitFor(updated(uri));
+      return used;
+    };
+    const few = await measure('db://few', 5);
+    const many = await measure('db://many', 300);
+    expect(many).toBe(few);
+    expect(few).toBeLessThanOrEqual(6);
+  }, 60_000);
+
+  it('a session without a stream gets nothing written per notification', async () => {
+    const [a] = await instances(1);
+    const sid = await session(a);
+    await a.subscriptions.subscribe(sid, 'db://a');
+    for (let i = 0; i < 5; i++) await a.bus.resourceUpdated('db://a');
+    expect(await raw.exists(`${prefix}s:{${sid}}:out`)).toBe(0);
+    expect(await raw.xlen(`${prefix}{ev}`)).toBe(5);
+  });
+
+  it('a subscription made on B reaches the stream held on A before a notification sent through C', async () => {
+    const [a, b, c] = await instances(3);
+    const sid = await session(a);
+    await b.subscriptions.subscribe(sid, 'db://base');
+    const stream = new FakeConnection();
+    await a.bus.attach(sid, stream);
+    for (let i = 0; i < 20; i++) {
+      const uri = `db://race/${i}`;
+      await b.subscriptions.subscribe(sid, uri);
+      await c.bus.resourceUpdated(uri);
+      await stream.waitFor(updated(uri));
+    }
+    // Unsubscribed on B: a notification through C right after no longer reaches A's stream.
+    await b.subscriptions.unsubscribe(sid, 'db://race/0');
+    await c.bus.resourceUpdated('db://race/0');
+    await c.bus.resourceUpdated('db://base');
+    await stream.waitFor(updated('db://base'));
+    expect(stream.summary.filter((line) => line.endsWith('db://race/0'))).toHaveLength(1);
+    expect(stream.summary).toHaveLength(21);
+  });
+
+  it('replays the outbox and the log merged in the order written, with the ids the live stream had', async () => {
+    const [a, b] = await instances(2);
+    const sid = await session(a);
+    for (const uri of ['db://a', 'db://b']) await a.subscriptions.subscribe(sid, uri);
+    const live = new FakeConnection();
+    await a.bus.attach(sid, live);
+    // B learns that another instance holds the stream (as on any request of the session).
+    await b.sessions.access(sid, Date.now(), 60_000);
+    const ping = (id: number) => `{"jsonrpc":"2.0","method":"ping","id":${id}}`;
+
+    await b.bus.resourceUpdated('db://a');
+    const first = await live.waitFor(updated('db://a'));
+    expect(b.bus.sendToSession(sid, ping(1))).toBe(true);
+    await live.waitFor((sent) => sent.message.id === 1);
+    await b.bus.resourceUpdated('db://other');
+    await b.bus.resourceUpdated('db://b');
+    await live.waitFor(updated('db://b'));
+    expect(b.bus.sendToSession(sid, ping(2))).toBe(true);
+    await live.waitFor((sent) => sent.message.id === 2);
+    await b.bus.resourceUpdated('db://a');
+    await live.waitForCount(5);
+    expect(live.sent.map((sent) => sent.eventId)).toEqual([...new Set(live.sent.map((sent) => sent.eventId))]);
+
+    const resumed = new FakeConnection();
+    expect(await b.bus.attach(sid, resumed, first.eventId)).toBe(true);
+    await resumed.waitForCount(4);
+    expect(resumed.sent.map((sent) => [sent.json, sent.eventId])).toEqual(
+      live.sent.slice(1).map((sent) => [sent.json, sent.eventId]),
+    );
+    await live.waitClosed();
+  });
+
+  it('coalesces a URI updated several times while away; a resume with the latest id replays nothing', async () => {
+    const [a, b] = await instances(2);
+    const sid = await session(a);
+    await a.subscriptions.subscribe(sid, 'db://a');
+    const first = new FakeConnection();
+    await a.bus.attach(sid, first);
+    await a.bus.resourceUpdated('db://a');
+    const seen = await first.waitFor(updated('db://a'));
+    a.bus.detach(sid, first);
+    for (let i = 0; i < 4; i++) await b.bus.resourceUpdated('db://a');
+    await b.bus.resourceUpdated('db://elsewhere');
+
+    const resumed = new FakeConnection();
+    await b.bus.attach(sid, resumed, seen.eventId);
+    expect(resumed.summary).toEqual(['notifications/resources/updated db://a']);
+    // Live again: the next event's id is past everything, so resuming with it replays nothing.
+    await a.bus.resourceUpdated('db://a');
+    const latest = await resumed.waitFor(updated('db://a'), 1);
+    b.bus.detach(sid, resumed);
+    const again = new FakeConnection();
+    await a.bus.attach(sid, again, latest.eventId);
+    expect(again.sent).toEqual([]);
+  });
+
+  it('resyncs a cursor whose log entries were trimmed, even when none of them concerned the session', async () => {
+    const [a] = await instances(1, { notificationLogLength: 10 });
+    const sid = await session(a);
+    await a.subscriptions.subscribe(sid, 'db://a');
+    const first = new FakeConnection();
+    await a.bus.attach(sid, first);
+    await a.bus.resourceUpdated('db://a');
+    const seen = await first.waitFor(updated('db://a'));
+    a.bus.detach(sid, first);
+    // MAXLEN ~ drops whole nodes (100 entries by default): enough entries to drop the first.
+    for (let i = 0; i < 250; i++) await a.bus.resourceUpdated(`db://noise/${i}`);
+    expect(Number((await raw.xrange(`${prefix}{ev}`, '-', '+', 'COUNT', 1))[0][0].split('-')[0])).toBeGreaterThan(2);
+
+    const late = new FakeConnection();
+    await a.bus.attach(sid, late, seen.eventId);
+    expect(late.summary).toEqual([
+      'notifications/resources/updated db://a',
+      'notifications/resources/list_changed',
+      'notifications/tools/list_changed',
+      'notifications/prompts/list_changed',
+    ]);
+  });
+
+  it('catches up a lost publish from the log when the next notification shows the gap, in order', async () => {
+    const [a, b] = await instances(2, { heartbeatMs: 60_000 });
+    const sid = await session(a);
+    for (const uri of ['db://lost', 'db://next']) await a.subscriptions.subscribe(sid, uri);
+    const stream = new FakeConnection();
+    await a.bus.attach(sid, stream);
+    await lostEntry('db://lost');
+    await b.bus.resourceUpdated('db://next');
+    await stream.waitFor(updated('db://next'));
+    expect(stream.summary).toEqual([
+      'notifications/resources/updated db://lost',
+      'notifications/resources/updated db://next',
+    ]);
+  });
+
+  it('catches up a lost publish at the heartbeat when no notification follows', async () => {
+    const [a] = await instances(1, { heartbeatMs: 100 });
+    const sid = await session(a);
+    await a.subscriptions.subscribe(sid, 'db://lost');
+    const stream = new FakeConnection();
+    await a.bus.attach(sid, stream);
+    await lostEntry('db://lost');
+    await stream.waitFor(updated('db://lost'));
+    expect(stream.summary).toEqual(['notifications/resources/updated db://lost']);
+  });
+
+  it('reads its streams’ subscriptions again after the subscriber reconnected', async () => {
+    const [a, b] = await instances(2);
+    const sid = await session(a);
+    const stream = new FakeConnection();
+    await a.bus.attach(sid, stream);
+    await raw.client('KILL', 'TYPE', 'pubsub');
+    // Published while A's subscriber is away (or just back): its message may be lost.
+    await b.subscriptions.subscribe(sid, 'db://later');
+    const deadline = Date.now() + 5_000;
+    while (!stream.summary.includes('notifications/resources/updated db://later')) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await b.bus.resourceUpdated('db://later');
+      await stream.waitForCount(1, 100).catch(() => undefined);
+    }
+  });
+});
