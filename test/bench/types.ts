@@ -192,6 +192,8 @@ export interface ListenFanoutResult {
 export interface RedisFanoutResult {
   n: number;
   instances: number;
+  /** `memory`: the single-instance reference run (one in-memory library process, no Redis). */
+  backend?: 'memory';
   setupMs?: number;
   /** From `notifyResourceUpdated` on instance 1 to the last subscribed stream holding it: median round. */
   fanoutMs?: number;
@@ -215,6 +217,8 @@ export interface RedisFanoutResult {
 export interface RedisResult {
   redisVersion?: string;
   fanout: RedisFanoutResult[];
+  /** The same fan-out at the largest N on one in-memory library process (the single-instance time). */
+  singleInstance?: RedisFanoutResult;
   /** `tools/call echo` at concurrency 16 on one legacy session: in-memory backend vs Redis (direct mount both). */
   echo?: { memory?: LoadResult; redis?: LoadResult };
   /** Idle sessions held in Redis. */

@@ -10,7 +10,9 @@
  *   the last stream holding the update (the median round). Redis commands per notification:
  *   the INFO commandstats delta across one round (the bench's own INFO left out), the round
  *   with the fewest (the instances' heartbeats fall into some rounds). Commands run inside a
- *   Lua script count too: the network sees one EVALSHA and one PUBLISH.
+ *   Lua script count too: the network sees one EVALSHA. The same fan-out at the largest N is
+ *   then measured on ONE library fixture on the in-memory backend (direct mount, same client,
+ *   same rounds): the single-instance time the three instances are compared with.
  * - **tools/call at concurrency 16** on one legacy session: the direct mount on the in-memory
  *   backend, then on Redis, each a fresh server.
  * - **Memory of idle sessions in Redis**: n sessions that initialized and stay idle; INFO
@@ -42,16 +44,25 @@ const startInstances = (redis: RedisProcess, count: number): Promise<ServerProce
     ),
   );
 
+/**
+ * One fan-out run: on `config.redisInstances` instances sharing Redis, or (`single`) on one
+ * in-memory library process, with the same client and rounds.
+ */
 async function fanout(
   config: BenchConfig,
   redis: RedisProcess,
   requested: number,
   log: (line: string) => void,
+  single = false,
 ): Promise<RedisFanoutResult> {
-  const n = Math.min(requested, config.fdLimit - config.fdReserve - config.setupConcurrency * config.redisInstances);
-  const result: RedisFanoutResult = { n, instances: config.redisInstances, errors: 0 };
+  const instances = single ? 1 : config.redisInstances;
+  const n = Math.min(requested, config.fdLimit - config.fdReserve - config.setupConcurrency * instances);
+  const result: RedisFanoutResult = { n, instances, errors: 0, ...(single ? { backend: 'memory' as const } : {}) };
+  const label = single ? 'in-memory fan-out (one process)' : 'redis fan-out';
   await redis.flush();
-  const servers = await startInstances(redis, config.redisInstances);
+  const servers = single
+    ? [await ServerProcess.start('library-direct', { startTimeoutMs: 60_000 })]
+    : await startInstances(redis, config.redisInstances);
   const clients = servers.map((s) => new BenchHttp(s.endpoint, config.setupConcurrency));
   const set = new StreamSet(COUNTER_URI);
   const streams: WatchedStream[] = new Array(n);
@@ -78,14 +89,16 @@ async function fanout(
       streams,
       config.fanoutRounds,
       WAIT_MS,
-      {
-        before: async () => {
-          before = await redis.commandCalls();
-        },
-        after: async () => {
-          perRound.push(callsDelta(before, await redis.commandCalls()));
-        },
-      },
+      single
+        ? {}
+        : {
+            before: async () => {
+              before = await redis.commandCalls();
+            },
+            after: async () => {
+              perRound.push(callsDelta(before, await redis.commandCalls()));
+            },
+          },
       servers,
     );
     Object.assign(result, rounds.summary);
@@ -105,12 +118,12 @@ async function fanout(
       streams.filter((s) => s.counters.otherUpdated > 0 || s.counters.unexpected > 0).length + set.endedEarly;
     result.errors += result.missing + result.duplicates + result.unexpected + (rounds.complete ? 0 : 1);
     log(
-      `  redis fan-out N=${n} over ${servers.length} instances: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; instances' CPU ${result.serverCpuMs?.toFixed(1)} ms); ${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
+      `  ${label} N=${n} over ${servers.length} instance${servers.length > 1 ? 's' : ''}: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; instances' CPU ${result.serverCpuMs?.toFixed(1)} ms); ${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
     );
   } catch (error) {
     result.error = `${(error as Error).message} (while ${stage}; ${set.streams.length} streams opened)`;
     result.errors++;
-    log(`  redis fan-out N=${n}: FAILED ${result.error}\n${servers.map((s) => s.log).join('\n')}`);
+    log(`  ${label} N=${n}: FAILED ${result.error}\n${servers.map((s) => s.log).join('\n')}`);
   } finally {
     set.closeAll();
     for (const client of clients) client.close();
@@ -188,6 +201,10 @@ export async function runRedis(config: BenchConfig, log: (line: string) => void)
       result.fanout.push(run);
       result.errors += run.errors;
     }
+    // The single-instance reference for the largest N (the target: within 2x of it on 3 instances).
+    const largest = Math.max(...config.redisFanoutN);
+    result.singleInstance = await fanout(config, redis, largest, log, true);
+    result.errors += result.singleInstance.errors;
     await redis.flush();
     const memory = await echo16(config, await ServerProcess.start('library-direct'));
     await redis.flush();

@@ -90,6 +90,15 @@ export function redisTable(redis: RedisResult | undefined): PeerTable | undefine
       values: [ok ? f.commandsPerNotification : undefined],
     });
   }
+  const single = redis.singleInstance;
+  if (single) {
+    rows.push({
+      metric: `fan-out N=${single.n} on one in-memory process (the single-instance reference): notify → last stream`,
+      unit: 'ms',
+      better: 'lower',
+      values: [single.errors === 0 ? single.fanoutMs : undefined],
+    });
+  }
   rows.push({
     metric: 'tools/call c=16, in-memory backend (direct mount)',
     unit: 'req/s',

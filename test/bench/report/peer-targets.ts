@@ -7,7 +7,10 @@
  *   "no more" allows 1.10× for measurement noise);
  * - `subscriptions/listen` fan-out to 1,000 ≤ 0.5× the SDK v2's time (per mount), and linear to
  *   10,000 (the 10,000 time ≤ 12× the 1,000 time);
- * - `tools/call` at concurrency 16 on the Redis backend ≥ 0.7× the in-memory backend.
+ * - `tools/call` at concurrency 16 on the Redis backend ≥ 0.7× the in-memory backend;
+ * - Redis commands per notification equal at 1,000 and 10,000 subscribers (issue 12).
+ * - Redis fan-out to 10,000 across the instances ≤ 2× the same fan-out on one in-memory process
+ *   (issue 12).
  *
  * Informational lines: tmcp, the Redis fan-out growth and its commands per notification.
  */
@@ -140,6 +143,39 @@ export function evaluatePeerTargets(
       pass: judge(vsMemory, (v) => v >= 0.7),
     });
     const runs = redis.fanout.filter((f) => f.errors === 0 && f.fanoutMs !== undefined).sort((a, b) => a.n - b.n);
+    // Issue 12: the commands one notification costs in Redis do not depend on its audience.
+    const at1k = runs.find((f) => f.n === 1_000);
+    const largest = runs.filter((f) => f.n > 1_000).at(-1);
+    const commands =
+      at1k?.commandsPerNotification !== undefined && largest?.commandsPerNotification !== undefined
+        ? { small: at1k.commandsPerNotification, large: largest.commandsPerNotification }
+        : undefined;
+    targets.push({
+      id: 'redis-commands-constant',
+      server: 'library-redis',
+      text: `Redis commands per notification independent of the subscribers (1,000 vs ${largest?.n.toLocaleString('en-US') ?? '10,000'}, over ${largest?.instances ?? at1k?.instances ?? 3} instances)`,
+      threshold: 'equal',
+      value: commands && commands.large - commands.small,
+      detail: commands ? `${commands.small} -> ${commands.large} commands` : 'n/a',
+      pass: commands ? commands.large === commands.small : null,
+    });
+    // Issue 12: 10,000 delivered across the instances within 2x the one-process in-memory time.
+    const single = redis.singleInstance;
+    const reference = single && single.errors === 0 ? single.fanoutMs : undefined;
+    const spread = runs.find((f) => f.n === single?.n);
+    const vsSingle = ratio(spread?.fanoutMs, reference);
+    targets.push({
+      id: 'redis-fanout-vs-single-instance',
+      server: 'library-redis',
+      text: `Redis fan-out to ${single?.n.toLocaleString('en-US') ?? '10,000'} across ${spread?.instances ?? 3} instances vs one in-memory process (same client)`,
+      threshold: '<= 2.00x',
+      value: vsSingle,
+      detail:
+        vsSingle === undefined
+          ? 'n/a'
+          : `${ratioText(vsSingle)} (${spread!.fanoutMs!.toFixed(1)} vs ${reference!.toFixed(1)} ms)`,
+      pass: judge(vsSingle, (v) => v <= 2),
+    });
     if (runs.length >= 2) {
       const [small, large] = [runs[0], runs[runs.length - 1]];
       targets.push({
