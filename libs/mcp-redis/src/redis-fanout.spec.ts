@@ -226,12 +226,31 @@ describe('Redis fan-out', () => {
     expect(stream.summary).toEqual(['notifications/resources/updated db://lost']);
   });
 
+  it('follows the log again after it restarted empty (Redis flushed)', async () => {
+    const [a, b] = await instances(2);
+    const before = await session(a);
+    await a.subscriptions.subscribe(before, 'db://a');
+    const old = new FakeConnection();
+    await a.bus.attach(before, old);
+    for (let i = 0; i < 3; i++) await b.bus.resourceUpdated('db://a');
+    await old.waitForCount(3);
+    a.bus.detach(before, old);
+    await raw.del(`${prefix}{ev}`, `${prefix}{ev}:n`);
+
+    const sid = await session(a);
+    await a.subscriptions.subscribe(sid, 'db://a');
+    const stream = new FakeConnection();
+    await a.bus.attach(sid, stream);
+    await b.bus.resourceUpdated('db://a');
+    await stream.waitFor(updated('db://a'));
+  });
+
   it('reads its streams’ subscriptions again after the subscriber reconnected', async () => {
     const [a, b] = await instances(2);
     const sid = await session(a);
     const stream = new FakeConnection();
     await a.bus.attach(sid, stream);
-    await raw.client('KILL', 'TYPE', 'pubsub');
+    await raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
     // Published while A's subscriber is away (or just back): its message may be lost.
     await b.subscriptions.subscribe(sid, 'db://later');
     const deadline = Date.now() + 5_000;

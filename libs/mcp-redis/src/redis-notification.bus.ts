@@ -177,7 +177,7 @@ export class RedisNotificationBus implements McpNotificationBus {
     for (let i = count; i < rest.length; i += 3) {
       replay.push({ out: Number(rest[i]), log: Number(rest[i + 1]), json: String(rest[i + 2]) });
     }
-    this.lastLog ??= Number(head);
+    this.followLog(Number(head));
     stream.start(String(epoch), Number(out), Number(head), subscriptions, replay);
     // Replaced meanwhile by a later attach here: that one owns the session's stream now.
     if (this.held.get(sessionId) !== stream) {
@@ -332,6 +332,19 @@ export class RedisNotificationBus implements McpNotificationBus {
     }
   }
 
+  /**
+   * The log's head as Redis reports it: where this instance starts following the log, or, when
+   * the head went back (Redis restarted empty, the log was deleted), where it starts again.
+   */
+  private followLog(head: number): void {
+    if (this.lastLog !== undefined && head < this.lastLog) {
+      this.logger.warn(`The notification log restarted (head ${head}, last heard ${this.lastLog})`);
+      this.lastLog = undefined;
+      this.polledHead = 0;
+    }
+    this.lastLog ??= head;
+  }
+
   private closeHeld(): void {
     const open = [...this.held.entries()];
     for (const [sessionId, stream] of open) {
@@ -436,8 +449,8 @@ export class RedisNotificationBus implements McpNotificationBus {
       streams.forEach(([sessionId, stream], i) => {
         if (this.held.get(sessionId) === stream) stream.behind(seqs[i]);
       });
-      this.lastLog ??= head;
-      if (!this.queue && this.polledHead > this.lastLog) void this.catchUp(this.polledHead);
+      this.followLog(head);
+      if (!this.queue && this.polledHead > this.lastLog!) void this.catchUp(this.polledHead);
       this.polledHead = head;
     } catch (error) {
       this.logger.warn(`Heartbeat failed: ${describeError(error)}`);
