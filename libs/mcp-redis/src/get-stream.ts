@@ -63,11 +63,6 @@ export class GetStream {
     return this.uris;
   }
 
-  /** True while items wait: the instance then gives it every log entry, to be filtered later. */
-  get syncing(): boolean {
-    return this.waiting !== undefined;
-  }
-
   /** Starts the stream: the replay, the cursors it starts from, then what waited. */
   start(
     epoch: string,

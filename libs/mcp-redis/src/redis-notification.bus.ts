@@ -73,6 +73,8 @@ export class RedisNotificationBus implements McpNotificationBus {
   private readonly held = new Map<string, GetStream>();
   /** URI → held streams whose sessions subscribed to it. */
   private readonly index = new Map<string, Set<GetStream>>();
+  /** Held streams that do not know their subscriptions yet (attaching, or read again): they get every entry. */
+  private readonly syncing = new Set<GetStream>();
   private readonly listeners = new ListenerIndex();
   private readonly me: string;
   private heartbeatTimer?: NodeJS.Timeout;
@@ -140,13 +142,17 @@ export class RedisNotificationBus implements McpNotificationBus {
     const stream: GetStream = new GetStream(connection, holder, {
       readOutbox: (after) => this.readOutbox(sessionId, after),
       refused: () => this.refused(sessionId, holder),
-      subscribed: (uri, on) => this.indexed(stream, uri, on),
+      // A stream no longer held (replaced, closed) never enters the index again.
+      subscribed: (uri, on) => {
+        if (!on || this.held.get(sessionId) === stream) this.indexed(stream, uri, on);
+      },
     });
     const previous = this.held.get(sessionId);
     // Registered before the script runs: live items that overtake its reply wait in the stream
     // (it gets every log entry while it waits, and filters them once it knows its URIs).
     if (previous) this.unindex(previous);
     this.held.set(sessionId, stream);
+    this.syncing.add(stream);
     const last = lastEventId === undefined ? undefined : GET_EVENT_ID.exec(lastEventId);
     let reply: 0 | [string, number, number, number, ...(string | number)[]];
     try {
@@ -178,6 +184,7 @@ export class RedisNotificationBus implements McpNotificationBus {
       replay.push({ out: Number(rest[i]), log: Number(rest[i + 1]), json: String(rest[i + 2]) });
     }
     this.followLog(Number(head));
+    this.syncing.delete(stream);
     stream.start(String(epoch), Number(out), Number(head), subscriptions, replay);
     // Replaced meanwhile by a later attach here: that one owns the session's stream now.
     if (this.held.get(sessionId) !== stream) {
@@ -229,6 +236,7 @@ export class RedisNotificationBus implements McpNotificationBus {
     const open = [...this.held.entries()];
     this.held.clear();
     this.index.clear();
+    this.syncing.clear();
     for (const [, stream] of open) stream.connection.close(DRAIN_RETRY_MS);
     this.posts.drain(DRAIN_RETRY_MS);
     await this.releaseNow(open.map(([sessionId, stream]) => [sessionId, stream.holder])).catch((error: unknown) => {
@@ -289,7 +297,7 @@ export class RedisNotificationBus implements McpNotificationBus {
     const subscribed = this.index.get(entry.target);
     if (subscribed) for (const stream of subscribed) stream.push(item);
     // Streams still learning their subscriptions get everything, in order.
-    for (const stream of this.held.values()) if (stream.syncing && !subscribed?.has(stream)) stream.push(item);
+    for (const stream of this.syncing) if (!subscribed?.has(stream)) stream.push(item);
   }
 
   /**
@@ -358,7 +366,10 @@ export class RedisNotificationBus implements McpNotificationBus {
   private async resubscribeHeld(): Promise<void> {
     const open = [...this.held.entries()];
     if (open.length === 0) return;
-    for (const [, stream] of open) stream.suspend();
+    for (const [, stream] of open) {
+      stream.suspend();
+      this.syncing.add(stream);
+    }
     let lists: string[] = [];
     try {
       lists = await this.scripts.run<string[]>('mcpHeldSubscriptions', ...open.map(([sessionId]) => sessionId));
@@ -366,6 +377,7 @@ export class RedisNotificationBus implements McpNotificationBus {
       this.logger.warn(`Could not read the held sessions' subscriptions: ${describeError(error)}`);
     }
     open.forEach(([, stream], i) => {
+      this.syncing.delete(stream);
       const parsed: unknown = lists[i] === undefined ? undefined : JSON.parse(lists[i]);
       stream.resubscribe(Array.isArray(parsed) ? parsed.map(String) : [...stream.subscriptions]);
     });
@@ -416,6 +428,7 @@ export class RedisNotificationBus implements McpNotificationBus {
 
   private forget(sessionId: string, stream: GetStream): void {
     this.unindex(stream);
+    this.syncing.delete(stream);
     if (this.held.get(sessionId) === stream) this.held.delete(sessionId);
   }
 
