@@ -151,6 +151,15 @@ describe('npm run bench, smoke mode', () => {
     expect(report.redis.fanout).toHaveLength(1);
     expect(report.redis.fanout[0]).toMatchObject({ n: 10, instances: 3, errors: 0, delivered: 10, missing: 0 });
     expect(report.redis.fanout[0].commandsPerNotification).toBeGreaterThan(0);
+    // The single-instance reference of the Redis fan-out: one in-memory process, same client.
+    expect(report.redis.singleInstance).toMatchObject({
+      n: 10,
+      instances: 1,
+      backend: 'memory',
+      errors: 0,
+      delivered: 10,
+      missing: 0,
+    });
     expect(report.redis.echo.redis).toMatchObject({ ok: requests, errors: 0 });
     expect(report.redis.memory.sessions).toBe(10);
     for (const id of [
@@ -161,6 +170,8 @@ describe('npm run bench, smoke mode', () => {
       'listen-1000-vs-sdk-v2',
       'listen-linear-direct',
       'redis-echo-c16-vs-memory',
+      'redis-commands-constant',
+      'redis-fanout-vs-single-instance',
     ])
       expect(ids).toContain(id);
     expect(output).toContain('| tools/call echo by protocol era |');
