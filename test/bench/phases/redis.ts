@@ -118,7 +118,7 @@ async function fanout(
       streams.filter((s) => s.counters.otherUpdated > 0 || s.counters.unexpected > 0).length + set.endedEarly;
     result.errors += result.missing + result.duplicates + result.unexpected + (rounds.complete ? 0 : 1);
     log(
-      `  ${label} N=${n} over ${servers.length} instance${servers.length > 1 ? 's' : ''}: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; instances' CPU ${result.serverCpuMs?.toFixed(1)} ms); ${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
+      `  ${label} N=${n} over ${servers.length} instance${servers.length > 1 ? 's' : ''}: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; instances' CPU ${result.serverCpuMs?.toFixed(1)} ms); ${single ? 'no Redis' : `${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}`}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
     );
   } catch (error) {
     result.error = `${(error as Error).message} (while ${stage}; ${set.streams.length} streams opened)`;
