@@ -53,22 +53,24 @@ export type McpPostStreamResume =
 /**
  * Delivery of server-initiated messages: the one owner of the live streams of this instance,
  * their attach and detach, each session's replayable outbox and its POST-stream logs. A backend
- * seam (see `McpBackend`): a multi-instance implementation (an outbox stream per session plus a
- * pub/sub wake-up) stands where the in-process one does, without touching transports.
+ * seam (see `McpBackend`): a multi-instance implementation (a shared notification log, an
+ * outbox per session for its own messages, a pub/sub wake-up) stands where the in-process one
+ * does, without touching transports.
  * Every message it takes is serialized already.
  * @publicApi
  */
 export interface McpNotificationBus {
   /**
    * `notifications/resources/updated { uri }` to exactly its audience: each legacy session
-   * subscribed to `uri` (queued in its outbox, replayable, and sent on its live stream) and each
-   * modern listener of `uri` on any instance. Cost: O(recipients of that URI).
+   * subscribed to `uri` (replayable after `Last-Event-ID`, and sent on its live stream) and each
+   * modern listener of `uri` on any instance. Cost: O(recipients of that URI), on the instances
+   * that hold their streams (the Redis backend does a constant amount of work in Redis).
    */
   resourceUpdated(uri: string): Promise<McpDeliveryReport>;
   /**
    * `notifications/<kind>/list_changed` to every legacy session that holds (or held) a
-   * standalone stream, recorded in their outboxes so that a client resuming with
-   * `Last-Event-ID` gets what it missed, and to every modern listener of that list.
+   * standalone stream, recorded so that a client resuming with `Last-Event-ID` gets what it
+   * missed, and to every modern listener of that list.
    */
   listChanged(kind: McpListKind): Promise<McpDeliveryReport>;
   /** Adds a modern listener on this instance; the returned function removes it. */
