@@ -151,6 +151,14 @@ export interface BenchMeta {
 /** The protocol era of a request: 2025 sessions (`initialize`) or MCP 2026-07-28 (stateless). */
 export type Era = 'legacy' | 'modern';
 
+/** A `tools/call` load point with where its CPU went, per request. */
+export interface EchoOnBackend extends LoadResult {
+  /** CPU of the gateway process per answered request (µs). */
+  serverCpuUsPerRequest?: number;
+  /** CPU of `redis-server` per answered request (µs; 0 on the in-memory backend). */
+  redisCpuUsPerRequest?: number;
+}
+
 export interface EraPoint extends LoadResult {
   /** Server CPU (user + system, `process.cpuUsage()` in the server) per answered request, in µs. */
   cpuUsPerRequest?: number;
@@ -220,7 +228,7 @@ export interface RedisResult {
   /** The same fan-out at the largest N on one in-memory library process (the single-instance time). */
   singleInstance?: RedisFanoutResult;
   /** `tools/call echo` at concurrency 16 on one legacy session: in-memory backend vs Redis (direct mount both). */
-  echo?: { memory?: LoadResult; redis?: LoadResult };
+  echo?: { memory?: EchoOnBackend; redis?: EchoOnBackend };
   /** Idle sessions held in Redis. */
   memory?: {
     sessions: number;

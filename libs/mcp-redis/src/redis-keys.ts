@@ -57,6 +57,11 @@ export class RedisKeys {
     return `${this.prefix}expiry`;
   }
 
+  /** The liveness key of an instance, kept by its heartbeat. */
+  instance(instanceId: string): string {
+    return `${this.prefix}inst:${instanceId}`;
+  }
+
   get subscriptionCount(): string {
     return `${this.prefix}subcount`;
   }

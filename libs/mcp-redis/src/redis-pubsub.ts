@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { MCP_ALL_INSTANCES, type McpInstanceMessageHandler, type McpInstanceMessaging } from '@nest-mcp/server';
-import { describeError } from './redis-errors.js';
+import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 
 /** A message on the `bus` or `to:<id>` channel: its type `t`, the sender, and its own fields. */
@@ -74,6 +74,13 @@ export class RedisPubSub implements McpInstanceMessaging {
 
   on(topic: string, handler: McpInstanceMessageHandler): void {
     this.topics.set(topic, handler);
+  }
+
+  /** The instances whose liveness key (refreshed by their heartbeat) has expired: one MGET. */
+  async deadInstances(instanceIds: readonly string[]): Promise<string[]> {
+    if (instanceIds.length === 0) return [];
+    const alive = await guarded(this.publisher.mget(instanceIds.map((id) => this.keys.instance(id))));
+    return instanceIds.filter((_, i) => alive[i] === null);
   }
 
   private dispatch(channel: string, raw: string): void {

@@ -10,6 +10,8 @@ import type { SessionEnds } from './session-ends.js';
 /** Sessions examined per expiry script; the sweep runs as many as it needs (bounded). */
 const EXPIRE_BATCH = 500;
 const MAX_EXPIRE_BATCHES = 1_000;
+/** Decoded session records kept between requests (a record never changes after its create). */
+const MAX_CACHED_RECORDS = 10_000;
 
 /**
  * Sessions in Redis: the record as JSON in one hash field (`rec`), so fields added later (an
@@ -19,6 +21,13 @@ const MAX_EXPIRE_BATCHES = 1_000;
  * the update, and the end with everything kept for the session.
  */
 export class RedisSessionStore implements McpSessionStore {
+  /**
+   * The `rec` field of sessions accessed lately, decoded: the access script leaves it out of
+   * its reply when the caller has it, which spares Redis the bytes and this process the parse.
+   * Patched facts and the holder come with every reply, so nothing here goes stale.
+   */
+  private readonly records = new Map<string, Record<string, unknown>>();
+
   constructor(
     private readonly scripts: RedisScripts,
     private readonly redis: Redis,
@@ -26,7 +35,10 @@ export class RedisSessionStore implements McpSessionStore {
     private readonly ttlMs: number,
     private readonly ends: SessionEnds,
     private readonly holders: RemoteHolders,
-  ) {}
+  ) {
+    // An end anywhere (announced by the instance that ended it) forgets the record here.
+    ends.listen((id) => void this.records.delete(id));
+  }
 
   async create(record: McpSessionRecord, limit: number): Promise<boolean> {
     const epoch = randomBytes(6).toString('base64url');
@@ -44,10 +56,14 @@ export class RedisSessionStore implements McpSessionStore {
 
   async access(id: string, now: number, idleTimeoutMs: number): Promise<McpSessionRecord | undefined> {
     const idle = Number.isFinite(idleTimeoutMs) ? idleTimeoutMs : -1;
-    const reply = await this.scripts.run<string[] | number>('mcpAccess', id, now, idle, this.ttlMs);
-    if (reply === -1) this.ends.announce(id, 'expired');
-    if (!Array.isArray(reply)) return undefined;
-    return this.decode(id, reply, now);
+    const cached = this.records.get(id);
+    const reply = await this.scripts.run<string[] | number>('mcpAccess', id, now, idle, this.ttlMs, cached ? 1 : 0);
+    if (!Array.isArray(reply)) {
+      this.records.delete(id);
+      if (reply === -1) this.ends.announce(id, 'expired');
+      return undefined;
+    }
+    return this.decode(id, reply, now, cached);
   }
 
   async update(id: string, patch: McpSessionPatch): Promise<boolean> {
@@ -63,6 +79,7 @@ export class RedisSessionStore implements McpSessionStore {
   }
 
   async end(id: string, reason: McpSessionEndReason): Promise<boolean> {
+    this.records.delete(id);
     const ended = (await this.scripts.run<number>('mcpEnd', id, reason)) === 1;
     if (ended) this.ends.announce(id, reason);
     return ended;
@@ -88,20 +105,27 @@ export class RedisSessionStore implements McpSessionStore {
     return guarded(this.redis.zcard(this.keys.expiry));
   }
 
-  /** The record from the session hash's fields: `rec`, then each `p:<field>` over it. */
-  private decode(id: string, fields: string[], now: number): McpSessionRecord {
-    let record: Record<string, unknown> = {};
+  /** The record from the session hash's fields: `rec` (or the cached one), then each `p:<field>` over it. */
+  private decode(id: string, fields: string[], now: number, cached?: Record<string, unknown>): McpSessionRecord {
+    let record = cached ?? {};
     const patched: Record<string, unknown> = {};
     let holder: string | undefined;
     for (let i = 0; i < fields.length; i += 2) {
       const name = fields[i];
       const value = fields[i + 1];
-      if (name === 'rec') record = JSON.parse(value) as Record<string, unknown>;
+      if (name === 'rec') record = this.remember(id, JSON.parse(value) as Record<string, unknown>);
       else if (name === 'holder') holder = value;
       else if (name.startsWith('p:')) patched[name.slice(2)] = JSON.parse(value) as unknown;
     }
     const instance = holder?.split(' ')[0];
     this.holders.note(id, instance !== undefined && instance !== this.scripts.instanceId);
     return { ...record, ...patched, id, lastActivityAt: now } as McpSessionRecord;
+  }
+
+  private remember(id: string, record: Record<string, unknown>): Record<string, unknown> {
+    // The oldest entry makes room: a session not seen lately just decodes its record again.
+    if (this.records.size >= MAX_CACHED_RECORDS) this.records.delete(this.records.keys().next().value!);
+    this.records.set(id, record);
+    return record;
   }
 }

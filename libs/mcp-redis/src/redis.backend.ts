@@ -88,9 +88,12 @@ export class RedisMcpBackend implements McpBackend {
     const redis = new Redis(this.options.url ?? 'redis://127.0.0.1:6379', {
       commandTimeout: this.options.commandTimeoutMs ?? 2_000,
       maxRetriesPerRequest: 1,
+      // Requests arriving together (many connections of one load balancer) share one write
+      // and one read per loop turn instead of one round trip each.
+      enableAutoPipelining: true,
       ...this.options.redis,
     });
-    const subscriber = redis.duplicate({ commandTimeout: undefined });
+    const subscriber = redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false });
     this.logErrors(redis, 'commands');
     this.logErrors(subscriber, 'subscriber');
 

@@ -75,6 +75,13 @@ export class RedisProcess {
     return calls;
   }
 
+  /** CPU seconds the Redis server has used so far (INFO cpu: user + system, main thread and others). */
+  async cpuSeconds(): Promise<number> {
+    const text = await this.client.info('cpu');
+    const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0);
+    return field('used_cpu_user') + field('used_cpu_sys');
+  }
+
   async usedMemory(): Promise<number> {
     return Number(/used_memory:(\d+)/.exec(await this.client.info('memory'))?.[1] ?? Number.NaN);
   }

@@ -26,7 +26,7 @@ import { ServerProcess } from '../client/server-process.js';
 import { StreamSet, type WatchedStream } from '../client/sse.js';
 import type { BenchConfig } from '../config.js';
 import { COUNTER_URI } from '../servers/fixture-spec.js';
-import type { RedisFanoutResult, RedisResult } from '../types.js';
+import type { EchoOnBackend, RedisFanoutResult, RedisResult } from '../types.js';
 import { echoRequest } from './echo.js';
 import { notifyRounds } from './notify-rounds.js';
 
@@ -132,8 +132,17 @@ async function fanout(
   return result;
 }
 
-/** tools/call echo at concurrency 16 on one legacy session of a fresh server. */
-async function echo16(config: BenchConfig, server: ServerProcess) {
+const cpuUsOf = async (server: ServerProcess): Promise<number> => {
+  const { cpu } = await server.command<{ cpu: { user: number; system: number } }>('cpu');
+  return cpu.user + cpu.system;
+};
+
+/**
+ * tools/call echo at concurrency 16 on one legacy session of a fresh server, with the CPU the
+ * gateway and `redis-server` spent per request (they share the machine with the load generator,
+ * so where the CPU goes explains the Redis ratio).
+ */
+async function echo16(config: BenchConfig, redis: RedisProcess, server: ServerProcess): Promise<EchoOnBackend> {
   const http = new BenchHttp(server.endpoint, 4);
   try {
     const session = await openSession(http);
@@ -148,7 +157,12 @@ async function echo16(config: BenchConfig, server: ServerProcess) {
         build: () => echoRequest(++seq),
       });
     await load(config.warmupS);
-    return await load(config.eraDurationS);
+    const [serverBefore, redisBefore] = [await cpuUsOf(server), await redis.cpuSeconds()];
+    const point: EchoOnBackend = await load(config.eraDurationS);
+    const answered = Math.max(1, point.ok + point.errors);
+    point.serverCpuUsPerRequest = ((await cpuUsOf(server)) - serverBefore) / answered;
+    point.redisCpuUsPerRequest = (((await redis.cpuSeconds()) - redisBefore) * 1e6) / answered;
+    return point;
   } finally {
     http.close();
     await server.stop();
@@ -206,16 +220,17 @@ export async function runRedis(config: BenchConfig, log: (line: string) => void)
     result.singleInstance = await fanout(config, redis, largest, log, true);
     result.errors += result.singleInstance.errors;
     await redis.flush();
-    const memory = await echo16(config, await ServerProcess.start('library-direct'));
+    const memory = await echo16(config, redis, await ServerProcess.start('library-direct'));
     await redis.flush();
     const onRedis = await echo16(
       config,
+      redis,
       await ServerProcess.start('library-redis', { env: { REDIS_URL: redis.url, MCP_INSTANCE_ID: 'bench-echo' } }),
     );
     result.echo = { memory, redis: onRedis };
     result.errors += memory.errors + onRedis.errors;
     log(
-      `  echo c=16, direct mount: in-memory ${memory.rps.toFixed(0)} req/s, Redis ${onRedis.rps.toFixed(0)} req/s (p50 ${memory.p50Ms.toFixed(2)} / ${onRedis.p50Ms.toFixed(2)} ms), errors ${memory.errors + onRedis.errors}${onRedis.firstError ? ` (${onRedis.firstError})` : ''}`,
+      `  echo c=16, direct mount: in-memory ${memory.rps.toFixed(0)} req/s, Redis ${onRedis.rps.toFixed(0)} req/s (p50 ${memory.p50Ms.toFixed(2)} / ${onRedis.p50Ms.toFixed(2)} ms; CPU per request: gateway ${memory.serverCpuUsPerRequest?.toFixed(1)} / ${onRedis.serverCpuUsPerRequest?.toFixed(1)} µs, redis-server ${onRedis.redisCpuUsPerRequest?.toFixed(1)} µs), errors ${memory.errors + onRedis.errors}${onRedis.firstError ? ` (${onRedis.firstError})` : ''}`,
     );
     result.memory = await idleMemory(config, redis);
     log(

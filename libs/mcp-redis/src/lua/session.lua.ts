@@ -4,34 +4,50 @@
 export const CREATE = `
 if redis.call('ZCARD', P .. 'expiry') >= tonumber(ARGV[6]) then return 0 end
 local s = skey(ARGV[3])
-redis.call('HSET', s, 'rec', ARGV[4], 'ep', ARGV[8], 'seq', 0)
+redis.call('HSET', s, 'rec', ARGV[4], 'ep', ARGV[8], 'seq', 0, 'xp', ARGV[5] + ARGV[7])
 redis.call('PEXPIRE', s, ARGV[7])
 redis.call('ZADD', P .. 'expiry', ARGV[5], ARGV[3])
 return 1
 `;
 
 /**
- * ARGV: sid, now, idle ms (-1: never idle), ttl ms → the hash as a flat array; 0 when unknown;
- * -1 when found idle (and ended here, unless a live instance holds its stream).
+ * ARGV: sid, now, idle ms (-1: never idle), ttl ms, '1' when the caller holds the record
+ * already → the hash as a flat array (without `rec` then: it never changes after the create);
+ * 0 when unknown; -1 when found idle (and ended here, unless a live instance holds its stream).
+ * The session's keys get a fresh TTL only once less than half of it is left (`xp` records when
+ * they expire at the earliest), so a busy session costs three commands per request, not seven.
  */
 export const ACCESS = `
-local sid, now, idle, ttl = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local sid, now, idle, ttl = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local s = skey(sid)
 local fields = redis.call('HGETALL', s)
 if #fields == 0 then
   if redis.call('ZSCORE', P .. 'expiry', sid) then endSession(sid, 'expired'); return -1 end
   return 0
 end
-local seen = tonumber(redis.call('ZSCORE', P .. 'expiry', sid) or now)
+local score = redis.call('ZSCORE', P .. 'expiry', sid)
+local seen = tonumber(score or now)
 if idle >= 0 and now - seen > idle and not holderAlive(s) then
   endSession(sid, 'expired')
   return -1
 end
-redis.call('ZADD', P .. 'expiry', 'GT', now, sid)
-redis.call('PEXPIRE', s, ttl)
-redis.call('PEXPIRE', s .. ':subs', ttl)
-redis.call('PEXPIRE', s .. ':out', ttl)
-return fields
+if (not score) or now > seen then redis.call('ZADD', P .. 'expiry', now, sid) end
+local reply, xp = {}, 0
+for i = 1, #fields, 2 do
+  local name = fields[i]
+  if name == 'xp' then xp = tonumber(fields[i + 1])
+  elseif name ~= 'rec' or ARGV[7] ~= '1' then
+    reply[#reply + 1] = name
+    reply[#reply + 1] = fields[i + 1]
+  end
+end
+if xp - now < ttl / 2 then
+  redis.call('PEXPIRE', s, ttl)
+  redis.call('PEXPIRE', s .. ':subs', ttl)
+  redis.call('PEXPIRE', s .. ':out', ttl)
+  redis.call('HSET', s, 'xp', now + ttl)
+end
+return reply
 `;
 
 /** ARGV: sid, then name/JSON pairs → 1 updated, 0 gone. */

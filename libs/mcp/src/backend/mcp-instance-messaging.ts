@@ -23,6 +23,13 @@ export interface McpInstanceMessaging {
   send(target: string, topic: string, payload: unknown): void;
   /** Registers the handler of `topic` on this instance (one per topic). */
   on(topic: string, handler: McpInstanceMessageHandler): void;
+  /**
+   * Which of `instanceIds` are gone: their liveness lapsed (a crash, `kill -9`, a lost network)
+   * or they never were. What such an instance announced (its runtime resources) is dropped.
+   * Optional: a backend without it (one instance) keeps everything; a rejection (the backend is
+   * unreachable) decides nothing.
+   */
+  deadInstances?(instanceIds: readonly string[]): Promise<string[]>;
 }
 
 /** The broadcast target of `McpInstanceMessaging.send`: every instance but the sender. @publicApi */

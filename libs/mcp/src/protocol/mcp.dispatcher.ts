@@ -52,7 +52,6 @@ import { ListenHandler } from './modern/listen.handler.js';
 import { isModernMessage, readModernEnvelope } from './modern/modern-envelope.js';
 import { McpModernResults } from './modern/modern-results.js';
 import { McpMrtr, MRTR_METHODS } from './modern/mrtr.service.js';
-import type { InputRound } from './modern/input-round.js';
 import { principalDigest } from '../auth/mcp-principal.js';
 
 /** Methods that work before `initialize` on transports that have sessions. */
@@ -271,7 +270,7 @@ export class McpDispatcher {
       let result: Record<string, unknown> | typeof INPUT_REQUIRED;
       try {
         result = round
-          ? await untilRoundCloses(method(params, context, ctx), round)
+          ? await round.race(method(params, context, ctx), INPUT_REQUIRED)
           : await method(params, context, ctx);
       } finally {
         context.complete();
@@ -382,16 +381,4 @@ function modernError(outcome: Outcome): Outcome {
     uri: error.data?.uri,
   });
   return failure(outcome.response.id, exception, outcome.method);
-}
-
-/**
- * The handler's result, or `INPUT_REQUIRED` once its round closed with unanswered asks. The
- * handler then ends with `McpInputRequiredSignal` in its pending asks; its outcome is dropped.
- */
-async function untilRoundCloses(
-  running: Promise<Record<string, unknown>>,
-  round: InputRound,
-): Promise<Record<string, unknown> | typeof INPUT_REQUIRED> {
-  running.catch(() => undefined);
-  return Promise.race([running, round.closed.then((): typeof INPUT_REQUIRED => INPUT_REQUIRED)]);
 }

@@ -52,15 +52,14 @@ function isResultOf(method: McpInputRequest['method'], answer: unknown): answer 
  * reject with `McpInputRequiredSignal`.
  */
 export class InputRound {
-  private readonly requests = new Map<string, McpInputRequest>();
-  private readonly counters = new Map<string, number>();
-  private readonly waiters = new Set<(error: Error) => void>();
-  private readonly used = new Map<string, unknown>();
+  // Created on the first ask: most handlers never ask, and a round is opened for every call.
+  private requests?: Map<string, McpInputRequest>;
+  private counters?: Map<string, number>;
+  private waiters?: Set<(error: Error) => void>;
+  private used?: Map<string, unknown>;
   private closeScheduled = false;
   private isClosed = false;
-  private resolveClosed!: () => void;
-  /** Resolves when the round closes with unanswered asks. */
-  readonly closed = new Promise<void>((resolve) => (this.resolveClosed = resolve));
+  private onClose?: () => void;
 
   /**
    * @param answers the client's answers: earlier rounds' (from the state) plus `inputResponses`.
@@ -83,13 +82,26 @@ export class InputRound {
       if (!isResultOf(method, answer)) {
         throw new McpInvalidParamsException(`inputResponses.${id} is not a valid result of ${method}`, { key: id });
       }
-      this.used.set(id, answer);
+      (this.used ??= new Map()).set(id, answer);
       return Promise.resolve(answer);
     }
     if (this.isClosed) return Promise.reject(new McpInputRequiredSignal());
-    this.requests.set(id, { method, params });
+    (this.requests ??= new Map()).set(id, { method, params });
     this.scheduleClose();
-    return new Promise<Record<string, unknown>>((_resolve, reject) => this.waiters.add(reject));
+    return new Promise<Record<string, unknown>>((_resolve, reject) => (this.waiters ??= new Set()).add(reject));
+  }
+
+  /**
+   * Settles with the handler's result, or with `closedValue` once the round closed with
+   * unanswered asks (the handler then ends with `McpInputRequiredSignal` in its pending asks;
+   * its outcome is dropped). One round, one race.
+   */
+  race<T, C>(running: Promise<T>, closedValue: C): Promise<T | C> {
+    running.catch(() => undefined);
+    return new Promise<T | C>((resolve, reject) => {
+      this.onClose = () => resolve(closedValue);
+      running.then(resolve, reject);
+    });
   }
 
   /** True once the round closed with something to ask. */
@@ -99,16 +111,17 @@ export class InputRound {
 
   /** What the client is asked this round, by key. */
   inputRequests(): Record<string, McpInputRequest> {
-    return Object.fromEntries(this.requests);
+    return this.requests ? Object.fromEntries(this.requests) : {};
   }
 
   /** The answers to carry into the next round: every answer the handler used so far. */
   answersToKeep(): Record<string, unknown> {
-    return Object.fromEntries(this.used);
+    return this.used ? Object.fromEntries(this.used) : {};
   }
 
   private nextKey(method: McpInputRequest['method']): string {
     const prefix = KEY_PREFIX[method];
+    this.counters ??= new Map();
     const n = (this.counters.get(prefix) ?? 0) + 1;
     this.counters.set(prefix, n);
     return `${prefix}-${n}`;
@@ -119,10 +132,10 @@ export class InputRound {
     this.closeScheduled = true;
     setImmediate(() => {
       this.isClosed = true;
-      this.resolveClosed();
+      this.onClose?.();
       const signal = new McpInputRequiredSignal();
-      for (const reject of this.waiters) reject(signal);
-      this.waiters.clear();
+      for (const reject of this.waiters ?? []) reject(signal);
+      this.waiters?.clear();
     });
   }
 }

@@ -1,0 +1,73 @@
+/** The session lookup on Redis: one script per request, its record decoded once, its TTL slid with slack. */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { McpBackendParts } from '@nest-mcp/server';
+import { deploymentOf, sessionRecord, type BackendDeployment } from '@nest-mcp/server/testing';
+import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
+import { RedisMcpBackend } from './redis.backend.js';
+
+/** The module's default idle timeout (30 min) gives the keys a TTL of one hour. */
+const TTL_MS = 60 * 60_000;
+
+describe('RedisSessionStore.access', () => {
+  let redis: TestRedis;
+  let keyPrefix: string;
+  let deployment: BackendDeployment;
+  let a: McpBackendParts;
+  let b: McpBackendParts;
+
+  const sessionKey = (id: string) => `${keyPrefix}s:{${id}}`;
+  const pttl = async (id: string) => Number(await redis.command('PTTL', sessionKey(id)));
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    keyPrefix = redis.prefix();
+    let n = 0;
+    deployment = deploymentOf(() => new RedisMcpBackend({ url: redis.url, keyPrefix, instanceId: `s${++n}` }));
+    a = await deployment.instance();
+    b = await deployment.instance();
+  }, 30_000);
+
+  afterAll(async () => {
+    await deployment?.close();
+    await redis?.stop();
+  });
+
+  it('decodes the stored record once: later lookups reuse it, with the patches of any instance over it', async () => {
+    const session = sessionRecord();
+    await a.sessions.create(session, 100);
+    const first = await a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY);
+    expect(first).toMatchObject({ id: session.id, clientInfo: session.clientInfo });
+
+    // The stored record turned unreadable: only a lookup that parsed it again would notice.
+    await redis.command('HSET', sessionKey(session.id), 'rec', '{not json');
+    expect(await b.sessions.update(session.id, { logLevel: 'debug' })).toBe(true);
+    const later = await a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY);
+    expect(later).toMatchObject({ id: session.id, clientInfo: session.clientInfo, logLevel: 'debug' });
+  });
+
+  it('answers unknown once the session ended on another instance, whatever it had decoded', async () => {
+    const session = sessionRecord();
+    await a.sessions.create(session, 100);
+    expect(await a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY)).toBeDefined();
+    await b.sessions.end(session.id, 'deleted');
+    expect(await a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY)).toBeUndefined();
+  });
+
+  it('slides the TTL of the session keys once less than half of it is left, not on every request', async () => {
+    const session = sessionRecord();
+    await a.sessions.create(session, 100);
+    expect(await pttl(session.id)).toBeGreaterThan(TTL_MS * 0.9);
+
+    // Most of the TTL left: the lookup leaves the keys' expiry alone.
+    await redis.command('PEXPIRE', sessionKey(session.id), TTL_MS * 0.8);
+    await a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY);
+    expect(await pttl(session.id)).toBeLessThanOrEqual(TTL_MS * 0.8);
+
+    // Less than half left (the recorded expiry says so too): the next lookup restores all of it.
+    const soon = Date.now() + TTL_MS * 0.4;
+    await redis.command('PEXPIRE', sessionKey(session.id), TTL_MS * 0.4);
+    await redis.command('HSET', sessionKey(session.id), 'xp', soon);
+    await a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY);
+    expect(await pttl(session.id)).toBeGreaterThan(TTL_MS * 0.9);
+  });
+});

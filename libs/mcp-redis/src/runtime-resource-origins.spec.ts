@@ -1,0 +1,171 @@
+/**
+ * Runtime resources of an instance that is gone (DECISIONS D9): the others drop them when it
+ * shuts down, when its liveness lapses (a crash) and when it comes back under the same id.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import type { McpBackendParts, McpInstanceMessaging } from '@nest-mcp/server';
+import { deploymentOf, type BackendDeployment } from '@nest-mcp/server/testing';
+import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
+import type { ListChangedCoalescer } from '../../mcp/src/notifications/list-changed.coalescer.js';
+import type { ResourceNotificationService } from '../../mcp/src/notifications/resource-notification.service.js';
+import { McpResourceRegistry, type McpResourceEntry } from '../../mcp/src/registry/mcp-resource.registry.js';
+import { RuntimeResourceSync } from '../../mcp/src/resources/runtime-resource-sync.js';
+import { RedisMcpBackend } from './redis.backend.js';
+
+/** The instance's liveness key lives three heartbeats: 300 ms here. */
+const HEARTBEAT_MS = 100;
+
+interface Instance {
+  readonly parts: McpBackendParts;
+  readonly registry: McpResourceRegistry;
+  readonly sync: RuntimeResourceSync;
+  readonly schedule: jest.Mock<(kind: string) => void>;
+  readonly updated: jest.Mock<(uri: string) => Promise<unknown>>;
+}
+
+function syncOver(parts: McpBackendParts, messaging: McpInstanceMessaging = parts.messaging!): Instance {
+  const registry = new McpResourceRegistry();
+  const schedule = jest.fn<(kind: string) => void>();
+  const updated = jest.fn<(uri: string) => Promise<unknown>>(async () => ({ sessions: 0, listeners: 0 }));
+  const sync = new RuntimeResourceSync(
+    registry,
+    messaging,
+    { schedule } as unknown as ListChangedCoalescer,
+    { notifyResourceUpdated: updated } as unknown as ResourceNotificationService,
+  );
+  sync.onApplicationBootstrap();
+  return { parts, registry, sync, schedule, updated };
+}
+
+function registerHere(instance: Instance, uri: string): void {
+  const entry: McpResourceEntry = {
+    uri,
+    descriptor: { uri, name: uri },
+    handler: async () => ({ contents: [{ uri, text: 'hello' }] }),
+    source: 'McpResourceService.register',
+    runtime: true,
+  };
+  instance.registry.register(entry);
+  instance.sync.announce(entry);
+}
+
+/** Polls `check` until it holds (bounded: the test fails with what it last saw). */
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('runtime resources of instances that are gone', () => {
+  let redis: TestRedis;
+  let keyPrefix: string;
+  let deployment: BackendDeployment;
+  let nextId = '';
+  const syncs: RuntimeResourceSync[] = [];
+
+  const start = async (instanceId: string): Promise<Instance> => {
+    nextId = instanceId;
+    const instance = syncOver(await deployment.instance());
+    syncs.push(instance.sync);
+    return instance;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    keyPrefix = redis.prefix();
+    deployment = deploymentOf(
+      () => new RedisMcpBackend({ url: redis.url, keyPrefix, instanceId: nextId, heartbeatMs: HEARTBEAT_MS }),
+    );
+  }, 30_000);
+
+  afterEach(() => {
+    // Stops the liveness timers of this test's instances.
+    for (const sync of syncs.splice(0)) sync.beforeApplicationShutdown();
+  });
+
+  afterAll(async () => {
+    await deployment?.close();
+    await redis?.stop();
+  });
+
+  it('drops what a crashed instance announced once its liveness lapsed, and not before', async () => {
+    const a = await start('crash-a');
+    const b = await start('crash-b');
+    registerHere(a, 'mem://crash/1');
+    registerHere(a, 'mem://crash/2');
+    await until(() => b.registry.get('mem://crash/2') !== undefined, 'b adopted both');
+
+    await b.sync.dropDeadOrigins();
+    expect(b.registry.get('mem://crash/1')?.origin).toBe('crash-a');
+
+    // A crash: connections and heartbeat gone, nothing said.
+    await a.parts.close!();
+    await until(async () => (await redis.command('EXISTS', `${keyPrefix}inst:crash-a`)) === 0, 'the liveness lapsed');
+    await b.sync.dropDeadOrigins();
+
+    expect(b.registry.get('mem://crash/1')).toBeUndefined();
+    expect(b.registry.get('mem://crash/2')).toBeUndefined();
+    expect(b.schedule).toHaveBeenCalledWith('resources');
+    expect(b.updated.mock.calls.map(([uri]) => uri).sort()).toEqual(['mem://crash/1', 'mem://crash/2']);
+  });
+
+  it('drops what an instance announced when it shuts down, and keeps what others registered themselves', async () => {
+    const a = await start('deploy-a');
+    const b = await start('deploy-b');
+    const c = await start('deploy-c');
+    registerHere(a, 'mem://deploy/a');
+    registerHere(c, 'mem://deploy/c');
+    await until(
+      () => b.registry.get('mem://deploy/a') !== undefined && b.registry.get('mem://deploy/c') !== undefined,
+      'b adopted both',
+    );
+
+    a.sync.beforeApplicationShutdown();
+    await until(() => b.registry.get('mem://deploy/a') === undefined, 'b dropped the resource of a');
+
+    expect(b.registry.get('mem://deploy/c')?.origin).toBe('deploy-c');
+    expect(c.registry.get('mem://deploy/c')?.origin).toBeUndefined();
+    expect(b.updated).toHaveBeenCalledWith('mem://deploy/a');
+  });
+
+  it('drops what an earlier life of an instance announced when it starts again under the same id', async () => {
+    const first = await start('phoenix');
+    const b = await start('phoenix-b');
+    registerHere(first, 'mem://phoenix/old');
+    await until(() => b.registry.get('mem://phoenix/old') !== undefined, 'b adopted the old resource');
+
+    await first.parts.close!();
+    const again = await start('phoenix');
+    await until(() => b.registry.get('mem://phoenix/old') === undefined, 'b dropped the old resource');
+
+    registerHere(again, 'mem://phoenix/new');
+    await until(() => b.registry.get('mem://phoenix/new') !== undefined, 'b adopted the new one');
+    expect(b.registry.get('mem://phoenix/new')?.origin).toBe('phoenix');
+  });
+
+  it('decides nothing while the backend cannot tell which instances live', async () => {
+    const handlers = new Map<string, (payload: unknown, from: string) => void>();
+    let answer: () => Promise<string[]> = () => Promise.reject(new Error('Redis is unavailable'));
+    const messaging: McpInstanceMessaging = {
+      instanceId: 'dark-b',
+      send: () => undefined,
+      on: (topic, handler) => void handlers.set(topic, handler),
+      deadInstances: () => answer(),
+    };
+    const b = syncOver({} as McpBackendParts, messaging);
+    syncs.push(b.sync);
+    handlers.get('resource-registered')!({ uri: 'mem://dark/1', descriptor: {}, life: 'x' }, 'dark-a');
+    expect(b.registry.get('mem://dark/1')?.origin).toBe('dark-a');
+
+    await b.sync.dropDeadOrigins();
+    expect(b.registry.get('mem://dark/1')).toBeDefined();
+    expect(b.schedule).not.toHaveBeenCalled();
+
+    answer = async () => ['dark-a'];
+    await b.sync.dropDeadOrigins();
+    expect(b.registry.get('mem://dark/1')).toBeUndefined();
+    expect(b.schedule).toHaveBeenCalledWith('resources');
+  });
+});
