@@ -226,6 +226,34 @@ describe('Redis fan-out', () => {
     expect(stream.summary).toEqual(['notifications/resources/updated db://lost']);
   });
 
+  it('closes its streams with a retry hint when the entries it missed are gone from the log; the client resyncs', async () => {
+    const [a, b] = await instances(2, { heartbeatMs: 60_000, notificationLogLength: 10 });
+    const sid = await session(a);
+    await a.subscriptions.subscribe(sid, 'db://a');
+    const stream = new FakeConnection();
+    await a.bus.attach(sid, stream);
+    await b.bus.resourceUpdated('db://a');
+    const seen = await stream.waitFor(updated('db://a'));
+    // 250 entries whose messages were lost, trimmed as the fan-out script trims.
+    for (let i = 0; i < 250; i++) {
+      const n = await raw.incr(`${prefix}{ev}:n`);
+      await raw.xadd(`${prefix}{ev}`, 'MAXLEN', '~', 10, `${n}-0`, 'k', 'u', 'x', 'db://a', 'j', '{}');
+    }
+    await b.bus.resourceUpdated('db://a');
+    await stream.waitClosed();
+    expect(stream.closedWith).toBeGreaterThan(0);
+    expect(stream.summary).toEqual(['notifications/resources/updated db://a']);
+
+    const resumed = new FakeConnection();
+    await b.bus.attach(sid, resumed, seen.eventId);
+    expect(resumed.summary).toEqual([
+      'notifications/resources/updated db://a',
+      'notifications/resources/list_changed',
+      'notifications/tools/list_changed',
+      'notifications/prompts/list_changed',
+    ]);
+  });
+
   it('follows the log again after it restarted empty (Redis flushed)', async () => {
     const [a, b] = await instances(2);
     const before = await session(a);
