@@ -12,6 +12,14 @@
 export const FANOUT = `
 local kind, target, json, loglen = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local n = redis.call('INCR', LOGSEQ)
+if n == 1 then
+  -- A new counter next to a log that survived it (the counter alone was deleted): continue the log.
+  local last = redis.call('XREVRANGE', LOG, '+', '-', 'COUNT', 1)[1]
+  if last and seqOf(last[1]) >= n then
+    n = seqOf(last[1]) + 1
+    redis.call('SET', LOGSEQ, n)
+  end
+end
 redis.call('XADD', LOG, 'MAXLEN', '~', loglen, n .. '-0', 'k', kind, 'x', target, 'j', json)
 redis.call('PUBLISH', P .. 'bus', '{"t":"' .. kind .. '","n":' .. n .. ',"x":' .. cjson.encode(target) ..
   ',"from":' .. cjson.encode(ME) .. ',"j":' .. cjson.encode(json) .. '}')
