@@ -10,6 +10,7 @@ import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import { listenNotifications } from './listen-notifications.js';
 import { McpListens } from './listens.registry.js';
 
 type CapabilitySource = () => Record<string, unknown>;
@@ -81,12 +82,7 @@ export class ListenHandler implements McpMethodGroup {
     this.listens.assertRoom();
 
     const subscriptionId = ctx.requestId;
-    const stamped = (method: string, notificationParams: Record<string, unknown> = {}) =>
-      JSON.stringify({
-        jsonrpc: '2.0',
-        method,
-        params: { ...notificationParams, _meta: { [META_SUBSCRIPTION_ID]: subscriptionId } },
-      });
+    const stamped = listenNotifications(subscriptionId);
     const send = dispatch.sendRelated;
     if (!send?.(stamped('notifications/subscriptions/acknowledged', { notifications: honoured }))) {
       throw new McpNotAcceptableException(
