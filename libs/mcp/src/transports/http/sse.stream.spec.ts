@@ -439,6 +439,18 @@ describe('SseStream', () => {
       expect(text.endsWith('\r\n\r\nid: 7\nevent: message\ndata: {"n":1}\n\nretry: 100\n\n')).toBe(true);
     });
 
+    it('stops writing once someone else ended the response, and counts it as the client leaving', async () => {
+      const { stream, res, response } = await openClient({ keepAliveMs: 0 });
+      const body = readToEnd(response);
+      expect(stream.send('{"a":1}')).toBe(true);
+      const closed = closeReason(stream);
+      res.end();
+
+      expect(stream.send('{"b":2}')).toBe(false);
+      expect(await closed).toBe('client');
+      expect(await body).toBe('event: message\ndata: {"a":1}\n\n');
+    });
+
     it('goes through res.write when a middleware replaced it before open', async () => {
       const seen: string[] = [];
       const { stream, response } = await openClient({ keepAliveMs: 0 }, undefined, (res) => {

@@ -105,6 +105,11 @@ export class SseStream {
   /** Whether the response is chunked (`Transfer-Encoding: chunked`), so direct writes are framed as chunks. */
   #chunked = false;
   #isCorked = false;
+  /**
+   * Set when the response is ended (its 'prefinish', emitted within `res.end()` for a response whose bytes are
+   * all on its socket), so the direct path never reads Express's response object per write.
+   */
+  #responseEnded = false;
   readonly #keepAliveMs: number;
   readonly #maxBufferedBytes: number;
   readonly #endTimeoutMs: number;
@@ -167,6 +172,7 @@ export class SseStream {
     this.#opened = true;
     this.#socket = ownedSocket(res);
     this.#chunked = res.chunkedEncoding;
+    if (this.#socket) res.once('prefinish', () => (this.#responseEnded = true));
     if (this.#keepAliveMs > 0) {
       this.#keepAliveTimer = setInterval(() => this.#write(KEEP_ALIVE_FRAME), this.#keepAliveMs);
       this.#keepAliveTimer.unref();
@@ -253,7 +259,7 @@ export class SseStream {
   #writeToSocket(socket: Socket, frame: string): boolean {
     // 'close' may not have been emitted yet although the connection is already unusable; the response may
     // also have been ended by someone else, after which its socket may carry the next response.
-    if (socket.destroyed || !socket.writable || this.#res.writableEnded) {
+    if (socket.destroyed || !socket.writable || this.#responseEnded) {
       this.#close('client');
       return false;
     }
