@@ -52,6 +52,8 @@ export interface FanoutResult {
   notifyNone?: NotifyCost[];
   /** (RSS after GC with every session and stream open - RSS of the fresh server) / sessions. */
   rssPerStreamSessionBytes?: number;
+  /** The same for the live JS heap (heapUsed): what of the RSS is JavaScript objects. */
+  heapPerStreamSessionBytes?: number;
   errors: number;
   error?: string;
 }

@@ -100,6 +100,7 @@ export async function runFanout(
     const streams = n + unsubscribed;
     const loaded = await server.memoryAfterGc();
     result.rssPerStreamSessionBytes = (loaded.rss - fresh.rss) / (streams + 1);
+    result.heapPerStreamSessionBytes = (loaded.heapUsed - fresh.heapUsed) / (streams + 1);
     await measureNotify(streams + 1);
     result.notifyNone = notifyNone;
 
@@ -165,7 +166,7 @@ export async function runFanout(
     result.errors +=
       result.missing + result.duplicates + result.leaked + result.unexpected + (result.barrierOk ? 0 : 1);
     log(
-      `  fan-out ${kind} N=${n} (+${unsubscribed} unsubscribed): ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${rounds} bumps: ${result.roundsMs.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms, bump answered in ${result.bumpAnswerMedianMs?.toFixed(2)} ms vs echo ${result.echoMs?.toFixed(2)} ms, reached ${result.reached}); missing ${result.missing}, duplicates ${result.duplicates}, leaked ${result.leaked}, unexpected ${result.unexpected}, barrier ${result.barrierOk ? 'ok' : 'FAILED'}; setup ${(result.setupMs / 1000).toFixed(1)} s; notify-none ${notifyNone.map((c) => `${c.nsPerCall.toFixed(0)} ns @${c.sessions}`).join(', ')}; ${(result.rssPerStreamSessionBytes / 1024).toFixed(1)} KB RSS/session with stream`,
+      `  fan-out ${kind} N=${n} (+${unsubscribed} unsubscribed): ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${rounds} bumps: ${result.roundsMs.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms, bump answered in ${result.bumpAnswerMedianMs?.toFixed(2)} ms vs echo ${result.echoMs?.toFixed(2)} ms, reached ${result.reached}); missing ${result.missing}, duplicates ${result.duplicates}, leaked ${result.leaked}, unexpected ${result.unexpected}, barrier ${result.barrierOk ? 'ok' : 'FAILED'}; setup ${(result.setupMs / 1000).toFixed(1)} s; notify-none ${notifyNone.map((c) => `${c.nsPerCall.toFixed(0)} ns @${c.sessions}`).join(', ')}; ${(result.rssPerStreamSessionBytes / 1024).toFixed(1)} KB RSS/session with stream (heap ${(result.heapPerStreamSessionBytes / 1024).toFixed(1)} KB)`,
     );
   } catch (error) {
     const opened = set.streams.length;

@@ -135,6 +135,15 @@ export function buildRows(
         byServer(runs, (f) => kb(f.rssPerStreamSessionBytes)),
       ),
     );
+    rows.push(
+      row(
+        'fan-out',
+        `N=${n} heap per session with stream`,
+        'KB',
+        'lower',
+        byServer(runs, (f) => kb(f.heapPerStreamSessionBytes)),
+      ),
+    );
   }
   const largest = largestRuns(fanout);
   rows.push(
