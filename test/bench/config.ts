@@ -14,8 +14,8 @@
  * | BENCH_FANOUT_ROUNDS | 7 (2) | `bump`s per fan-out run, one at a time; the median is reported (the first is cold code) |
  * | BENCH_MEMORY_N | 1000,10000 (10) | idle sessions per memory point |
  * | BENCH_RESOURCES_N | 10000 (100) | runtime resources for the resources phase |
- * | BENCH_SERVERS | all | comma list of library, sdk, nest-floor, node-floor, library-direct |
- * | BENCH_PHASES | all | comma list of echo, fanout, memory, resources |
+ * | BENCH_SERVERS | all | comma list of library, sdk, nest-floor, node-floor, library-direct, tmcp |
+ * | BENCH_PHASES | all | comma list of echo, fanout, memory, resources, era, listen, redis |
  * | BENCH_PROFILE | auto (never) | `auto`: CPU-profile the library (the mount whose target failed) when one of its targets fails; `always`; `never` |
  * | BENCH_RESULTS_DIR | test/bench/results | where JSON, SVG and PNG go |
  * | BENCH_FD_RESERVE | 600 | descriptors kept free per process when sizing fan-out |
@@ -28,6 +28,10 @@
  *
  * `--quick` on the command line (`npm run bench -- --quick`): the new rows only (phases era,
  * listen, redis), 2 s per load point, 5 rounds; environment variables still win.
+ *
+ * `--phases=echo,fanout` and `--servers=library,library-direct,tmcp` on the command line pick
+ * phases and servers as BENCH_PHASES and BENCH_SERVERS do (and win over them), so one can rerun
+ * only what one is working on: `npm run bench -- --phases=fanout --servers=library,tmcp`.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -100,6 +104,16 @@ export function fileDescriptorLimit(): number {
   return Number.isFinite(n) && n > 0 ? n : 1024;
 }
 
+/** The value of `--name=value` or `--name value` on the command line, if given. */
+function flag(argv: string[], name: string): string | undefined {
+  const at = argv.findIndex((arg) => arg === `--${name}` || arg.startsWith(`--${name}=`));
+  if (at === -1) return undefined;
+  const arg = argv[at];
+  const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[at + 1];
+  if (value === undefined || value.startsWith('--')) throw new Error(`--${name} needs a comma list`);
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] = process.argv): BenchConfig {
   const smoke = env.BENCH_SMOKE === '1' || env.BENCH_SMOKE === 'true';
   const quick = argv.includes('--quick');
@@ -116,8 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     fanoutRounds: Math.min(50, Math.floor(number(env.BENCH_FANOUT_ROUNDS, smoke ? 2 : quick ? 5 : 7))),
     memoryN: list(env.BENCH_MEMORY_N, smoke ? [10] : [1_000, 10_000]),
     resourcesN: Math.floor(number(env.BENCH_RESOURCES_N, smoke ? 100 : 10_000)),
-    servers: names(env.BENCH_SERVERS, SERVER_KINDS, 'server'),
-    phases: names(env.BENCH_PHASES ?? (quick ? QUICK_PHASES : undefined), PHASES, 'phase'),
+    servers: names(flag(argv, 'servers') ?? env.BENCH_SERVERS, SERVER_KINDS, 'server'),
+    phases: names(flag(argv, 'phases') ?? env.BENCH_PHASES ?? (quick ? QUICK_PHASES : undefined), PHASES, 'phase'),
     profile,
     resultsDir: resolve(env.BENCH_RESULTS_DIR?.trim() || 'test/bench/results'),
     fdLimit: fileDescriptorLimit(),

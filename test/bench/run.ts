@@ -1,8 +1,10 @@
 /**
- * `npm run bench`: the five servers (the library twice: controller mount and direct mount), one after the other, each in its own child process on
- * 127.0.0.1; every response checked. Prints a table, the targets of issue 6 as PASS/FAIL lines
- * and a markdown snippet for the README; writes JSON, SVG and PNG under test/bench/results/.
- * Settings: see config.ts (BENCH_SMOKE=1 for the tiny run the e2e test does).
+ * `npm run bench`: the six servers (the library twice: controller mount and direct mount; tmcp
+ * last), one after the other, each in its own child process on 127.0.0.1; every response
+ * checked. Prints a table, the targets of issue 6 and of issue 14 as PASS/FAIL lines and a
+ * markdown snippet for the README; writes JSON, SVG and PNG under test/bench/results/.
+ * Settings: see config.ts (BENCH_SMOKE=1 for the tiny run the e2e test does; `--phases=` and
+ * `--servers=` to run a part).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +24,8 @@ import { formatProfile } from './report/cpu-profile.js';
 import { collectMeta } from './report/meta.js';
 import { eraTable, listenTable, peerConsole, peerMarkdown, redisTable } from './report/peer-tables.js';
 import { evaluatePeerTargets } from './report/peer-targets.js';
-import { buildRows, consoleTable, markdown, verdict } from './report/table.js';
+import { buildRows, consoleTable, markdown, targetsMarkdown, verdict } from './report/table.js';
+import { evaluateIssue14Targets } from './report/issue14-targets.js';
 import { evaluateTargets } from './report/targets.js';
 import type {
   EchoResult,
@@ -141,6 +144,7 @@ async function main(): Promise<number> {
     listen.reduce((sum, l) => sum + l.errors, 0) +
     (redis?.errors ?? 0);
   const targets = [...evaluateTargets(echo, fanout, memory, totalErrors), ...evaluatePeerTargets(era, listen, redis)];
+  const issue14Targets = evaluateIssue14Targets(echo, fanout, memory);
 
   const profiles: ProfileSummary[] = [];
   const failed = (kind: ServerKind, prefix: string) =>
@@ -158,7 +162,10 @@ async function main(): Promise<number> {
         log(`  profile failed: ${(error as Error).message}`);
       }
     }
-    if (always || failed(kind, 'fanout-') || failed(kind, 'notify-')) {
+    const failed14 = issue14Targets.some(
+      (t) => t.server === kind && t.pass === false && /^i14-(fanout|bump)-/.test(t.id),
+    );
+    if (always || failed(kind, 'fanout-') || failed(kind, 'notify-') || failed14) {
       const n = Math.max(...config.fanoutN);
       log(`\n== CPU profile of the library (${MOUNT_LABELS[kind]}): fan-out to ${n}`);
       try {
@@ -203,6 +210,9 @@ async function main(): Promise<number> {
     const threshold = t.informational ? '' : ` (target ${t.threshold})`;
     log(`${verdict(t).padEnd(4)}  ${t.text}: ${t.detail ?? t.value ?? 'n/a'}${threshold}`);
   }
+  log('\n== targets (issue 14)\n');
+  for (const t of issue14Targets)
+    log(`${verdict(t).padEnd(4)}  ${t.text}: ${t.detail ?? 'n/a'} (target ${t.threshold})`);
   for (const profile of profiles) log(`\n${formatProfile(profile)}`);
 
   const report = {
@@ -218,6 +228,7 @@ async function main(): Promise<number> {
     table: rows,
     peerTables,
     targets,
+    issue14Targets,
     profiles,
     errors: totalErrors,
   };
@@ -230,7 +241,11 @@ async function main(): Promise<number> {
   const png = svgToPng(svg);
   writeFileSync(`${base}.png`, png);
   writeFileSync(join(config.resultsDir, 'latest.png'), png);
-  const snippet = [markdown(meta, rows, targets), ...peerTables.map(peerMarkdown)].join('\n\n');
+  const snippet = [
+    markdown(meta, rows, targets),
+    targetsMarkdown('Issue 14 target', issue14Targets),
+    ...peerTables.map(peerMarkdown),
+  ].join('\n\n');
   writeFileSync(`${base}.md`, snippet);
   log(`\n== written: ${base}.json, .svg, .png, .md (and latest.json, latest.png)`);
   log(`\n== README snippet\n\n${snippet}\n`);

@@ -29,8 +29,12 @@ export interface FanoutResult {
   roundsMs?: number[];
   /** Median arrival after sending `bump` (in the median round). */
   p50ArrivalMs?: number;
-  /** The `bump` answer's round trip (median of the rounds). */
+  /** The `bump` answer's round trip in the median round (the round whose time to all is the median). */
   bumpAnswerMs?: number;
+  /** The `bump` answer's round trip: median over the rounds. */
+  bumpAnswerMedianMs?: number;
+  /** A plain `echo` call's round trip on the same session, in the same phase (every stream open): median. */
+  echoMs?: number;
   /** `reached` as the server counted it. */
   reached?: number;
   /** `bump`s sent, one at a time (each subscribed stream must get exactly this many updates). */
@@ -48,6 +52,8 @@ export interface FanoutResult {
   notifyNone?: NotifyCost[];
   /** (RSS after GC with every session and stream open - RSS of the fresh server) / sessions. */
   rssPerStreamSessionBytes?: number;
+  /** The same for the live JS heap (heapUsed): what of the RSS is JavaScript objects. */
+  heapPerStreamSessionBytes?: number;
   errors: number;
   error?: string;
 }
@@ -133,9 +139,9 @@ export interface TableRow {
 
 /**
  * Ratio columns, named by the servers' numbers: 1 this library (controller mount), 2 the
- * official SDK, 3 bare Nest, 4 bare node:http, D this library with the direct mount.
+ * official SDK, 3 bare Nest, 4 bare node:http, D this library with the direct mount, T tmcp.
  */
-export type RatioKey = '1:2' | '1:3' | '1:4' | 'D:2' | 'D:4';
+export type RatioKey = '1:2' | '1:3' | '1:4' | '1:T' | 'D:2' | 'D:4' | 'D:T';
 
 export interface BenchMeta {
   date: string;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = process.cwd();
-const SERVERS = ['library', 'sdk', 'nest-floor', 'node-floor', 'library-direct'];
+const SERVERS = ['library', 'sdk', 'nest-floor', 'node-floor', 'library-direct', 'tmcp'];
 
 function runBench(resultsDir: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -84,6 +84,9 @@ describe('npm run bench, smoke mode', () => {
       expect(fanout.delivered).toBe(10);
       expect(fanout.reached).toBe(10);
       expect(fanout.notifyNone).toHaveLength(2);
+      // The notifying call's answer and a plain echo's, both timed in the fan-out phase.
+      expect(fanout.bumpAnswerMedianMs).toBeGreaterThan(0);
+      expect(fanout.echoMs).toBeGreaterThan(0);
     }
 
     expect(report.memory.map((m: any) => m.server)).toEqual(SERVERS);
@@ -102,7 +105,8 @@ describe('npm run bench, smoke mode', () => {
 
     expect(report.table.length).toBeGreaterThan(10);
     const echoRow = report.table.find((r: any) => r.metric === 'c=16 throughput');
-    for (const column of ['1:2', '1:3', '1:4', 'D:2', 'D:4']) expect(echoRow.ratios[column]).toBeGreaterThan(0);
+    for (const column of ['1:2', '1:3', '1:4', '1:T', 'D:2', 'D:4', 'D:T'])
+      expect(echoRow.ratios[column]).toBeGreaterThan(0);
     expect(report.targets.find((t: any) => t.id === 'correctness')).toMatchObject({ pass: true });
     for (const target of report.targets) expect([true, false, null]).toContain(target.pass);
     // Every throughput and fan-out target once per mount, plus the direct mount's ratio to node:http.
@@ -175,5 +179,21 @@ describe('npm run bench, smoke mode', () => {
     ])
       expect(ids).toContain(id);
     expect(output).toContain('| tools/call echo by protocol era |');
+
+    // Issue 14's targets: their own list in the JSON and their own table in the snippet.
+    const ids14 = report.issue14Targets.map((t: any) => t.id);
+    for (const id of [
+      'i14-fanout-1000-vs-tmcp',
+      'i14-fanout-1000-vs-nest-floor',
+      'i14-fanout-linear',
+      'i14-bump-vs-echo-10',
+      'i14-memory-idle-10',
+    ])
+      expect(ids14).toEqual(expect.arrayContaining([id, `${id}-direct`]));
+    for (const id of ['i14-echo-c16-vs-nest-floor', 'i14-echo-c16-vs-node-floor-direct', 'i14-echo-c16-vs-tmcp-direct'])
+      expect(ids14).toContain(id);
+    for (const target of report.issue14Targets) expect([true, false, null]).toContain(target.pass);
+    expect(report.issue14Targets.find((t: any) => t.id === 'i14-bump-vs-echo-10').value).toBeGreaterThan(0);
+    expect(output).toContain('| Issue 14 target |');
   }, 300_000);
 });

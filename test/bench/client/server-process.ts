@@ -11,13 +11,24 @@ export type ServerKind =
 
 /**
  * Servers only the era, listen and Redis phases start (not columns of the main table): the
- * official SDK v2 (`createMcpHandler`), tmcp, and the library's direct mount on the Redis
- * backend (`REDIS_URL` given at start).
+ * official SDK v2 (`createMcpHandler`) and the library's direct mount on the Redis backend
+ * (`REDIS_URL` given at start). tmcp is in both: a column of the main table and a server of the
+ * era phase.
  */
-export const PEER_KINDS: readonly ServerKind[] = ['sdk-v2', 'tmcp', 'library-redis'];
+export const PEER_KINDS: readonly ServerKind[] = ['sdk-v2', 'library-redis'];
 
-/** In run and column order; the numbers of the ratio columns (1:2, D:4, ...) follow it (D = 5). */
-export const SERVER_KINDS: readonly ServerKind[] = ['library', 'sdk', 'nest-floor', 'node-floor', 'library-direct'];
+/**
+ * In run and column order; the numbers of the ratio columns (1:2, D:4, ...) follow it (D = 5,
+ * T = tmcp).
+ */
+export const SERVER_KINDS: readonly ServerKind[] = [
+  'library',
+  'sdk',
+  'nest-floor',
+  'node-floor',
+  'library-direct',
+  'tmcp',
+];
 
 /** The library's two mounts of its Streamable HTTP endpoint. */
 export const LIBRARY_KINDS: readonly ServerKind[] = ['library', 'library-direct'];

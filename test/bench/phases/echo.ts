@@ -1,5 +1,8 @@
-/** `tools/call echo` on one session: throughput and p50/p99 latency at each concurrency. */
-import { BenchHttp, openSession } from '../client/http.js';
+/**
+ * `tools/call echo` on one session: throughput and p50/p99 latency at each concurrency. Answers
+ * are parsed as JSON or as an SSE stream's last message (tmcp answers a POST with SSE).
+ */
+import { BenchHttp, openSession, parseAnswer } from '../client/http.js';
 import { runLoad, type LoadRequest } from '../client/load.js';
 import { ServerProcess, type ServerKind } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
@@ -35,6 +38,7 @@ export async function runEcho(config: BenchConfig, kind: ServerKind, log: (line:
       durationS: config.warmupS,
       amount: config.requestsPerPoint,
       build,
+      parse: parseAnswer,
     });
     for (const concurrency of config.concurrency) {
       const point = await runLoad({
@@ -44,6 +48,7 @@ export async function runEcho(config: BenchConfig, kind: ServerKind, log: (line:
         durationS: config.durationS,
         amount: config.requestsPerPoint,
         build,
+        parse: parseAnswer,
       });
       result.points.push(point);
       log(

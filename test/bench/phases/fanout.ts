@@ -9,12 +9,17 @@
  * every stream has the barrier, an update sent to an unsubscribed session would already be on
  * its stream. A first barrier, before `bump`, proves every stream is attached and live.
  *
+ * The `bump` answer's round trip is measured beside the time to all, and so is a plain `echo`'s
+ * (ECHO_PER_ROUND calls on the same session just before each `bump`, with every stream open):
+ * the notifying call should cost about what a plain call costs, the delivery running after its
+ * answer.
+ *
  * File descriptors: the client (this process) and the server each hold one socket per stream,
  * so sessions with streams are capped at `ulimit -n` minus a reserve; the unsubscribed set
  * shrinks first (documented in the result as `unsubscribed`).
  */
 import { performance } from 'node:perf_hooks';
-import { BenchHttp, callJsonTool, inPool, openSession, rpc } from '../client/http.js';
+import { BenchHttp, callJsonTool, inPool, openSession, rpc, type McpSession } from '../client/http.js';
 import { percentile } from '../client/load.js';
 import { ServerProcess, type ServerKind } from '../client/server-process.js';
 import { StreamSet, type WatchedStream } from '../client/sse.js';
@@ -25,6 +30,18 @@ import type { FanoutResult, NotifyCost } from '../types.js';
 /** Sessions with a stream measured for the "no subscriber" baseline. */
 const FEW = 10;
 const WAIT_MS = 120_000;
+/** Plain `echo` calls timed before each `bump`. */
+const ECHO_PER_ROUND = 5;
+
+/** One `tools/call echo` on the session; its round trip in ms (throws on a wrong answer). */
+async function timedEcho(http: BenchHttp, session: McpSession, text: string): Promise<number> {
+  const start = performance.now();
+  const result = await rpc(http, session, 'tools/call', { name: 'echo', arguments: { text } });
+  const ms = performance.now() - start;
+  if (result?.isError || result?.content?.[0]?.text !== text)
+    throw new Error(`echo answered ${JSON.stringify(result)}`);
+  return ms;
+}
 
 export function fanoutSizes(config: BenchConfig, n: number): { n: number; unsubscribed: number } {
   const budget = config.fdLimit - config.fdReserve - config.setupConcurrency;
@@ -83,6 +100,7 @@ export async function runFanout(
     const streams = n + unsubscribed;
     const loaded = await server.memoryAfterGc();
     result.rssPerStreamSessionBytes = (loaded.rss - fresh.rss) / (streams + 1);
+    result.heapPerStreamSessionBytes = (loaded.heapUsed - fresh.heapUsed) / (streams + 1);
     await measureNotify(streams + 1);
     result.notifyNone = notifyNone;
 
@@ -95,8 +113,10 @@ export async function runFanout(
 
     const rounds = config.fanoutRounds;
     const roundTimes: Array<{ ms?: number; p50: number; answerMs: number }> = [];
+    const echoTimes: number[] = [];
     for (let round = 1; round <= rounds; round++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < ECHO_PER_ROUND; i++) echoTimes.push(await timedEcho(http, writer, `r${round}e${i}`));
       const sent = performance.now();
       let answerMs = Number.NaN;
       const bump = callJsonTool(http, writer, 'bump').then((answer) => {
@@ -126,7 +146,10 @@ export async function runFanout(
       result.fanoutMs = median.ms;
       result.p50ArrivalMs = median.p50;
       result.bumpAnswerMs = median.answerMs;
+      result.bumpAnswerMedianMs = [...roundTimes].map((r) => r.answerMs).sort((a, b) => a - b)[Math.floor(rounds / 2)];
     }
+    echoTimes.sort((a, b) => a - b);
+    result.echoMs = percentile(echoTimes, 50);
 
     // Barrier 2: the proof.
     await callJsonTool(http, writer, 'barrier');
@@ -143,7 +166,7 @@ export async function runFanout(
     result.errors +=
       result.missing + result.duplicates + result.leaked + result.unexpected + (result.barrierOk ? 0 : 1);
     log(
-      `  fan-out ${kind} N=${n} (+${unsubscribed} unsubscribed): ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${rounds} bumps: ${result.roundsMs.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms, bump answered in ${result.bumpAnswerMs?.toFixed(1)} ms, reached ${result.reached}); missing ${result.missing}, duplicates ${result.duplicates}, leaked ${result.leaked}, unexpected ${result.unexpected}, barrier ${result.barrierOk ? 'ok' : 'FAILED'}; setup ${(result.setupMs / 1000).toFixed(1)} s; notify-none ${notifyNone.map((c) => `${c.nsPerCall.toFixed(0)} ns @${c.sessions}`).join(', ')}; ${(result.rssPerStreamSessionBytes / 1024).toFixed(1)} KB RSS/session with stream`,
+      `  fan-out ${kind} N=${n} (+${unsubscribed} unsubscribed): ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${rounds} bumps: ${result.roundsMs.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms, bump answered in ${result.bumpAnswerMedianMs?.toFixed(2)} ms vs echo ${result.echoMs?.toFixed(2)} ms, reached ${result.reached}); missing ${result.missing}, duplicates ${result.duplicates}, leaked ${result.leaked}, unexpected ${result.unexpected}, barrier ${result.barrierOk ? 'ok' : 'FAILED'}; setup ${(result.setupMs / 1000).toFixed(1)} s; notify-none ${notifyNone.map((c) => `${c.nsPerCall.toFixed(0)} ns @${c.sessions}`).join(', ')}; ${(result.rssPerStreamSessionBytes / 1024).toFixed(1)} KB RSS/session with stream (heap ${(result.heapPerStreamSessionBytes / 1024).toFixed(1)} KB)`,
     );
   } catch (error) {
     const opened = set.streams.length;

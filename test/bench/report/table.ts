@@ -16,13 +16,15 @@ export const RATIO_COLUMNS: ReadonlyArray<{ key: RatioKey; mine: ServerKind; oth
   { key: '1:2', mine: 'library', other: 'sdk' },
   { key: '1:3', mine: 'library', other: 'nest-floor' },
   { key: '1:4', mine: 'library', other: 'node-floor' },
+  { key: '1:T', mine: 'library', other: 'tmcp' },
   { key: 'D:2', mine: 'library-direct', other: 'sdk' },
   { key: 'D:4', mine: 'library-direct', other: 'node-floor' },
+  { key: 'D:T', mine: 'library-direct', other: 'tmcp' },
 ];
 
 /** The legend of the ratio columns (console and README). */
 export const RATIO_LEGEND =
-  "Ratios are a library server ÷ another server, within the same run: 1:2, 1:3, 1:4 this library (controller mount) ÷ the official SDK, ÷ bare Nest, ÷ bare node:http; D:2, D:4 this library with the direct mount (`http: { mount: 'direct' }`) ÷ the official SDK, ÷ bare node:http; ↑ higher is better, ↓ lower is better.";
+  "Ratios are a library server ÷ another server, within the same run: 1:2, 1:3, 1:4, 1:T this library (controller mount) ÷ the official SDK, ÷ bare Nest, ÷ bare node:http, ÷ tmcp; D:2, D:4, D:T this library with the direct mount (`http: { mount: 'direct' }`) ÷ the official SDK, ÷ bare node:http, ÷ tmcp; ↑ higher is better, ↓ lower is better.";
 
 function row(
   section: string,
@@ -106,10 +108,40 @@ export function buildRows(
     rows.push(
       row(
         'fan-out',
+        `N=${n} bump (the notifying tools/call) answered`,
+        'ms',
+        'lower',
+        byServer(runs, (f) => f.bumpAnswerMedianMs),
+      ),
+    );
+    rows.push(
+      row(
+        'fan-out',
+        `N=${n} plain echo answered (same phase)`,
+        'ms',
+        'lower',
+        byServer(runs, (f) => f.echoMs),
+      ),
+    );
+  }
+  for (const n of ns) {
+    const runs = fanout.filter((f) => f.n === n);
+    rows.push(
+      row(
+        'fan-out',
         `N=${n} RSS per session with stream`,
         'KB',
         'lower',
         byServer(runs, (f) => kb(f.rssPerStreamSessionBytes)),
+      ),
+    );
+    rows.push(
+      row(
+        'fan-out',
+        `N=${n} heap per session with stream`,
+        'KB',
+        'lower',
+        byServer(runs, (f) => kb(f.heapPerStreamSessionBytes)),
       ),
     );
   }
@@ -283,6 +315,15 @@ export function markdown(meta: BenchMeta, rows: TableRow[], targets: TargetResul
     ),
   ];
   return lines.join('\n');
+}
+
+/** A markdown table of targets alone (`heading` names its first column). */
+export function targetsMarkdown(heading: string, targets: TargetResult[]): string {
+  return [
+    `| ${heading} | Measured | Result |`,
+    '|---|---|---|',
+    ...targets.map((t) => `| ${t.text} (${t.threshold}) | ${t.detail ?? formatValue(t.value, '')} | ${verdict(t)} |`),
+  ].join('\n');
 }
 
 /** PASS, FAIL, INFO (informational line) or N/A (not measured in this run). */

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
@@ -56,6 +57,9 @@ function readToEnd(source: NodeJS.ReadableStream): Promise<string> {
 }
 
 const closeReason = (stream: SseStream): Promise<SseCloseReason> => new Promise((resolve) => stream.onClose(resolve));
+
+/** A 16 KiB event payload (the slow-consumer tests' unit). */
+const payload = JSON.stringify({ pad: 'x'.repeat(16 * 1024) });
 
 describe('SseStream', () => {
   let server: http.Server;
@@ -307,7 +311,6 @@ describe('SseStream', () => {
   });
 
   describe('slow consumers', () => {
-    const payload = JSON.stringify({ pad: 'x'.repeat(16 * 1024) });
     // 64 MiB: far more than socket buffers can swallow, so a stream that never trips fails instead of hanging.
     const MAX_SENDS = 4096;
 
@@ -386,6 +389,127 @@ describe('SseStream', () => {
       stream.close();
       expect(accepted).toBe(64);
       expect((await body).split('event: message\n').length - 1).toBe(64);
+    });
+  });
+
+  describe('writing to the socket directly', () => {
+    it('bypasses res.write once open, writing the same chunked bytes', async () => {
+      const { stream, res, response } = await openClient({ keepAliveMs: 0 });
+      const body = readToEnd(response);
+      const write = jest.spyOn(res, 'write');
+
+      expect(stream.send('{"a":1}', '1')).toBe(true);
+      expect(stream.send('{"b":"€"}')).toBe(true);
+      expect(write).not.toHaveBeenCalled();
+      stream.close(250);
+
+      expect(response.headers['transfer-encoding']).toBe('chunked');
+      expect(await body).toBe(
+        'id: 1\nevent: message\ndata: {"a":1}\n\nevent: message\ndata: {"b":"€"}\n\nretry: 250\n\n',
+      );
+    });
+
+    it('frames each event as one HTTP chunk on the wire', async () => {
+      const serverSide = serveStream({ keepAliveMs: 0 });
+      const socket = rawGet();
+      socket.resume();
+      const { stream } = await serverSide;
+      const raw = readUntil(socket, (text) => text.endsWith('\r\n0\r\n\r\n'));
+      const event = 'event: message\ndata: {"x":"é"}\n\n';
+      stream.send('{"x":"é"}');
+      stream.close();
+
+      expect(await raw).toContain(`\r\n\r\n${Buffer.byteLength(event).toString(16)}\r\n${event}\r\n0\r\n\r\n`);
+    });
+
+    it('writes unframed events to an HTTP/1.0 client (no chunked encoding)', async () => {
+      const serverSide = serveStream({ keepAliveMs: 0 });
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      cleanups.push(() => socket.destroy());
+      socket.write(`GET / HTTP/1.0\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n`);
+      const { stream } = await serverSide;
+      const raw = readToEnd(socket);
+      stream.send('{"n":1}', '7');
+      stream.close(100);
+
+      const text = await raw;
+      expect(text.startsWith('HTTP/1.1 200 OK\r\n')).toBe(true);
+      expect(text.toLowerCase()).not.toContain('transfer-encoding');
+      expect(text.endsWith('\r\n\r\nid: 7\nevent: message\ndata: {"n":1}\n\nretry: 100\n\n')).toBe(true);
+    });
+
+    it('stops writing once someone else ended the response, and counts it as the client leaving', async () => {
+      const { stream, res, response } = await openClient({ keepAliveMs: 0 });
+      const body = readToEnd(response);
+      expect(stream.send('{"a":1}')).toBe(true);
+      const closed = closeReason(stream);
+      res.end();
+
+      expect(stream.send('{"b":2}')).toBe(false);
+      expect(await closed).toBe('client');
+      expect(await body).toBe('event: message\ndata: {"a":1}\n\n');
+    });
+
+    it('goes through res.write when a middleware replaced it before open', async () => {
+      const seen: string[] = [];
+      const { stream, response } = await openClient({ keepAliveMs: 0 }, undefined, (res) => {
+        const original = res.write.bind(res) as (chunk: string) => boolean;
+        res.write = ((chunk: string) => {
+          seen.push(String(chunk));
+          return original(chunk);
+        }) as typeof res.write;
+      });
+      const body = readToEnd(response);
+      stream.send('{"a":1}');
+      stream.close();
+
+      expect(seen).toEqual(['event: message\ndata: {"a":1}\n\n']);
+      expect(await body).toBe('event: message\ndata: {"a":1}\n\n');
+    });
+
+    it('behaves the same behind Express (the controller mount): bytes, slow-consumer cut, drain', async () => {
+      const { default: express } = await import('express');
+      const app = express();
+      let resolveSide: (side: { stream: SseStream; res: ServerResponse }) => void = () => undefined;
+      app.get('/', (_req, res) => {
+        const stream = new SseStream(res, { keepAliveMs: 0, maxBufferedBytes: 64 * 1024 });
+        cleanups.push(() => stream.close());
+        stream.open();
+        resolveSide({ stream, res });
+      });
+      handler = (req, res) => void app(req, res);
+
+      // A reading client gets every byte, paced by the response's 'drain'.
+      let side = new Promise<{ stream: SseStream; res: ServerResponse }>((resolve) => (resolveSide = resolve));
+      const client = get();
+      const [response] = (await once(client, 'response')) as [IncomingMessage];
+      const { stream, res } = await side;
+      expect(Object.getPrototypeOf(res)).not.toBe(http.ServerResponse.prototype);
+      const write = jest.spyOn(res, 'write');
+      const body = readToEnd(response);
+      let accepted = 0;
+      for (let i = 0; i < 64; i++) {
+        if (!stream.send(payload, String(i))) break;
+        accepted++;
+        if (res.writableNeedDrain) await once(res, 'drain');
+      }
+      // Only the empty writes that flag back-pressure went through res.write.
+      expect(write.mock.calls.every(([chunk]) => chunk === '')).toBe(true);
+      stream.close();
+      expect(accepted).toBe(64);
+      expect((await body).split('event: message\n').length - 1).toBe(64);
+
+      // A burst within one turn passes the cap: the stream is cut with the retry hint.
+      side = new Promise((resolve) => (resolveSide = resolve));
+      const second = get();
+      const [secondResponse] = (await once(second, 'response')) as [IncomingMessage];
+      const { stream: burst } = await side;
+      const closed = closeReason(burst);
+      const results = Array.from({ length: 8 }, (_, i) => burst.send(payload, String(i)));
+      expect(results.indexOf(false)).toBeGreaterThan(0);
+      expect(await closed).toBe('slow-consumer');
+      expect(await readToEnd(secondResponse)).toMatch(/retry: 1000\n\n$/);
     });
   });
 

@@ -1,4 +1,5 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { ServerResponse, type OutgoingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import { DEFAULT_KEEP_ALIVE_MS } from '../../mcp.constants.js';
 
 /** Tuning of one {@link SseStream}. */
@@ -54,14 +55,61 @@ function assertEventId(eventId: string): void {
 }
 
 /**
+ * The response's own socket, when the stream's events may be written to it directly: the
+ * headers went out on it, nothing of the response waits in the response's own buffer, and
+ * nobody replaced `res.write` (a compression or logging middleware that wraps it keeps its
+ * place). Undefined otherwise: the events then go through `res.write`.
+ */
+function ownedSocket(res: ServerResponse): Socket | undefined {
+  const socket = res.socket;
+  if (!socket || socket.destroyed || !socket.writable) return undefined;
+  if (res.write !== ServerResponse.prototype.write || res.req?.method === 'HEAD') return undefined;
+  // writableLength is the response's own buffer plus the socket's: equal means the headers reached the socket.
+  if (res.writableLength !== socket.writableLength) return undefined;
+  return socket;
+}
+
+/**
  * One Server-Sent Events response of the Streamable HTTP transport.
  *
  * Every write after the stream closed returns false and never throws. `send` returning false means the stream
  * is closed now; the message itself may still reach the client, and the session's replay buffer lets the client
  * resume with `Last-Event-ID` either way.
+ *
+ * Once open, events are written to the response's socket directly, framed as HTTP chunks when the response is
+ * chunked, rather than through `res.write`: the response object behind a Nest controller is Express's (its
+ * prototype swapped at run time, so every property read on it is a slow lookup), and `res.write` reads a dozen
+ * of them and schedules one `nextTick` per write to uncork the socket. A fan-out writes one event to each of
+ * thousands of streams in one turn, so that cost was paid thousands of times; writing to the socket makes the
+ * controller mount cost what the direct mount does. What `res.write` guaranteed is kept: the socket is corked
+ * on a stream's first write in a turn and uncorked on the next tick (for all the streams written in the turn
+ * at once), so a burst written within one turn is still counted against `maxBufferedBytes`. Ending the
+ * response (`close`) still goes through `res.end`, which writes the last chunk.
  */
 export class SseStream {
+  /** Streams whose socket was corked in this turn, uncorked together on the next tick. */
+  static #corked: SseStream[] = [];
+
+  static #uncorkAll = (): void => {
+    const corked = SseStream.#corked;
+    SseStream.#corked = [];
+    for (const stream of corked) {
+      stream.#isCorked = false;
+      stream.#socket?.uncork();
+    }
+  };
+
   readonly #res: ServerResponse;
+  /** The socket events are written to directly (see the class comment); undefined: through `res.write`. */
+  #socket: Socket | undefined;
+  /** Whether the response is chunked (`Transfer-Encoding: chunked`), so direct writes are framed as chunks. */
+  #chunked = false;
+  #isCorked = false;
+  /**
+   * Set when the response is ended (its 'prefinish', emitted within `res.end()` for a response whose bytes are
+   * all on its socket), so the direct path never reads Express's response object per write.
+   */
+  #responseEnded = false;
   readonly #keepAliveMs: number;
   readonly #maxBufferedBytes: number;
   readonly #endTimeoutMs: number;
@@ -122,6 +170,9 @@ export class SseStream {
     res.writeHead(200);
     res.flushHeaders();
     this.#opened = true;
+    this.#socket = ownedSocket(res);
+    this.#chunked = res.chunkedEncoding;
+    if (this.#socket) res.once('prefinish', () => (this.#responseEnded = true));
     if (this.#keepAliveMs > 0) {
       this.#keepAliveTimer = setInterval(() => this.#write(KEEP_ALIVE_FRAME), this.#keepAliveMs);
       this.#keepAliveTimer.unref();
@@ -184,6 +235,8 @@ export class SseStream {
 
   #write(frame: string): boolean {
     if (this.closed) return false;
+    const socket = this.#socket;
+    if (socket) return this.#writeToSocket(socket, frame);
     const res = this.#res;
     // 'close' may not have been emitted yet although the response is already unusable.
     if (res.destroyed || res.writableEnded) {
@@ -195,6 +248,34 @@ export class SseStream {
     if (
       (!flowing || this.#maxBufferedBytes < res.writableHighWaterMark) &&
       res.writableLength > this.#maxBufferedBytes
+    ) {
+      this.#close('slow-consumer', `retry: ${SLOW_CONSUMER_RETRY_MS}\n\n`);
+      return false;
+    }
+    return true;
+  }
+
+  /** `#write` straight to the response's socket (see the class comment); the same checks and results. */
+  #writeToSocket(socket: Socket, frame: string): boolean {
+    // 'close' may not have been emitted yet although the connection is already unusable; the response may
+    // also have been ended by someone else, after which its socket may carry the next response.
+    if (socket.destroyed || !socket.writable || this.#responseEnded) {
+      this.#close('client');
+      return false;
+    }
+    if (!this.#isCorked) {
+      this.#isCorked = true;
+      socket.cork();
+      if (SseStream.#corked.push(this) === 1) process.nextTick(SseStream.#uncorkAll);
+    }
+    const flowing = socket.write(this.#chunked ? `${Buffer.byteLength(frame).toString(16)}\r\n${frame}\r\n` : frame);
+    // An empty write tells the response its socket is backed up, so it still emits 'drain' for a producer
+    // that paces itself on `res` (it writes nothing: an empty chunk is not framed).
+    if (!flowing) this.#res.write('');
+    // The backlog can only pass a cap above the high-water mark once write() signals it.
+    if (
+      (!flowing || this.#maxBufferedBytes < socket.writableHighWaterMark) &&
+      socket.writableLength > this.#maxBufferedBytes
     ) {
       this.#close('slow-consumer', `retry: ${SLOW_CONSUMER_RETRY_MS}\n\n`);
       return false;
