@@ -27,6 +27,7 @@ import {
   type SdkTransportKind,
   type SdkV2Connection,
 } from '../support/sdk-v2-clients.js';
+import { until } from '../support/until.js';
 import { buildGatewayIfNeeded } from '../support/stdio-client.js';
 
 /** Every test boots at most one client (a child process on stdio, two in 'auto' mode). */
@@ -72,15 +73,6 @@ async function updateNote(connection: SdkV2Connection, id: string, body: string)
 async function noteIds(connection: SdkV2Connection): Promise<string[]> {
   const read = await connection.client.readResource({ uri: 'db://notes' }, { cacheMode: 'bypass' });
   return (JSON.parse((read.contents[0] as { text: string }).text) as { id: string }[]).map((note) => note.id);
-}
-
-/** Resolves once `condition()` holds (bounded; a server-side state change the client cannot see). */
-async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe.each<SdkTransportKind>(['http', 'stdio'])('SDK v2 client over %s', (kind) => {

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import type { McpBackendParts, McpInstanceMessaging } from '@nest-mcp/server';
 import { deploymentOf, type BackendDeployment } from '@nest-mcp/server/testing';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
+import { until } from '../../../test/support/until.js';
 import type { ListChangedCoalescer } from '../../mcp/src/notifications/list-changed.coalescer.js';
 import type { ResourceNotificationService } from '../../mcp/src/notifications/resource-notification.service.js';
 import { McpResourceRegistry, type McpResourceEntry } from '../../mcp/src/registry/mcp-resource.registry.js';
@@ -47,15 +48,6 @@ function registerHere(instance: Instance, uri: string): void {
   };
   instance.registry.register(entry);
   instance.sync.announce(entry);
-}
-
-/** Polls `check` until it holds (bounded: the test fails with what it last saw). */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe('runtime resources of instances that are gone', () => {
