@@ -208,6 +208,8 @@ export interface RedisFanoutResult {
   instances: number;
   /** `memory`: the single-instance reference run (one in-memory library process, no Redis). */
   backend?: 'memory';
+  /** `modern`: `subscriptions/listen` streams; unset: legacy subscribed sessions with GET streams. */
+  era?: 'modern';
   setupMs?: number;
   /** From `notifyResourceUpdated` on instance 1 to the last subscribed stream holding it: median round. */
   fanoutMs?: number;
@@ -233,6 +235,10 @@ export interface RedisResult {
   fanout: RedisFanoutResult[];
   /** The same fan-out at the largest N on one in-memory library process (the single-instance time). */
   singleInstance?: RedisFanoutResult;
+  /** Fan-out to modern `subscriptions/listen` streams across the instances, per N. */
+  listenFanout?: RedisFanoutResult[];
+  /** The listen fan-out at the largest N on one in-memory library process. */
+  listenSingleInstance?: RedisFanoutResult;
   /** `tools/call echo` at concurrency 16 on one legacy session: in-memory backend vs Redis (direct mount both). */
   echo?: { memory?: EchoOnBackend; redis?: EchoOnBackend };
   /** Idle sessions held in Redis. */

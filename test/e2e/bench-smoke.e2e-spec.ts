@@ -164,6 +164,27 @@ describe('npm run bench, smoke mode', () => {
       delivered: 10,
       missing: 0,
     });
+    // Modern listens across the instances, and their one-process reference.
+    expect(report.redis.listenFanout).toHaveLength(1);
+    expect(report.redis.listenFanout[0]).toMatchObject({
+      n: 10,
+      instances: 3,
+      era: 'modern',
+      errors: 0,
+      delivered: 10,
+      missing: 0,
+      duplicates: 0,
+      unexpected: 0,
+    });
+    expect(report.redis.listenFanout[0].commandsPerNotification).toBeGreaterThan(0);
+    expect(report.redis.listenSingleInstance).toMatchObject({
+      n: 10,
+      instances: 1,
+      backend: 'memory',
+      era: 'modern',
+      errors: 0,
+      delivered: 10,
+    });
     expect(report.redis.echo.redis).toMatchObject({ ok: requests, errors: 0 });
     expect(report.redis.memory.sessions).toBe(10);
     for (const id of [
@@ -176,6 +197,8 @@ describe('npm run bench, smoke mode', () => {
       'redis-echo-c16-vs-memory',
       'redis-commands-constant',
       'redis-fanout-vs-single-instance',
+      'redis-commands-constant-listen',
+      'redis-fanout-vs-single-instance-listen',
     ])
       expect(ids).toContain(id);
     expect(output).toContain('| tools/call echo by protocol era |');

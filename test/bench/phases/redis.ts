@@ -21,6 +21,7 @@
 import { performance } from 'node:perf_hooks';
 import { BenchHttp, inPool, openSession, rpc } from '../client/http.js';
 import { runLoad } from '../client/load.js';
+import { listenBody, modernHeaders } from '../client/modern.js';
 import { callsDelta, RedisProcess } from '../client/redis-server.js';
 import { ServerProcess } from '../client/server-process.js';
 import { StreamSet, type WatchedStream } from '../client/sse.js';
@@ -44,21 +45,37 @@ const startInstances = (redis: RedisProcess, count: number): Promise<ServerProce
     ),
   );
 
+/** How a fan-out run is set up. */
+interface FanoutMode {
+  /** One in-memory library process instead of the instances sharing Redis (the reference). */
+  readonly single?: boolean;
+  /** Modern `subscriptions/listen` streams instead of legacy subscribed sessions. */
+  readonly modern?: boolean;
+}
+
 /**
  * One fan-out run: on `config.redisInstances` instances sharing Redis, or (`single`) on one
- * in-memory library process, with the same client and rounds.
+ * in-memory library process, with the same client and rounds. Legacy: each session subscribes
+ * on one instance and holds its GET stream on the next. Modern: listen i is opened on instance
+ * i mod the count (a listen is its own stream, held where it was opened).
  */
 async function fanout(
   config: BenchConfig,
   redis: RedisProcess,
   requested: number,
   log: (line: string) => void,
-  single = false,
+  { single = false, modern = false }: FanoutMode = {},
 ): Promise<RedisFanoutResult> {
   const instances = single ? 1 : config.redisInstances;
   const n = Math.min(requested, config.fdLimit - config.fdReserve - config.setupConcurrency * instances);
-  const result: RedisFanoutResult = { n, instances, errors: 0, ...(single ? { backend: 'memory' as const } : {}) };
-  const label = single ? 'in-memory fan-out (one process)' : 'redis fan-out';
+  const result: RedisFanoutResult = {
+    n,
+    instances,
+    errors: 0,
+    ...(single ? { backend: 'memory' as const } : {}),
+    ...(modern ? { era: 'modern' as const } : {}),
+  };
+  const label = `${single ? 'in-memory fan-out (one process)' : 'redis fan-out'}${modern ? ' to listens' : ''}`;
   await redis.flush();
   const servers = single
     ? [await ServerProcess.start('library-direct', { startTimeoutMs: 60_000 })]
@@ -68,14 +85,22 @@ async function fanout(
   const streams: WatchedStream[] = new Array(n);
   let stage = 'starting';
   try {
-    stage = `opening ${n} subscribed sessions across ${servers.length} instances`;
+    stage = `opening ${n} ${modern ? 'listens' : 'subscribed sessions'} across ${servers.length} instances`;
     const setupStart = performance.now();
+    const listenHeaders = modernHeaders('subscriptions/listen');
     await inPool(n, config.setupConcurrency, async (i) => {
       const home = i % servers.length;
+      if (modern) {
+        streams[i] = await set.open(servers[home].endpoint, listenHeaders, 30_000, listenBody(i + 1, [COUNTER_URI]));
+        return;
+      }
       const session = await openSession(clients[home]);
       await rpc(clients[home], session, 'resources/subscribe', { uri: COUNTER_URI });
       streams[i] = await set.open(servers[(home + 1) % servers.length].endpoint, session.headers);
     });
+    if (modern && !(await set.waitUntil(() => set.totalAcknowledged >= n, WAIT_MS))) {
+      throw new Error(`only ${set.totalAcknowledged} of ${n} listens were acknowledged`);
+    }
     result.setupMs = performance.now() - setupStart;
     // Let the stream attachments settle (the holder record is written as the stream opens).
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -115,7 +140,9 @@ async function fanout(
     result.missing = streams.filter((s) => s.counters.updated < result.rounds!).length;
     result.duplicates = streams.filter((s) => s.counters.updated > result.rounds!).length;
     result.unexpected =
-      streams.filter((s) => s.counters.otherUpdated > 0 || s.counters.unexpected > 0).length + set.endedEarly;
+      streams.filter(
+        (s) => s.counters.otherUpdated > 0 || s.counters.unexpected > 0 || (modern && s.counters.acknowledged !== 1),
+      ).length + set.endedEarly;
     result.errors += result.missing + result.duplicates + result.unexpected + (rounds.complete ? 0 : 1);
     log(
       `  ${label} N=${n} over ${servers.length} instance${servers.length > 1 ? 's' : ''}: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; instances' CPU ${result.serverCpuMs?.toFixed(1)} ms); ${single ? 'no Redis' : `${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}`}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
@@ -217,8 +244,18 @@ export async function runRedis(config: BenchConfig, log: (line: string) => void)
     }
     // The single-instance reference for the largest N (the target: within 2x of it on 3 instances).
     const largest = Math.max(...config.redisFanoutN);
-    result.singleInstance = await fanout(config, redis, largest, log, true);
+    result.singleInstance = await fanout(config, redis, largest, log, { single: true });
     result.errors += result.singleInstance.errors;
+    // The same for modern listens: across the instances (one publish reaches every instance's
+    // listens), then the one-process reference at the largest N.
+    result.listenFanout = [];
+    for (const n of config.redisFanoutN) {
+      const run = await fanout(config, redis, n, log, { modern: true });
+      result.listenFanout.push(run);
+      result.errors += run.errors;
+    }
+    result.listenSingleInstance = await fanout(config, redis, largest, log, { single: true, modern: true });
+    result.errors += result.listenSingleInstance.errors;
     await redis.flush();
     const memory = await echo16(config, redis, await ServerProcess.start('library-direct'));
     await redis.flush();

@@ -4,7 +4,7 @@
  * servers (the SDK v2, tmcp) and other configurations (eras, backends) than the main table.
  */
 import { SERVER_LABELS, type ServerKind } from '../client/server-process.js';
-import type { EraResult, ListenFanoutResult, RedisResult } from '../types.js';
+import type { EraResult, ListenFanoutResult, RedisFanoutResult, RedisResult } from '../types.js';
 import { formatValue } from './table.js';
 
 export interface PeerTable {
@@ -69,36 +69,8 @@ export function listenTable(listen: ListenFanoutResult[]): PeerTable | undefined
 export function redisTable(redis: RedisResult | undefined): PeerTable | undefined {
   if (!redis) return undefined;
   const rows: PeerTable['rows'] = [];
-  for (const f of redis.fanout) {
-    const ok = f.errors === 0;
-    rows.push({
-      metric: `fan-out N=${f.n} over ${f.instances} instances: notify → last stream`,
-      unit: 'ms',
-      better: 'lower',
-      values: [ok ? f.fanoutMs : undefined],
-    });
-    rows.push({
-      metric: `fan-out N=${f.n}: CPU of the ${f.instances} instances per notification`,
-      unit: 'ms',
-      better: 'lower',
-      values: [ok ? f.serverCpuMs : undefined],
-    });
-    rows.push({
-      metric: `fan-out N=${f.n}: Redis commands per notification`,
-      unit: 'commands',
-      better: 'lower',
-      values: [ok ? f.commandsPerNotification : undefined],
-    });
-  }
-  const single = redis.singleInstance;
-  if (single) {
-    rows.push({
-      metric: `fan-out N=${single.n} on one in-memory process (the single-instance reference): notify → last stream`,
-      unit: 'ms',
-      better: 'lower',
-      values: [single.errors === 0 ? single.fanoutMs : undefined],
-    });
-  }
+  fanoutRows(rows, redis.fanout, redis.singleInstance, 'stream');
+  if (redis.listenFanout) fanoutRows(rows, redis.listenFanout, redis.listenSingleInstance, 'listener');
   rows.push({
     metric: 'tools/call c=16, in-memory backend (direct mount)',
     unit: 'req/s',
@@ -155,4 +127,43 @@ export function peerConsole(table: PeerTable): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+/** The rows of one era's fan-out across the instances, then its one-process reference. */
+function fanoutRows(
+  rows: PeerTable['rows'],
+  fanout: RedisFanoutResult[],
+  single: RedisFanoutResult | undefined,
+  recipient: 'stream' | 'listener',
+): void {
+  const what = recipient === 'listener' ? 'listen fan-out' : 'fan-out';
+  for (const f of fanout) {
+    const ok = f.errors === 0;
+    rows.push({
+      metric: `${what} N=${f.n} over ${f.instances} instances: notify → last ${recipient}`,
+      unit: 'ms',
+      better: 'lower',
+      values: [ok ? f.fanoutMs : undefined],
+    });
+    rows.push({
+      metric: `${what} N=${f.n}: CPU of the ${f.instances} instances per notification`,
+      unit: 'ms',
+      better: 'lower',
+      values: [ok ? f.serverCpuMs : undefined],
+    });
+    rows.push({
+      metric: `${what} N=${f.n}: Redis commands per notification`,
+      unit: 'commands',
+      better: 'lower',
+      values: [ok ? f.commandsPerNotification : undefined],
+    });
+  }
+  if (single) {
+    rows.push({
+      metric: `${what} N=${single.n} on one in-memory process (the single-instance reference): notify → last ${recipient}`,
+      unit: 'ms',
+      better: 'lower',
+      values: [single.errors === 0 ? single.fanoutMs : undefined],
+    });
+  }
 }

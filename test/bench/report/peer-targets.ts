@@ -10,12 +10,12 @@
  * - `tools/call` at concurrency 16 on the Redis backend ≥ 0.7× the in-memory backend;
  * - Redis commands per notification equal at 1,000 and 10,000 subscribers (issue 12).
  * - Redis fan-out to 10,000 across the instances ≤ 2× the same fan-out on one in-memory process
- *   (issue 12).
+ *   (issue 12); both Redis targets for legacy subscribers and for modern listens.
  *
  * Informational lines: tmcp, the Redis fan-out growth and its commands per notification.
  */
 import { MOUNT_LABELS, type ServerKind } from '../client/server-process.js';
-import type { Era, EraResult, ListenFanoutResult, RedisResult, TargetResult } from '../types.js';
+import type { Era, EraResult, ListenFanoutResult, RedisFanoutResult, RedisResult, TargetResult } from '../types.js';
 
 /** "No more CPU": the modern cost may be at most this times the legacy one. */
 export const CPU_TOLERANCE = 1.1;
@@ -142,53 +142,69 @@ export function evaluatePeerTargets(
           : `${ratioText(vsMemory)} (${onRedis!.rps.toFixed(0)} vs ${memory!.rps.toFixed(0)} req/s)`,
       pass: judge(vsMemory, (v) => v >= 0.7),
     });
-    const runs = redis.fanout.filter((f) => f.errors === 0 && f.fanoutMs !== undefined).sort((a, b) => a.n - b.n);
-    // Issue 12: the commands one notification costs in Redis do not depend on its audience.
-    const at1k = runs.find((f) => f.n === 1_000);
-    const largest = runs.filter((f) => f.n > 1_000).at(-1);
-    const commands =
-      at1k?.commandsPerNotification !== undefined && largest?.commandsPerNotification !== undefined
-        ? { small: at1k.commandsPerNotification, large: largest.commandsPerNotification }
-        : undefined;
+    targets.push(...fanoutTargets(redis.fanout, redis.singleInstance, 'subscribers'));
+    if (redis.listenFanout) targets.push(...fanoutTargets(redis.listenFanout, redis.listenSingleInstance, 'listeners'));
+  }
+  return targets;
+}
+
+/**
+ * Issue 12's fan-out targets for one era on the instances sharing Redis: the commands one
+ * notification costs do not depend on its audience (1,000 vs the largest), and the largest is
+ * delivered within 2x the one-process in-memory time; plus the growth, for information.
+ */
+function fanoutTargets(
+  fanout: RedisFanoutResult[],
+  single: RedisFanoutResult | undefined,
+  audience: 'subscribers' | 'listeners',
+): TargetResult[] {
+  const targets: TargetResult[] = [];
+  const modern = audience === 'listeners';
+  const idSuffix = modern ? '-listen' : '';
+  const what = modern ? 'Redis fan-out to subscriptions/listen streams' : 'Redis fan-out';
+  const runs = fanout.filter((f) => f.errors === 0 && f.fanoutMs !== undefined).sort((a, b) => a.n - b.n);
+  const at1k = runs.find((f) => f.n === 1_000);
+  const largest = runs.filter((f) => f.n > 1_000).at(-1);
+  const commands =
+    at1k?.commandsPerNotification !== undefined && largest?.commandsPerNotification !== undefined
+      ? { small: at1k.commandsPerNotification, large: largest.commandsPerNotification }
+      : undefined;
+  targets.push({
+    id: `redis-commands-constant${idSuffix}`,
+    server: 'library-redis',
+    text: `Redis commands per notification independent of the ${audience} (1,000 vs ${largest?.n.toLocaleString('en-US') ?? '10,000'}, over ${largest?.instances ?? at1k?.instances ?? 3} instances)`,
+    threshold: 'equal',
+    value: commands && commands.large - commands.small,
+    detail: commands ? `${commands.small} -> ${commands.large} commands` : 'n/a',
+    pass: commands ? commands.large === commands.small : null,
+  });
+  const reference = single && single.errors === 0 ? single.fanoutMs : undefined;
+  const spread = runs.find((f) => f.n === single?.n);
+  const vsSingle = ratio(spread?.fanoutMs, reference);
+  targets.push({
+    id: `redis-fanout-vs-single-instance${idSuffix}`,
+    server: 'library-redis',
+    text: `${what} to ${single?.n.toLocaleString('en-US') ?? '10,000'} across ${spread?.instances ?? 3} instances vs one in-memory process (same client)`,
+    threshold: '<= 2.00x',
+    value: vsSingle,
+    detail:
+      vsSingle === undefined
+        ? 'n/a'
+        : `${ratioText(vsSingle)} (${spread!.fanoutMs!.toFixed(1)} vs ${reference!.toFixed(1)} ms)`,
+    pass: judge(vsSingle, (v) => v <= 2),
+  });
+  if (runs.length >= 2) {
+    const [small, large] = [runs[0], runs[runs.length - 1]];
     targets.push({
-      id: 'redis-commands-constant',
+      id: `redis-fanout-growth${idSuffix}`,
       server: 'library-redis',
-      text: `Redis commands per notification independent of the subscribers (1,000 vs ${largest?.n.toLocaleString('en-US') ?? '10,000'}, over ${largest?.instances ?? at1k?.instances ?? 3} instances)`,
-      threshold: 'equal',
-      value: commands && commands.large - commands.small,
-      detail: commands ? `${commands.small} -> ${commands.large} commands` : 'n/a',
-      pass: commands ? commands.large === commands.small : null,
+      informational: true,
+      text: `${what} over ${large.instances} instances, ${small.n.toLocaleString('en-US')} -> ${large.n.toLocaleString('en-US')} ${audience}: time and Redis commands per notification`,
+      threshold: 'informational',
+      value: large.fanoutMs! / small.fanoutMs!,
+      detail: `${ratioText(large.fanoutMs! / small.fanoutMs!)} (${small.fanoutMs!.toFixed(1)} -> ${large.fanoutMs!.toFixed(1)} ms; ${small.commandsPerNotification} -> ${large.commandsPerNotification} commands)`,
+      pass: null,
     });
-    // Issue 12: 10,000 delivered across the instances within 2x the one-process in-memory time.
-    const single = redis.singleInstance;
-    const reference = single && single.errors === 0 ? single.fanoutMs : undefined;
-    const spread = runs.find((f) => f.n === single?.n);
-    const vsSingle = ratio(spread?.fanoutMs, reference);
-    targets.push({
-      id: 'redis-fanout-vs-single-instance',
-      server: 'library-redis',
-      text: `Redis fan-out to ${single?.n.toLocaleString('en-US') ?? '10,000'} across ${spread?.instances ?? 3} instances vs one in-memory process (same client)`,
-      threshold: '<= 2.00x',
-      value: vsSingle,
-      detail:
-        vsSingle === undefined
-          ? 'n/a'
-          : `${ratioText(vsSingle)} (${spread!.fanoutMs!.toFixed(1)} vs ${reference!.toFixed(1)} ms)`,
-      pass: judge(vsSingle, (v) => v <= 2),
-    });
-    if (runs.length >= 2) {
-      const [small, large] = [runs[0], runs[runs.length - 1]];
-      targets.push({
-        id: 'redis-fanout-growth',
-        server: 'library-redis',
-        informational: true,
-        text: `Redis fan-out over ${large.instances} instances, ${small.n.toLocaleString('en-US')} -> ${large.n.toLocaleString('en-US')} subscribers: time and Redis commands per notification`,
-        threshold: 'informational',
-        value: large.fanoutMs! / small.fanoutMs!,
-        detail: `${ratioText(large.fanoutMs! / small.fanoutMs!)} (${small.fanoutMs!.toFixed(1)} -> ${large.fanoutMs!.toFixed(1)} ms; ${small.commandsPerNotification} -> ${large.commandsPerNotification} commands)`,
-        pass: null,
-      });
-    }
   }
   return targets;
 }
