@@ -179,55 +179,44 @@ export interface EraResult {
   error?: string;
 }
 
-/** `subscriptions/listen` fan-out: n listens on `mem://counter`, one `notifyResourceUpdated` at a time. */
-export interface ListenFanoutResult {
-  server: ServerKind;
+/** What one fan-out run measured (median round) and how its recipients fared. */
+export interface FanoutOutcome {
   n: number;
   setupMs?: number;
-  /** From the in-process `notifyResourceUpdated` call to the last listener holding it: median round. */
+  /** From the server's `notifyResourceUpdated` call to the last recipient holding it: median round. */
   fanoutMs?: number;
   roundsMs?: number[];
   /** Median arrival (in the median round). */
   p50ArrivalMs?: number;
-  /** Server CPU time from the call until every listen held the update (median round), in ms. */
+  /** CPU time of the server(s) from the call until every recipient held the update (median round), in ms. */
   serverCpuMs?: number;
   rounds?: number;
-  /** Listens that got every update exactly once. */
+  /** Recipients that got every update exactly once. */
   delivered?: number;
   missing?: number;
   duplicates?: number;
-  /** Events that were neither the acknowledgement nor the update, or listens that ended early. */
+  /** Events that were neither the acknowledgement nor the update, or streams that ended early. */
   unexpected?: number;
   errors: number;
   error?: string;
 }
 
+/** `subscriptions/listen` fan-out: n listens on `mem://counter`, one `notifyResourceUpdated` at a time. */
+export interface ListenFanoutResult extends FanoutOutcome {
+  server: ServerKind;
+}
+
 /** Fan-out over the Redis backend: subscribers spread over the instances, one notification at a time. */
-export interface RedisFanoutResult {
-  n: number;
+export interface RedisFanoutResult extends FanoutOutcome {
   instances: number;
   /** `memory`: the single-instance reference run (one in-memory library process, no Redis). */
   backend?: 'memory';
   /** `modern`: `subscriptions/listen` streams; unset: legacy subscribed sessions with GET streams. */
   era?: 'modern';
-  setupMs?: number;
-  /** From `notifyResourceUpdated` on instance 1 to the last subscribed stream holding it: median round. */
-  fanoutMs?: number;
-  roundsMs?: number[];
-  p50ArrivalMs?: number;
-  /** CPU time of all the instances from the call until every stream held the update (median round), in ms. */
-  serverCpuMs?: number;
-  rounds?: number;
   /** Redis commands (INFO commandstats, the bench's own INFO left out, those run by Lua scripts counted) per notification: the round with the fewest. */
   commandsPerNotification?: number;
   /** The median round's commands by name. */
   commands?: Record<string, number>;
-  delivered?: number;
-  missing?: number;
-  duplicates?: number;
-  unexpected?: number;
-  errors: number;
-  error?: string;
 }
 
 export interface RedisResult {

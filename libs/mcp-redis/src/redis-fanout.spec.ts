@@ -67,6 +67,14 @@ async function lostEntry(uri: string): Promise<void> {
   await raw.xadd(`${prefix}{ev}`, `${n}-0`, 'k', 'u', 'x', uri, 'j', json);
 }
 
+/** A resync of a session subscribed to db://a: its update, then every list change. */
+const RESYNC_OF_A = [
+  'notifications/resources/updated db://a',
+  'notifications/resources/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+];
+
 describe('Redis fan-out', () => {
   it('runs the same number of Redis commands per notification for 5 and for 300 subscribers', async () => {
     const [a] = await instances(1, { heartbeatMs: 60_000 });
@@ -194,12 +202,7 @@ describe('Redis fan-out', () => {
 
     const late = new FakeConnection();
     await a.bus.attach(sid, late, seen.eventId);
-    expect(late.summary).toEqual([
-      'notifications/resources/updated db://a',
-      'notifications/resources/list_changed',
-      'notifications/tools/list_changed',
-      'notifications/prompts/list_changed',
-    ]);
+    expect(late.summary).toEqual(RESYNC_OF_A);
   });
 
   it('catches up a lost publish from the log when the next notification shows the gap, in order', async () => {
@@ -248,12 +251,7 @@ describe('Redis fan-out', () => {
 
     const resumed = new FakeConnection();
     await b.bus.attach(sid, resumed, seen.eventId);
-    expect(resumed.summary).toEqual([
-      'notifications/resources/updated db://a',
-      'notifications/resources/list_changed',
-      'notifications/tools/list_changed',
-      'notifications/prompts/list_changed',
-    ]);
+    expect(resumed.summary).toEqual(RESYNC_OF_A);
   });
 
   it('follows the log again after it restarted empty (Redis flushed)', async () => {
