@@ -1,4 +1,4 @@
-/** The session lookup on Redis: one script per request, its record decoded once, its TTL slid with slack. */
+/** The session lookup on Redis: one script per turn, its record decoded once, its TTL slid with slack. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { McpBackendParts } from '@nest-mcp/server';
 import { deploymentOf, sessionRecord, type BackendDeployment } from '@nest-mcp/server/testing';
@@ -69,5 +69,44 @@ describe('RedisSessionStore.access', () => {
     await redis.command('HSET', sessionKey(session.id), 'xp', soon);
     await a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY);
     expect(await pttl(session.id)).toBeGreaterThan(TTL_MS * 0.9);
+  });
+
+  it('answers every lookup of one turn from one batch: each caller its own record, the unknown and the idle apart', async () => {
+    const [busy, other, idle] = [sessionRecord(), sessionRecord(), sessionRecord()];
+    for (const session of [busy, other, idle]) await a.sessions.create(session, 100);
+    expect(await b.sessions.access(busy.id, Date.now(), Number.POSITIVE_INFINITY)).toBeDefined(); // b holds busy's record
+    await redis.command('ZADD', `${keyPrefix}expiry`, Date.now() - 60_000, idle.id);
+    const ended: string[] = [];
+    b.bus.onSessionEnded((id) => void ended.push(id));
+
+    const now = Date.now();
+    const [first, second, third, unknown, expired] = await Promise.all([
+      b.sessions.access(busy.id, now, 30_000),
+      b.sessions.access(busy.id, now, 30_000),
+      b.sessions.access(other.id, now, 30_000),
+      b.sessions.access('no-such-session', now, 30_000),
+      b.sessions.access(idle.id, now, 30_000),
+    ]);
+    expect(first).toMatchObject({ id: busy.id, clientInfo: busy.clientInfo, lastActivityAt: now });
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+    expect(third).toMatchObject({ id: other.id, clientInfo: other.clientInfo });
+    expect(unknown).toBeUndefined();
+    expect(expired).toBeUndefined();
+    expect(ended).toEqual([idle.id]);
+    expect(await redis.command('ZSCORE', `${keyPrefix}expiry`, busy.id)).toBe(String(now));
+  });
+
+  it('fails every lookup of a turn whose batch Redis could not run, and serves the next turn', async () => {
+    const session = sessionRecord();
+    await a.sessions.create(session, 100);
+    await redis.command('HSET', sessionKey(session.id), 'xp', 'not a number');
+    const failed = await Promise.allSettled([
+      a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY),
+      a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY),
+    ]);
+    expect(failed.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    await redis.command('HSET', sessionKey(session.id), 'xp', Date.now() + TTL_MS);
+    expect(await a.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY)).toMatchObject({ id: session.id });
   });
 });

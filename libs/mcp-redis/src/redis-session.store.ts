@@ -6,6 +6,7 @@ import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts } from './redis-scripts.js';
 import type { RemoteHolders } from './remote-holders.js';
 import type { SessionEnds } from './session-ends.js';
+import { SessionLookups, type AccessReply } from './session-lookups.js';
 
 /** Sessions examined per expiry script; the sweep runs as many as it needs (bounded). */
 const EXPIRE_BATCH = 500;
@@ -27,6 +28,7 @@ export class RedisSessionStore implements McpSessionStore {
    * Patched facts and the holder come with every reply, so nothing here goes stale.
    */
   private readonly records = new Map<string, Record<string, unknown>>();
+  private readonly lookups: SessionLookups;
 
   constructor(
     private readonly scripts: RedisScripts,
@@ -38,6 +40,14 @@ export class RedisSessionStore implements McpSessionStore {
   ) {
     // An end anywhere (announced by the instance that ended it) forgets the record here.
     ends.listen((id) => void this.records.delete(id));
+    this.lookups = new SessionLookups(
+      (args) => scripts.run<AccessReply[]>('mcpAccess', ttlMs, ...args),
+      (id, reply) => {
+        if (Array.isArray(reply)) return;
+        this.records.delete(id);
+        if (reply === -1) ends.announce(id, 'expired');
+      },
+    );
   }
 
   async create(record: McpSessionRecord, limit: number): Promise<boolean> {
@@ -57,13 +67,8 @@ export class RedisSessionStore implements McpSessionStore {
   async access(id: string, now: number, idleTimeoutMs: number): Promise<McpSessionRecord | undefined> {
     const idle = Number.isFinite(idleTimeoutMs) ? idleTimeoutMs : -1;
     const cached = this.records.get(id);
-    const reply = await this.scripts.run<string[] | number>('mcpAccess', id, now, idle, this.ttlMs, cached ? 1 : 0);
-    if (!Array.isArray(reply)) {
-      this.records.delete(id);
-      if (reply === -1) this.ends.announce(id, 'expired');
-      return undefined;
-    }
-    return this.decode(id, reply, now, cached);
+    const reply = await this.lookups.lookup(id, now, idle, cached !== undefined);
+    return Array.isArray(reply) ? this.decode(id, reply, now, cached) : undefined;
   }
 
   async update(id: string, patch: McpSessionPatch): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { McpBackend, McpBackendContext, McpBackendParts } from '@nest-mcp/server';
 import { describeError } from './redis-errors.js';
 import { RedisKeys } from './redis-keys.js';
@@ -14,6 +14,7 @@ import { RedisSessionStore } from './redis-session.store.js';
 import { RedisSubscriptionStore } from './redis-subscription.store.js';
 import { RemoteHolders } from './remote-holders.js';
 import { SessionEnds } from './session-ends.js';
+import { TurnBatchedRedis } from './turn-batched-redis.js';
 
 /** Options of `RedisMcpBackend`. @publicApi */
 export interface RedisMcpBackendOptions {
@@ -22,8 +23,11 @@ export interface RedisMcpBackendOptions {
    * @default 'redis://127.0.0.1:6379'
    */
   url?: string;
-  /** More `ioredis` options (TLS, password, Sentinel, ...), merged over the backend's defaults. */
-  redis?: RedisOptions;
+  /**
+   * More `ioredis` options (TLS, password, Sentinel, ...), merged over the backend's defaults.
+   * `replyMapping` is not among them: the backend's scripts answer in the default shape.
+   */
+  redis?: Omit<RedisOptions, 'replyMapping'>;
   /**
    * Prefix of every key and channel; deployments that share a Redis use different ones.
    * @default 'mcp:'
@@ -85,15 +89,14 @@ export class RedisMcpBackend implements McpBackend {
       this.options.instanceId ??
       `${hostname().replace(/[^A-Za-z0-9._-]/g, '')}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const keys = new RedisKeys(this.options.keyPrefix ?? 'mcp:');
-    const redis = new Redis(this.options.url ?? 'redis://127.0.0.1:6379', {
+    // Requests arriving together (many connections of one load balancer) send their commands
+    // in one write per loop turn instead of one each (see TurnBatchedRedis).
+    const redis = new TurnBatchedRedis(this.options.url ?? 'redis://127.0.0.1:6379', {
       commandTimeout: this.options.commandTimeoutMs ?? 2_000,
       maxRetriesPerRequest: 1,
-      // Requests arriving together (many connections of one load balancer) share one write
-      // and one read per loop turn instead of one round trip each.
-      enableAutoPipelining: true,
       ...this.options.redis,
     });
-    const subscriber = redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false });
+    const subscriber = redis.duplicate({ commandTimeout: undefined });
     this.logErrors(redis, 'commands');
     this.logErrors(subscriber, 'subscriber');
 

@@ -11,43 +11,52 @@ return 1
 `;
 
 /**
- * ARGV: sid, now, idle ms (-1: never idle), ttl ms, '1' when the caller holds the record
- * already → the hash as a flat array (without `rec` then: it never changes after the create);
+ * ARGV: ttl ms, then a group of four per session looked up: sid, now, idle ms (-1: never idle),
+ * '1' when the caller holds the record already. Replies one answer per group, in order: the hash
+ * as a flat array (without `rec` when the caller holds it: it never changes after the create);
  * 0 when unknown; -1 when found idle (and ended here, unless a live instance holds its stream).
  * The session's keys get a fresh TTL only once less than half of it is left (`xp` records when
- * they expire at the earliest), so a busy session costs three commands per request, not seven.
+ * they expire at the earliest), so a busy session costs three commands per lookup, not seven.
+ * One call serves every lookup of an event-loop turn (see SessionLookups).
  */
 export const ACCESS = `
-local sid, now, idle, ttl = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local s = skey(sid)
-local fields = redis.call('HGETALL', s)
-if #fields == 0 then
-  if redis.call('ZSCORE', P .. 'expiry', sid) then endSession(sid, 'expired'); return -1 end
-  return 0
-end
-local score = redis.call('ZSCORE', P .. 'expiry', sid)
-local seen = tonumber(score or now)
-if idle >= 0 and now - seen > idle and not holderAlive(s) then
-  endSession(sid, 'expired')
-  return -1
-end
-if (not score) or now > seen then redis.call('ZADD', P .. 'expiry', now, sid) end
-local reply, xp = {}, 0
-for i = 1, #fields, 2 do
-  local name = fields[i]
-  if name == 'xp' then xp = tonumber(fields[i + 1])
-  elseif name ~= 'rec' or ARGV[7] ~= '1' then
-    reply[#reply + 1] = name
-    reply[#reply + 1] = fields[i + 1]
+local ttl = tonumber(ARGV[3])
+local function access(sid, now, idle, holdsRecord)
+  local s = skey(sid)
+  local fields = redis.call('HGETALL', s)
+  if #fields == 0 then
+    if redis.call('ZSCORE', P .. 'expiry', sid) then endSession(sid, 'expired'); return -1 end
+    return 0
   end
+  local score = redis.call('ZSCORE', P .. 'expiry', sid)
+  local seen = tonumber(score or now)
+  if idle >= 0 and now - seen > idle and not holderAlive(s) then
+    endSession(sid, 'expired')
+    return -1
+  end
+  if (not score) or now > seen then redis.call('ZADD', P .. 'expiry', now, sid) end
+  local reply, xp = {}, 0
+  for i = 1, #fields, 2 do
+    local name = fields[i]
+    if name == 'xp' then xp = tonumber(fields[i + 1])
+    elseif name ~= 'rec' or not holdsRecord then
+      reply[#reply + 1] = name
+      reply[#reply + 1] = fields[i + 1]
+    end
+  end
+  if xp - now < ttl / 2 then
+    redis.call('PEXPIRE', s, ttl)
+    redis.call('PEXPIRE', s .. ':subs', ttl)
+    redis.call('PEXPIRE', s .. ':out', ttl)
+    redis.call('HSET', s, 'xp', now + ttl)
+  end
+  return reply
 end
-if xp - now < ttl / 2 then
-  redis.call('PEXPIRE', s, ttl)
-  redis.call('PEXPIRE', s .. ':subs', ttl)
-  redis.call('PEXPIRE', s .. ':out', ttl)
-  redis.call('HSET', s, 'xp', now + ttl)
+local replies = {}
+for i = 4, #ARGV, 4 do
+  replies[#replies + 1] = access(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), ARGV[i + 3] == '1')
 end
-return reply
+return replies
 `;
 
 /** ARGV: sid, then name/JSON pairs → 1 updated, 0 gone. */

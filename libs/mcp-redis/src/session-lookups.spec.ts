@@ -1,0 +1,89 @@
+/** The lookups of one turn leave as one batch, one entry per session, and each caller gets its session's reply. */
+import { describe, expect, it } from '@jest/globals';
+import { SessionLookups, type AccessArgs, type AccessReply } from './session-lookups.js';
+
+/** A Redis stand-in: records each batch and answers from `replies` by session id. */
+function fakeRedis(replies: Record<string, AccessReply>, failWith?: Error) {
+  const batches: AccessArgs[] = [];
+  const settled: string[] = [];
+  const lookups = new SessionLookups(
+    (args) => {
+      batches.push(args);
+      if (failWith) return Promise.reject(failWith);
+      const answers: AccessReply[] = [];
+      for (let i = 0; i < args.length; i += 4) answers.push(replies[args[i] as string] ?? 0);
+      return Promise.resolve(answers);
+    },
+    (id) => void settled.push(id),
+  );
+  return { lookups, batches, settled };
+}
+
+describe('SessionLookups', () => {
+  it('sends the lookups of one turn as one batch, one entry per session', async () => {
+    const { lookups, batches } = fakeRedis({ a: ['ep', 'x'], b: ['ep', 'y'] });
+    const replies = await Promise.all([
+      lookups.lookup('a', 100, 5_000, true),
+      lookups.lookup('b', 101, 5_000, true),
+      lookups.lookup('a', 102, 5_000, false),
+    ]);
+    expect(replies).toEqual([
+      ['ep', 'x'],
+      ['ep', 'y'],
+      ['ep', 'x'],
+    ]);
+    // One entry for `a`: the latest clock, and its record asked for because one caller lacked it.
+    expect(batches).toEqual([['a', 102, 5_000, 0, 'b', 101, 5_000, 1]]);
+  });
+
+  it('starts a new batch in the next turn', async () => {
+    const { lookups, batches } = fakeRedis({ a: ['ep', 'x'] });
+    await lookups.lookup('a', 1, -1, true);
+    await lookups.lookup('a', 2, -1, true);
+    expect(batches).toEqual([
+      ['a', 1, -1, 1],
+      ['a', 2, -1, 1],
+    ]);
+  });
+
+  it("settles each session's reply once, before any of its callers sees it", async () => {
+    const { lookups, settled } = fakeRedis({ a: -1 });
+    const seen: string[][] = [];
+    await Promise.all(
+      [lookups.lookup('a', 1, 10, true), lookups.lookup('a', 1, 10, true), lookups.lookup('gone', 1, 10, true)].map(
+        (reply) => reply.then(() => void seen.push([...settled])),
+      ),
+    );
+    expect(settled).toEqual(['a', 'gone']);
+    expect(seen).toEqual([
+      ['a', 'gone'],
+      ['a', 'gone'],
+      ['a', 'gone'],
+    ]);
+  });
+
+  it('fails every caller of a batch Redis could not run, and nobody else', async () => {
+    const down = new Error('Redis is unavailable');
+    const { lookups } = fakeRedis({}, down);
+    const outcomes = await Promise.allSettled([lookups.lookup('a', 1, 10, true), lookups.lookup('b', 1, 10, true)]);
+    expect(outcomes).toEqual([
+      { status: 'rejected', reason: down },
+      { status: 'rejected', reason: down },
+    ]);
+  });
+
+  it('fails the callers of a session whose settling threw, and answers the others', async () => {
+    const broken = new Error('listener bug');
+    const lookups = new SessionLookups(
+      () => Promise.resolve<AccessReply[]>([0, ['ep', 'x']]),
+      (id) => {
+        if (id === 'a') throw broken;
+      },
+    );
+    const outcomes = await Promise.allSettled([lookups.lookup('a', 1, 10, true), lookups.lookup('b', 1, 10, true)]);
+    expect(outcomes).toEqual([
+      { status: 'rejected', reason: broken },
+      { status: 'fulfilled', value: ['ep', 'x'] },
+    ]);
+  });
+});

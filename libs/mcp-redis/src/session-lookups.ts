@@ -1,0 +1,78 @@
+/** What Redis answered for one session: its hash as a flat name/value array, 0 unknown, -1 ended idle. */
+export type AccessReply = string[] | 0 | -1;
+
+/** One session's lookup in the current turn, shared by every caller that asked for it. */
+interface Lookup {
+  now: number;
+  idleMs: number;
+  /** False as soon as one caller lacks the decoded record: Redis then sends `rec` along. */
+  holdsRecord: boolean;
+  readonly waiters: { resolve: (reply: AccessReply) => void; reject: (error: unknown) => void }[];
+}
+
+/** The access script's arguments for a batch: four per session (see `ACCESS`). */
+export type AccessArgs = (string | number)[];
+
+/**
+ * The session lookups of one event-loop turn, sent to Redis as one access script call when the
+ * turn's I/O callbacks are done (`setImmediate`), one lookup per session whoever asked.
+ *
+ * Under load an instance reads several requests per turn (one per ready socket), often of the
+ * same session (a client calling tools in parallel). One call for all of them spares Redis a
+ * script run per request and this process a command per request; each caller still gets the
+ * state as of this turn, exactly what its own lookup would have read. A lookup waits at most
+ * until the end of the turn it was asked in.
+ */
+export class SessionLookups {
+  private pending = new Map<string, Lookup>();
+
+  /** @param run sends one batch; its replies come back in the batch's order. */
+  constructor(
+    private readonly run: (args: AccessArgs) => Promise<AccessReply[]>,
+    private readonly settle: (sessionId: string, reply: AccessReply) => void,
+  ) {}
+
+  /**
+   * Looks a session up with this turn's batch. `settle` sees each session's reply once, before
+   * its callers do. A process has one idle timeout, so the first caller's stands for the turn.
+   */
+  lookup(sessionId: string, now: number, idleMs: number, holdsRecord: boolean): Promise<AccessReply> {
+    let lookup = this.pending.get(sessionId);
+    if (lookup === undefined) {
+      if (this.pending.size === 0) setImmediate(() => this.flush());
+      lookup = { now, idleMs, holdsRecord, waiters: [] };
+      this.pending.set(sessionId, lookup);
+    } else {
+      lookup.now = Math.max(lookup.now, now);
+      lookup.holdsRecord &&= holdsRecord;
+    }
+    const waiters = lookup.waiters;
+    return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = new Map();
+    const args: AccessArgs = [];
+    for (const [sessionId, lookup] of batch)
+      args.push(sessionId, lookup.now, lookup.idleMs, lookup.holdsRecord ? 1 : 0);
+    this.run(args).then(
+      (replies) => {
+        let i = 0;
+        for (const [sessionId, lookup] of batch) {
+          const reply = replies[i++];
+          try {
+            this.settle(sessionId, reply);
+          } catch (error) {
+            for (const waiter of lookup.waiters) waiter.reject(error);
+            continue;
+          }
+          for (const waiter of lookup.waiters) waiter.resolve(reply);
+        }
+      },
+      (error: unknown) => {
+        for (const lookup of batch.values()) for (const waiter of lookup.waiters) waiter.reject(error);
+      },
+    );
+  }
+}
