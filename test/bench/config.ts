@@ -25,6 +25,7 @@
  * | BENCH_REDIS_FANOUT_N | 1000,10000 (10) | subscribed sessions per Redis fan-out run |
  * | BENCH_REDIS_INSTANCES | 3 | library instances sharing Redis in the Redis fan-out |
  * | BENCH_REDIS_MEMORY_N | 1000 (10) | idle sessions whose Redis memory is measured |
+ * | BENCH_REDIS_ECHO_ROUNDS | 5 (1) | interleaved rounds of the tools/call rows on the in-memory and Redis backends; the best of each counts |
  *
  * `--quick` on the command line (`npm run bench -- --quick`): the new rows only (phases era,
  * listen, redis), 2 s per load point, 5 rounds; environment variables still win.
@@ -74,6 +75,7 @@ export interface BenchConfig {
   redisFanoutN: number[];
   redisInstances: number;
   redisMemoryN: number;
+  redisEchoRounds: number;
 }
 
 const list = (value: string | undefined, fallback: number[]): number[] => {
@@ -146,5 +148,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     redisFanoutN: list(env.BENCH_REDIS_FANOUT_N, smoke ? [10] : [1_000, 10_000]),
     redisInstances: Math.floor(number(env.BENCH_REDIS_INSTANCES, 3)),
     redisMemoryN: Math.floor(number(env.BENCH_REDIS_MEMORY_N, smoke ? 10 : 1_000)),
+    redisEchoRounds: Math.min(20, Math.max(1, Math.floor(number(env.BENCH_REDIS_ECHO_ROUNDS, smoke ? 1 : 5)))),
   };
 }

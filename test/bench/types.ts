@@ -228,8 +228,17 @@ export interface RedisResult {
   listenFanout?: RedisFanoutResult[];
   /** The listen fan-out at the largest N on one in-memory library process. */
   listenSingleInstance?: RedisFanoutResult;
-  /** `tools/call echo` at concurrency 16 on one legacy session: in-memory backend vs Redis (direct mount both). */
-  echo?: { memory?: EchoOnBackend; redis?: EchoOnBackend };
+  /**
+   * `tools/call echo` at concurrency 16 on one legacy session: in-memory backend vs Redis (direct
+   * mount both), the best of interleaved rounds each; every round's rates in `rounds`.
+   */
+  echo?: {
+    memory: EchoOnBackend;
+    redis: EchoOnBackend;
+    rounds: { memoryRps: number; redisRps: number }[];
+    /** Errors over every round of both. */
+    errors: number;
+  };
   /** Idle sessions held in Redis. */
   memory?: {
     sessions: number;

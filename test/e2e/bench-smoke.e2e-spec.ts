@@ -186,6 +186,7 @@ describe('npm run bench, smoke mode', () => {
       delivered: 10,
     });
     expect(report.redis.echo.redis).toMatchObject({ ok: requests, errors: 0 });
+    expect(report.redis.echo).toMatchObject({ errors: 0, rounds: [{ memoryRps: expect.any(Number) }] });
     expect(report.redis.memory.sessions).toBe(10);
     for (const id of [
       'modern-c16-vs-sdk-v2-direct',

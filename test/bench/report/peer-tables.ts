@@ -75,13 +75,13 @@ export function redisTable(redis: RedisResult | undefined): PeerTable | undefine
     metric: 'tools/call c=16, in-memory backend (direct mount)',
     unit: 'req/s',
     better: 'higher',
-    values: [redis.echo?.memory?.rps],
+    values: [redis.echo?.memory.rps],
   });
   rows.push({
     metric: 'tools/call c=16, Redis backend (direct mount)',
     unit: 'req/s',
     better: 'higher',
-    values: [redis.echo?.redis?.rps],
+    values: [redis.echo?.redis.rps],
   });
   if (redis.memory) {
     rows.push({

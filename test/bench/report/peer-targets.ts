@@ -126,10 +126,8 @@ export function evaluatePeerTargets(
   }
 
   if (redis) {
-    const memory = redis.echo?.memory;
-    const onRedis = redis.echo?.redis;
-    const vsMemory =
-      memory && onRedis && memory.errors === 0 && onRedis.errors === 0 ? ratio(onRedis.rps, memory.rps) : undefined;
+    const echo = redis.echo;
+    const vsMemory = echo && echo.errors === 0 ? ratio(echo.redis.rps, echo.memory.rps) : undefined;
     targets.push({
       id: 'redis-echo-c16-vs-memory',
       server: 'library-redis',
@@ -139,7 +137,7 @@ export function evaluatePeerTargets(
       detail:
         vsMemory === undefined
           ? 'n/a'
-          : `${ratioText(vsMemory)} (${onRedis!.rps.toFixed(0)} vs ${memory!.rps.toFixed(0)} req/s)`,
+          : `${ratioText(vsMemory)} (${echo!.redis.rps.toFixed(0)} vs ${echo!.memory.rps.toFixed(0)} req/s, best of ${echo!.rounds.length} interleaved rounds each)`,
       pass: judge(vsMemory, (v) => v >= 0.7),
     });
     targets.push(...fanoutTargets(redis.fanout, redis.singleInstance, 'subscribers'));
