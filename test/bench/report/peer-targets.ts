@@ -23,6 +23,13 @@ export const CPU_TOLERANCE = 1.1;
 export const LISTEN_LINEAR_MAX = 12;
 
 const ratioText = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(2)}x`);
+
+/** The median over the rounds of Redis ÷ in-memory within each round (shown beside the best-of ratio). */
+function medianRoundRatio(rounds: readonly { memoryRps: number; redisRps: number }[]): number | undefined {
+  const ratios = rounds.filter((round) => round.memoryRps > 0).map((round) => round.redisRps / round.memoryRps);
+  ratios.sort((a, b) => a - b);
+  return ratios.length === 0 ? undefined : ratios[Math.floor(ratios.length / 2)];
+}
 const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined && b > 0 ? a / b : undefined);
 const judge = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined ? null : ok(value));
 const MOUNTS: readonly ServerKind[] = ['library', 'library-direct'];
@@ -137,7 +144,7 @@ export function evaluatePeerTargets(
       detail:
         vsMemory === undefined
           ? 'n/a'
-          : `${ratioText(vsMemory)} (${echo!.redis.rps.toFixed(0)} vs ${echo!.memory.rps.toFixed(0)} req/s, best of ${echo!.rounds.length} interleaved rounds each)`,
+          : `${ratioText(vsMemory)} (${echo!.redis.rps.toFixed(0)} vs ${echo!.memory.rps.toFixed(0)} req/s, best of ${echo!.rounds.length} interleaved rounds each; median round ${ratioText(medianRoundRatio(echo!.rounds))})`,
       pass: judge(vsMemory, (v) => v >= 0.7),
     });
     targets.push(...fanoutTargets(redis.fanout, redis.singleInstance, 'subscribers'));
