@@ -1,6 +1,6 @@
 /** The lookups of one turn leave as one batch, one entry per session, and each caller gets its session's reply. */
 import { describe, expect, it } from '@jest/globals';
-import { SessionLookups, type AccessArgs, type AccessReply } from './session-lookups.js';
+import { MAX_SESSIONS_PER_CALL, SessionLookups, type AccessArgs, type AccessReply } from './session-lookups.js';
 
 /** A Redis stand-in: records each batch and answers from `replies` by session id. */
 function fakeRedis(replies: Record<string, AccessReply>, failWith?: Error) {
@@ -44,6 +44,14 @@ describe('SessionLookups', () => {
       ['a', 1, -1, 1],
       ['a', 2, -1, 1],
     ]);
+  });
+
+  it('splits a turn with more sessions than one call takes into several calls, each answered', async () => {
+    const ids = Array.from({ length: 2 * MAX_SESSIONS_PER_CALL + 1 }, (_, i) => `s${i}`);
+    const { lookups, batches } = fakeRedis(Object.fromEntries(ids.map((id) => [id, ['ep', id]])));
+    const replies = await Promise.all(ids.map((id) => lookups.lookup(id, 1, -1, true)));
+    expect(replies).toEqual(ids.map((id) => ['ep', id]));
+    expect(batches.map((args) => args.length / 4)).toEqual([MAX_SESSIONS_PER_CALL, MAX_SESSIONS_PER_CALL, 1]);
   });
 
   it("settles each session's reply once, before any of its callers sees it", async () => {

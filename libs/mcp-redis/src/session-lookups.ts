@@ -10,6 +10,12 @@ interface Lookup {
   readonly waiters: { resolve: (reply: AccessReply) => void; reject: (error: unknown) => void }[];
 }
 
+/**
+ * Sessions per script call at most: a turn that looks more up (a crowd reconnecting at once)
+ * sends several calls, so no single script holds Redis up for long.
+ */
+export const MAX_SESSIONS_PER_CALL = 500;
+
 /** The access script's arguments for a batch: four per session (see `ACCESS`). */
 export type AccessArgs = (string | number)[];
 
@@ -42,6 +48,7 @@ export class SessionLookups {
       if (this.pending.size === 0) setImmediate(() => this.flush());
       lookup = { now, idleMs, holdsRecord, waiters: [] };
       this.pending.set(sessionId, lookup);
+      if (this.pending.size >= MAX_SESSIONS_PER_CALL) this.flush();
     } else {
       lookup.now = Math.max(lookup.now, now);
       lookup.holdsRecord &&= holdsRecord;
@@ -52,6 +59,7 @@ export class SessionLookups {
 
   private flush(): void {
     const batch = this.pending;
+    if (batch.size === 0) return; // sent already, full before the turn ended
     this.pending = new Map();
     const args: AccessArgs = [];
     for (const [sessionId, lookup] of batch)
