@@ -50,6 +50,18 @@ async function session(parts: McpBackendParts): Promise<string> {
   return record.id;
 }
 
+/** A session subscribed to db://a whose stream saw one update of it and closed: the session and that update. */
+async function awayAfterOneUpdate(parts: McpBackendParts) {
+  const sid = await session(parts);
+  await parts.subscriptions.subscribe(sid, 'db://a');
+  const first = new FakeConnection();
+  await parts.bus.attach(sid, first);
+  await parts.bus.resourceUpdated('db://a');
+  const seen = await first.waitFor(updated('db://a'));
+  parts.bus.detach(sid, first);
+  return { sid, seen };
+}
+
 /** Commands Redis ran (every command, scripts' inner calls included), INFO itself excluded. */
 async function commandsRun(): Promise<number> {
   const info = await raw.info('commandstats');
@@ -165,13 +177,7 @@ describe('Redis fan-out', () => {
 
   it('coalesces a URI updated several times while away; a resume with the latest id replays nothing', async () => {
     const [a, b] = await instances(2);
-    const sid = await session(a);
-    await a.subscriptions.subscribe(sid, 'db://a');
-    const first = new FakeConnection();
-    await a.bus.attach(sid, first);
-    await a.bus.resourceUpdated('db://a');
-    const seen = await first.waitFor(updated('db://a'));
-    a.bus.detach(sid, first);
+    const { sid, seen } = await awayAfterOneUpdate(a);
     for (let i = 0; i < 4; i++) await b.bus.resourceUpdated('db://a');
     await b.bus.resourceUpdated('db://elsewhere');
 
@@ -189,13 +195,7 @@ describe('Redis fan-out', () => {
 
   it('resyncs a cursor whose log entries were trimmed, even when none of them concerned the session', async () => {
     const [a] = await instances(1, { notificationLogLength: 10 });
-    const sid = await session(a);
-    await a.subscriptions.subscribe(sid, 'db://a');
-    const first = new FakeConnection();
-    await a.bus.attach(sid, first);
-    await a.bus.resourceUpdated('db://a');
-    const seen = await first.waitFor(updated('db://a'));
-    a.bus.detach(sid, first);
+    const { sid, seen } = await awayAfterOneUpdate(a);
     // MAXLEN ~ drops whole nodes (100 entries by default): enough entries to drop the first.
     for (let i = 0; i < 250; i++) await a.bus.resourceUpdated(`db://noise/${i}`);
     expect(Number((await raw.xrange(`${prefix}{ev}`, '-', '+', 'COUNT', 1))[0][0].split('-')[0])).toBeGreaterThan(2);
