@@ -172,7 +172,11 @@ interface EchoLoad {
   close(): Promise<void>;
 }
 
-/** Opens a session on `server`, warms it up, and measures on demand (they share the machine with the load generator, so where the CPU goes explains the Redis ratio). */
+/**
+ * Opens a session on `server`, warms it up, and measures on demand. Each point carries the CPU
+ * the gateway and `redis-server` spent per request: they share the machine with the load
+ * generator, so where the CPU goes explains the Redis ratio.
+ */
 async function echoLoad(config: BenchConfig, redis: RedisProcess, server: ServerProcess): Promise<EchoLoad> {
   const http = new BenchHttp(server.endpoint, 4);
   const close = async () => {
@@ -208,10 +212,10 @@ async function echoLoad(config: BenchConfig, redis: RedisProcess, server: Server
 }
 
 /** The round with the most answers per second (errors count against it: a round with any loses). */
-const bestRound = (points: EchoOnBackend[]): EchoOnBackend =>
-  points.reduce((best, point) =>
-    (point.errors === 0 ? point.rps : -1) > (best.errors === 0 ? best.rps : -1) ? point : best,
-  );
+const bestRound = (points: EchoOnBackend[]): EchoOnBackend => {
+  const score = (point: EchoOnBackend) => (point.errors === 0 ? point.rps : -1);
+  return points.reduce((best, point) => (score(point) > score(best) ? point : best));
+};
 
 /**
  * tools/call echo at concurrency 16, the direct mount on the in-memory backend vs on Redis. Both
