@@ -35,7 +35,7 @@ export class AppModule {
             description: 'The reference gateway of the NestJS MCP library',
           },
           instructions:
-            'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
+            'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm), notes.summarize (asks the client to sample). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
           protocolVersion: config.protocolVersion,
           protocol: config.protocolEras,
           requestStateKeys: config.requestStateKeys,

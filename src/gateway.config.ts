@@ -53,7 +53,12 @@ export interface GatewayAuthConfig {
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 
-const DEFAULT_URLS = 'http://127.0.0.1:5000';
+const DEFAULT_PORT = 5000;
+const DEFAULT_URLS = `http://127.0.0.1:${DEFAULT_PORT}`;
+
+/** True when the authority of an absolute URL writes a port (`http://host:80/` does; `http://host/` does not). */
+const hasExplicitPort = (url: string): boolean =>
+  /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):\d+(?:[/?#]|$)/i.test(url);
 
 /** Reads `--urls <list>` or `--urls=<list>` from argv. */
 function urlsFromArgv(argv: readonly string[]): string | undefined {
@@ -85,6 +90,9 @@ export function loadGatewayConfig(
     throw new Error(`URLS is '${urls}': '${first}' is not a URL such as http://127.0.0.1:5000`);
   }
   if (url.protocol !== 'http:') throw new Error(`URLS is '${urls}': only http:// addresses are supported`);
+  // `http://127.0.0.1` names no port; the WHATWG parser would leave it empty and the bind would
+  // take port 80. The gateway's port is 5000 unless one is written out (`:80` included).
+  if (!hasExplicitPort(first)) url.port = String(DEFAULT_PORT);
 
   const version = env.MCP_PROTOCOL_VERSION?.trim() || undefined;
   if (version !== undefined && !(SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
@@ -158,7 +166,7 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined 
   return value;
 }
 
-/** The port of a URL, with the scheme's default when it names none. */
+/** The port to bind: the one `URLS` names (the loader fills in 5000 when it names none; `:80` parses as empty). */
 export const portOf = (url: URL): number => (url.port ? Number(url.port) : 80);
 
 /** The host to bind: brackets of IPv6 literals removed. */

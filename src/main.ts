@@ -30,9 +30,9 @@ async function bootstrap(): Promise<void> {
   await app.listen(portOf(config.url), hostOf(config.url));
   // The port actually bound (URLS may ask for port 0).
   const host = `${config.url.hostname}:${(server.address() as AddressInfo).port}`;
-  new Logger('Gateway').log(
-    `MCP endpoints: http://${host}/mcp (Streamable HTTP), ws://${host}/ws, http://${host}/sse (legacy SSE)`,
-  );
+  // Legacy SSE carries only the 2025 era: a modern-only gateway refuses it, so it is not offered.
+  const legacySse = config.protocolEras === 'modern' ? '' : `, http://${host}/sse (legacy SSE)`;
+  new Logger('Gateway').log(`MCP endpoints: http://${host}/mcp (Streamable HTTP), ws://${host}/ws${legacySse}`);
 }
 
 bootstrap().catch((error: unknown) => {

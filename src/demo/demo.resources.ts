@@ -2,7 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { McpInvalidParamsException, McpResource, McpServerStats, McpToolMetricsHook } from '@app/mcp';
+import {
+  McpCtx,
+  McpInvalidParamsException,
+  McpResource,
+  McpServerStats,
+  McpToolMetricsHook,
+  type McpRequestContext,
+} from '@app/mcp';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../gateway.info.js';
 import { projectRoot } from '../project-root.js';
@@ -33,14 +40,16 @@ export class DemoResources {
   @McpResource({
     uri: 'system://info',
     name: 'System information',
-    description: 'Name, version, reported protocol version and uptime of the gateway.',
+    description: 'Name, version, the protocol version of the reading request and uptime of the gateway.',
     mimeType: 'application/json',
   })
-  info() {
+  info(@McpCtx() ctx: McpRequestContext) {
     return {
       name: GATEWAY_NAME,
       version: GATEWAY_VERSION,
-      protocolVersion: this.config.protocolVersion ?? '2025-11-25',
+      // The version that governs this very request: the session's negotiated one (which
+      // MCP_PROTOCOL_VERSION fixes) in the 2025 era, the request's own in 2026-07-28.
+      protocolVersion: ctx.protocolVersion,
       uptimeSeconds: Math.floor((Date.now() - this.stats.startedAt) / 1000),
     };
   }

@@ -53,6 +53,26 @@ describe('the reference gateway by default', () => {
     expect(gateway.lines.filter((line) => line.includes('\u001b['))).toEqual([]);
   });
 
+  it('logs a rejected tool call too (invalid arguments, unknown tool), saying why', async () => {
+    const client = new Client({ name: 'defaults', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+    try {
+      const invalid = await client.callTool({ name: 'add', arguments: { b: 1 } });
+      expect(invalid.isError).toBe(true);
+      // A missing argument is told as missing, not as a value of the wrong type.
+      expect((invalid.content as { text: string }[])[0].text).toBe("Invalid arguments for tool 'add': a is required");
+      const rejected = await gateway.waitForLine(/ WARN \[McpTools\] add rejected \(invalid-arguments\) /);
+      expect(gateway.lines[rejected.index]).toMatch(
+        /\(request \d+, streamable-http\): Invalid arguments for tool 'add': a is required$/,
+      );
+      await expect(client.callTool({ name: 'no.such\ntool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+      const unknown = await gateway.waitForLine(/ WARN \[McpTools\] "no\.such\\ntool" rejected \(unknown-tool\) /);
+      expect(unknown.index).toBeGreaterThan(rejected.index);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('sends no X-Powered-By, on the MCP endpoint or elsewhere', async () => {
     const mcp = await fetch(endpoint, {
       method: 'POST',

@@ -265,3 +265,28 @@ describe('legacy HTTP+SSE: raw wire', () => {
     );
   });
 });
+
+describe('legacy HTTP+SSE on a modern-only gateway (MCP_PROTOCOL_ERAS=modern)', () => {
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({ MCP_PROTOCOL_ERAS: 'modern' });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  it('refuses GET /sse with 400 -32022 naming the modern versions: no 2025-era session behind a fallback', async () => {
+    const refused = await fetch(`${gateway.origin}/sse`, { headers: { accept: 'text/event-stream' } });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { error: { code: number; data: { supported: string[] } } };
+    expect(body.error.code).toBe(-32022);
+    expect(body.error.data.supported).toEqual(['2026-07-28']);
+  });
+
+  it('leaves the SDK v1 SSE client no connection to fall back to', async () => {
+    const client = new Client({ name: 'legacy-sdk', version: '1.0.0' });
+    await expect(client.connect(new SSEClientTransport(new URL(`${gateway.origin}/sse`)))).rejects.toThrow();
+    await client.close().catch(() => undefined);
+  });
+});

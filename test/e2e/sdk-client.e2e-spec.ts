@@ -84,6 +84,14 @@ describe('SDK client against the default gateway (sessions on, no version overri
     expect(client.getInstructions()).toEqual(expect.stringContaining('echo'));
   });
 
+  it('names every tool it lists in its instructions (a model reads them to pick a tool)', async () => {
+    const { tools } = await connected.client.listTools();
+    const instructions = connected.client.getInstructions() ?? '';
+    const words = new Set(instructions.split(/[^\w.-]+/).map((word) => word.replace(/\.+$/, '')));
+    const unnamed = tools.map((tool) => tool.name).filter((name) => !words.has(name));
+    expect(unnamed).toEqual([]);
+  });
+
   it('lists the tools with their input schemas and the output schema of add', async () => {
     const { tools } = await connected.client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));

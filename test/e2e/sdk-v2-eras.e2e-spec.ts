@@ -139,7 +139,11 @@ describe.each<SdkTransportKind>(['http', 'stdio'])('SDK v2 client over %s', (kin
         const { resourceTemplates } = await client.listResourceTemplates();
         expect(Array.isArray(resourceTemplates)).toBe(true);
         const info = await client.readResource({ uri: 'system://info' });
-        expect(JSON.parse((info.contents[0] as { text: string }).text)).toMatchObject({ name: 'mcp-resource-gateway' });
+        // The version of the reading request itself, not the 2025 one initialize would report.
+        expect(JSON.parse((info.contents[0] as { text: string }).text)).toMatchObject({
+          name: 'mcp-resource-gateway',
+          protocolVersion: MODERN_VERSION,
+        });
 
         // notes.*: create, read the runtime resource, update, delete.
         const note = await createNote(connected, 'modern note', 'first body');
@@ -376,7 +380,10 @@ describe.each<SdkTransportKind>(['http', 'stdio'])('SDK v2 client over %s', (kin
         );
         expect(Array.isArray((await client.listResourceTemplates()).resourceTemplates)).toBe(true);
         const info = await client.readResource({ uri: 'system://info' });
-        expect(JSON.parse((info.contents[0] as { text: string }).text)).toMatchObject({ name: 'mcp-resource-gateway' });
+        expect(JSON.parse((info.contents[0] as { text: string }).text)).toMatchObject({
+          name: 'mcp-resource-gateway',
+          protocolVersion: '2025-11-25',
+        });
         expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(expect.arrayContaining(PROMPTS));
         const prompt = await client.getPrompt({ name: 'summarize', arguments: { text: 'legacy text' } });
         expect((prompt.messages[0].content as { text: string }).text).toContain('legacy text');

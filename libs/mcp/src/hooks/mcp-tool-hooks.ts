@@ -5,6 +5,7 @@ import type {
   McpToolFailedEvent,
   McpToolHookHandler,
   McpToolInvokingEvent,
+  McpToolRejectedEvent,
 } from './mcp-tool-hook.interface.js';
 
 /** The registered tool hooks, run in order; a hook that throws is logged and skipped. */
@@ -31,6 +32,10 @@ export class McpToolHooks {
 
   failed(event: McpToolFailedEvent): Promise<void> {
     return this.run('onToolFailed', event);
+  }
+
+  rejected(event: McpToolRejectedEvent): Promise<void> {
+    return this.run('onToolRejected', event);
   }
 
   private async run<K extends keyof McpToolHookHandler>(

@@ -1,11 +1,17 @@
 import { redactSecrets } from '../logging/redact.js';
 import { Injectable, Logger } from '@nestjs/common';
 import { McpToolHook } from './mcp-tool-hook.decorator.js';
-import type { McpToolCompletedEvent, McpToolFailedEvent, McpToolHookHandler } from './mcp-tool-hook.interface.js';
+import type {
+  McpToolCompletedEvent,
+  McpToolFailedEvent,
+  McpToolHookHandler,
+  McpToolRejectedEvent,
+} from './mcp-tool-hook.interface.js';
 
 /**
- * Logs each tool call once, when it ends: a success at debug, a failure at warn, with the
- * duration, the request id and the transport. Arguments and results are never logged (they may
+ * Logs each tool call once, when it ends: a success at debug, a failure or a rejection (unknown
+ * tool, missing scope, rate limit, invalid arguments) at warn, with the duration, the request id
+ * and the transport. Arguments and results are never logged (they may
  * hold personal data). Add it to `providers`.
  * @publicApi
  */
@@ -23,6 +29,13 @@ export class McpToolLoggingHook implements McpToolHookHandler {
     this.logger.warn(
       redactSecrets(`${tool} failed in ${durationMs.toFixed(1)} ms ${describeCall(context)}: ${reason}`),
     );
+  }
+
+  onToolRejected({ tool, reason, error, context }: McpToolRejectedEvent): void {
+    const detail = error instanceof Error ? error.message : String(error);
+    // The name is the client's text for an unknown tool: quoted and cut, never a log line of its own.
+    const name = reason === 'unknown-tool' ? JSON.stringify(tool.slice(0, 128)) : tool;
+    this.logger.warn(redactSecrets(`${name} rejected (${reason}) ${describeCall(context)}: ${detail}`));
   }
 }
 

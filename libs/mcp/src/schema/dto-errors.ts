@@ -20,6 +20,11 @@ function withPath(message: string, property: string, path: string): string {
 export function formatValidationErrors(errors: readonly ValidationError[], parentPath = ''): string[] {
   return errors.flatMap((error) => {
     const path = parentPath ? `${parentPath}.${error.property}` : error.property;
+    // A property the client left out fails every constraint on it ("a must be a number
+    // conforming to the specified constraints"); what it needs to hear is that it is missing.
+    // JSON has no `undefined`, so an undefined value is always a missing property (optional
+    // ones are skipped by class-validator before they get here).
+    if (error.value === undefined && error.constraints) return [`${path} is required`];
     const own = Object.values(error.constraints ?? {}).map((message) => withPath(message, error.property, path));
     return [...own, ...formatValidationErrors(error.children ?? [], path)];
   });

@@ -164,10 +164,29 @@ describe('compileSchema with a class-validator DTO', () => {
     expect(await validate(withoutAuthor)).toEqual({ ok: false, errors: ['author is required'] });
   });
 
-  it('reports missing required properties once', async () => {
+  it('says a missing number is required, top-level and nested, and a wrong one what it must be', async () => {
+    class SumDto {
+      @IsNumber() a!: number;
+      @IsNumber() b!: number;
+    }
+    class NestedSumDto {
+      @ValidateNested() @Type(() => SumDto) sum!: SumDto;
+    }
+    const sum = await compileSchema(SumDto, 'Math.add');
+    const nested = await compileSchema(NestedSumDto, 'Math.nested');
+
+    expect(await sum.validate({ b: 1 })).toEqual({ ok: false, errors: ['a is required'] });
+    expect(await sum.validate({ a: 'one', b: 1 })).toEqual({
+      ok: false,
+      errors: ['a must be a number conforming to the specified constraints'],
+    });
+    expect(await nested.validate({ sum: { a: 1 } })).toEqual({ ok: false, errors: ['sum.b is required'] });
+  });
+
+  it('reports missing required properties once, as missing (not as of the wrong type)', async () => {
     const { validate } = await compileSchema(AuthorDto, 'Authors.add');
 
-    expect(await validate({})).toEqual({ ok: false, errors: ['name must be a string'] });
+    expect(await validate({})).toEqual({ ok: false, errors: ['name is required'] });
   });
 
   it.each([[null], [[]], ['text'], [42]])('rejects the non-object %p', async (value) => {

@@ -52,15 +52,40 @@ export class ToolsHandler implements McpMethodGroup {
 
   private async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpToolResult> {
     const name = requireString(params, 'name');
-    const tool = this.tools.get(name);
-    if (!tool) throw new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
-    this.access.assert(tool, ctx);
-    await this.rateLimiter.take(ctx);
-    const validation = await tool.input.validate(optionalObject(params, 'arguments'));
-    if (!validation.ok) return this.invalidArguments(tool, validation.errors.join('; '), ctx);
-    const event = { tool: tool.name, arguments: validation.value, context: ctx };
     // Hooks are awaited only when there are any: most servers register none.
     const hooked = this.hooks.size > 0;
+    const tool = this.tools.get(name);
+    if (!tool) {
+      const unknown = new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
+      if (hooked) await this.hooks.rejected({ tool: name, reason: 'unknown-tool', error: unknown, context: ctx });
+      throw unknown;
+    }
+    try {
+      this.access.assert(tool, ctx);
+    } catch (error) {
+      if (hooked) await this.hooks.rejected({ tool: tool.name, reason: 'forbidden', error, context: ctx });
+      throw error;
+    }
+    try {
+      await this.rateLimiter.take(ctx);
+    } catch (error) {
+      if (hooked) await this.hooks.rejected({ tool: tool.name, reason: 'rate-limited', error, context: ctx });
+      throw error;
+    }
+    const validation = await tool.input.validate(optionalObject(params, 'arguments'));
+    if (!validation.ok) {
+      const detail = `Invalid arguments for tool '${tool.name}': ${validation.errors.join('; ')}`;
+      if (hooked) {
+        await this.hooks.rejected({
+          tool: tool.name,
+          reason: 'invalid-arguments',
+          error: new Error(detail),
+          context: ctx,
+        });
+      }
+      return this.invalidArguments(detail, ctx);
+    }
+    const event = { tool: tool.name, arguments: validation.value, context: ctx };
     if (hooked) await this.hooks.invoking(event);
     const started = performance.now();
     let result: McpToolResult;
@@ -80,8 +105,7 @@ export class ToolsHandler implements McpMethodGroup {
   }
 
   /** DECISIONS D2: an `isError` result from 2025-11-25 on (SEP-1303), `-32602` before it. */
-  private invalidArguments(tool: McpToolEntry, detail: string, ctx: McpRequestContext): McpToolResult {
-    const text = `Invalid arguments for tool '${tool.name}': ${detail}`;
+  private invalidArguments(text: string, ctx: McpRequestContext): McpToolResult {
     if (isAtLeast(ctx.protocolVersion, '2025-11-25')) return toolError(text);
     throw new McpInvalidParamsException(text);
   }
@@ -92,7 +116,9 @@ export class ToolsHandler implements McpMethodGroup {
       const status = error.getStatus();
       // Guards and rate limiters throw these through the same path: they stay protocol errors.
       if (PROTOCOL_STATUSES.has(status)) throw error;
-      if (status === 400 || status === 422) return this.invalidArguments(tool, httpExceptionDetail(error), ctx);
+      if (status === 400 || status === 422) {
+        return this.invalidArguments(`Invalid arguments for tool '${tool.name}': ${httpExceptionDetail(error)}`, ctx);
+      }
       if (status < 500) return toolError(httpExceptionDetail(error));
       return toolError(this.errors.internal(error, `tools/call ${tool.name}`).detail!);
     }

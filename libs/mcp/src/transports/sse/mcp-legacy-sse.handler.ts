@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { McpNotAcceptableException, McpSessionNotFoundException } from '../../errors/mcp-transport.exceptions.js';
+import { McpUnsupportedVersionException } from '../../errors/mcp-modern.exceptions.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
 import { generateSessionId } from '../../session/session-id.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { rejectHttp } from '../http/http-rejection.js';
@@ -61,6 +63,12 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
     const refusal = await this.authenticator.authenticateConnection(req);
     if (refusal !== undefined) {
       rejectHttp(res, this.errors.toException(refusal, 'legacy SSE'));
+      return;
+    }
+    if (this.options.protocol === 'modern') {
+      // HTTP+SSE carries protocol 2024-11-05 only: on a modern-only server it must not serve the
+      // 2025 era to a client falling back to it (it would never learn the server is modern).
+      rejectHttp(res, new McpUnsupportedVersionException('2024-11-05', MODERN_PROTOCOL_VERSIONS));
       return;
     }
     if (!negotiateAccept(req.headers.accept).sse) {

@@ -1,0 +1,44 @@
+import { describe, expect, it } from '@jest/globals';
+import { loadGatewayConfig, portOf } from './gateway.config.js';
+
+const load = (urls: string) => loadGatewayConfig({ URLS: urls }, []);
+
+describe('URLS', () => {
+  it('defaults to http://127.0.0.1:5000', () => {
+    const config = loadGatewayConfig({}, []);
+    expect(config.url.href).toBe('http://127.0.0.1:5000/');
+    expect(portOf(config.url)).toBe(5000);
+  });
+
+  it.each([
+    ['http://127.0.0.1', 5000],
+    ['http://127.0.0.1/', 5000],
+    ['http://localhost', 5000],
+    ['http://[::1]', 5000],
+    ['http://user@127.0.0.1', 5000],
+  ])('an address without a port (%s) binds the gateway port 5000, not 80', (urls, port) => {
+    expect(portOf(load(urls).url)).toBe(port);
+  });
+
+  it.each([
+    ['http://127.0.0.1:80', 80],
+    ['http://127.0.0.1:80/', 80],
+    ['http://[::1]:8080', 8080],
+    ['http://127.0.0.1:0', 0],
+    ['http://0.0.0.0:5001;http://127.0.0.1:5002', 5001],
+  ])('a written-out port is kept (%s)', (urls, port) => {
+    expect(portOf(load(urls).url)).toBe(port);
+  });
+
+  it('--urls wins over the environment', () => {
+    const config = loadGatewayConfig({ URLS: 'http://127.0.0.1:5001' }, ['node', 'main', '--urls', 'http://127.0.0.1']);
+    expect(portOf(config.url)).toBe(5000);
+  });
+
+  it.each(['not a url', 'https://127.0.0.1:5000', 'ftp://127.0.0.1:21'])(
+    'refuses %p with a message naming URLS',
+    (urls) => {
+      expect(() => load(urls)).toThrow(/URLS is/);
+    },
+  );
+});
