@@ -32,7 +32,15 @@ async function bootstrap(): Promise<void> {
   const host = `${config.url.hostname}:${(server.address() as AddressInfo).port}`;
   // Legacy SSE carries only the 2025 era: a modern-only gateway refuses it, so it is not offered.
   const legacySse = config.protocolEras === 'modern' ? '' : `, http://${host}/sse (legacy SSE)`;
-  new Logger('Gateway').log(`MCP endpoints: http://${host}/mcp (Streamable HTTP), ws://${host}/ws${legacySse}`);
+  const logger = new Logger('Gateway');
+  logger.log(`MCP endpoints: http://${host}/mcp (Streamable HTTP), ws://${host}/ws${legacySse}`);
+  if (config.wireProfile === 'gateway') {
+    // Where a user of an official client meets the difference first: say it here.
+    logger.log(
+      "Wire profile 'gateway': resources/subscribe answers { subscribed: true, uri } as the gateway specification says; " +
+        "official SDK clients reject that shape in subscribeResource(): set MCP_WIRE_PROFILE=strict for the MCP schema's {}",
+    );
+  }
 }
 
 bootstrap().catch((error: unknown) => {

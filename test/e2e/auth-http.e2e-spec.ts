@@ -313,7 +313,7 @@ describe('Authorization over Streamable HTTP', () => {
       expect(refusedTemplate.status).toBe(403);
       const reader = await token('notes:read');
       const accepted = await call(app.endpoint, reader, session, 'resources/subscribe', { uri: NOTES_URI });
-      expect(accepted.json.result).toEqual({ subscribed: true, uri: NOTES_URI });
+      expect(accepted.json.result).toEqual({});
     });
 
     it('lists show only what the caller may use', async () => {

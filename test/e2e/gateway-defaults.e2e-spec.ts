@@ -34,6 +34,12 @@ describe('the reference gateway by default', () => {
     expect(endpoint).not.toMatch(/:0\/mcp$/);
   });
 
+  it("says at start-up that it answers subscribe with the gateway specification's shape, and how to get the MCP schema's", async () => {
+    const { match } = await gateway.waitForLine(/Wire profile 'gateway': (.*)$/);
+    expect(match[1]).toContain('{ subscribed: true, uri }');
+    expect(match[1]).toContain('MCP_WIRE_PROFILE=strict');
+  });
+
   it('logs each tool call on one line, and nothing in colour on a pipe', async () => {
     const client = new Client({ name: 'defaults', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));

@@ -42,7 +42,8 @@ describe('subscribing to template URIs', () => {
     it('shows the guard the subscribe and the arguments a read would get', async () => {
       const answer = await subscribe(fixture.endpoint, session.headers, 'fixture://inspected-notes/2');
 
-      expect(answer.result).toEqual({ subscribed: true, uri: 'fixture://inspected-notes/2' });
+      // The library's default wire profile: the MCP schema's empty result.
+      expect(answer.result).toEqual({});
       expect(state.observedBy('InspectingGuard')).toContainEqual({
         by: 'InspectingGuard',
         type: 'mcp',
@@ -59,7 +60,11 @@ describe('subscribing to template URIs', () => {
       const missing = await subscribe(fixture.endpoint, session.headers, 'fixture://inspected-notes/404');
       const outage = await subscribe(fixture.endpoint, session.headers, 'fixture://inspected-notes/outage');
 
-      expect(missing.error).toMatchObject({ code: -32601, message: 'Resource not found' });
+      expect(missing.error).toMatchObject({
+        code: -32002,
+        message: 'Resource not found',
+        data: { uri: 'fixture://inspected-notes/404' },
+      });
       expect(outage.error).toMatchObject({ code: -32603 });
       expect(JSON.stringify(outage.error)).not.toContain('notes-db');
     });
@@ -81,9 +86,9 @@ describe('subscribing to template URIs', () => {
       const second = await subscribe(fixture.endpoint, headers, 'fixture://scoped-notes/b');
       const missing = await subscribe(fixture.endpoint, headers, 'fixture://scoped-notes/missing');
 
-      expect(first.result).toEqual({ subscribed: true, uri: 'fixture://scoped-notes/a' });
-      expect(second.result).toEqual({ subscribed: true, uri: 'fixture://scoped-notes/b' });
-      expect(missing.error.code).toBe(-32601);
+      expect(first.result).toEqual({});
+      expect(second.result).toEqual({});
+      expect(missing.error.code).toBe(-32002);
       const calls = RequestScopedTemplates.existsCalls;
       expect(calls.map((call) => call.sessionHeader)).toEqual([sessionId, sessionId, sessionId]);
       expect(new Set(calls.map((call) => call.instanceId)).size).toBe(3);

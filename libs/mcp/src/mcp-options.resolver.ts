@@ -125,7 +125,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     pageSize: Math.floor(positive(options.pageSize, DEFAULT_PAGE_SIZE)),
     maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_BODY_LIMIT_BYTES),
     validateProtocolVersionHeader: options.validateProtocolVersionHeader ?? true,
-    wireProfile: options.wireProfile ?? 'gateway',
+    wireProfile: options.wireProfile ?? 'strict',
     keepAliveMs: positive(options.keepAliveMs, DEFAULT_KEEP_ALIVE_MS),
     maxInFlightRequests: Math.floor(positive(options.maxInFlightRequests, DEFAULT_MAX_IN_FLIGHT_REQUESTS)),
     protocol: options.protocol ?? 'dual',

@@ -15,10 +15,15 @@ export interface McpServerInfo {
 }
 
 /**
- * Wire profile (DECISIONS D1).
- * - `gateway` (default): subscribe/unsubscribe answer `{ subscribed|unsubscribed: true, uri }` and
- *   subscribing to an unknown resource is `-32601`, as the gateway specification says.
- * - `strict`: the MCP schema's shapes (`{}` and `-32002`), which the official SDK client needs.
+ * Wire profile: the shapes of `resources/subscribe` and `resources/unsubscribe`.
+ * - `strict` (default): the MCP schema's: `{}` for both results, and `-32002` "Resource not
+ *   found" (with `data.uri`) for subscribing to an unknown resource. Every official client (SDK
+ *   v1 `subscribeResource()`, SDK v2, LangChain's MCP adapters) validates these results against
+ *   a strict empty schema and throws on any extra key.
+ * - `gateway`: the MCP Resource Gateway specification's: `{ subscribed: true, uri }` and
+ *   `{ unsubscribed: true, uri }`, and `-32601` for an unknown resource. The reference gateway
+ *   serves these by default (it is the specified service); official SDK clients then need
+ *   `client.request({ method: 'resources/subscribe', params }, schema)` with a schema of their own.
  * @publicApi
  */
 export type McpWireProfile = 'gateway' | 'strict';
@@ -82,7 +87,7 @@ export interface McpModuleOptions {
    * @default true
    */
   validateProtocolVersionHeader?: boolean;
-  /** @default 'gateway' */
+  /** See `McpWireProfile`. @default 'strict' */
   wireProfile?: McpWireProfile;
   /**
    * Interval of liveness traffic on long-lived connections: SSE keep-alive comments and

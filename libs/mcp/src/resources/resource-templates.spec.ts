@@ -113,12 +113,11 @@ describe('resource templates', () => {
     const ctx = await client.initialize();
     const provider = client.module.get(ItemResources);
 
-    expect(await client.result('resources/subscribe', { uri: 'mem://items/1' }, ctx)).toEqual({
-      subscribed: true,
-      uri: 'mem://items/1',
-    });
+    // The library's default wire profile: the MCP schema's `{}` and -32002 with the URI.
+    expect(await client.result('resources/subscribe', { uri: 'mem://items/1' }, ctx)).toEqual({});
     const missing = await client.error('resources/subscribe', { uri: 'mem://items/404' }, ctx);
-    expect(missing.code).toBe(-32601);
+    expect(missing.code).toBe(-32002);
+    expect(missing.data).toMatchObject({ uri: 'mem://items/404' });
     expect(provider.reads).toBe(0);
   });
 
@@ -135,12 +134,9 @@ describe('resource templates', () => {
     const ctx = await client.initialize();
     const provider = client.module.get(ItemResources);
 
-    expect(await client.result('resources/subscribe', { uri: 'x://users/a/b' }, ctx)).toEqual({
-      subscribed: true,
-      uri: 'x://users/a/b',
-    });
+    expect(await client.result('resources/subscribe', { uri: 'x://users/a/b' }, ctx)).toEqual({});
     expect(provider.reads).toBe(0);
-    expect((await client.error('resources/subscribe', { uri: 'x://nobody' }, ctx)).code).toBe(-32601);
+    expect((await client.error('resources/subscribe', { uri: 'x://nobody' }, ctx)).code).toBe(-32002);
   });
 
   it('asks the exists hook of a runtime template: false is not found, a throw is an error', async () => {
@@ -154,8 +150,8 @@ describe('resource templates', () => {
       },
     });
 
-    expect(await client.result('resources/subscribe', { uri: 'rt://keys/a' }, ctx)).toMatchObject({ subscribed: true });
-    expect((await client.error('resources/subscribe', { uri: 'rt://keys/b' }, ctx)).code).toBe(-32601);
+    expect(await client.result('resources/subscribe', { uri: 'rt://keys/a' }, ctx)).toEqual({});
+    expect((await client.error('resources/subscribe', { uri: 'rt://keys/b' }, ctx)).code).toBe(-32002);
     expect((await client.error('resources/subscribe', { uri: 'rt://keys/down' }, ctx)).code).toBe(-32603);
   });
 
