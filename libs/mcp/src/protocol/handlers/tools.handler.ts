@@ -79,7 +79,10 @@ export class ToolsHandler implements McpMethodGroup {
     return result;
   }
 
-  /** DECISIONS D2: an `isError` result from 2025-11-25 on (SEP-1303), `-32602` before it. */
+  /**
+   * An `isError` result from 2025-11-25 on (SEP-1303: the model reads it and corrects its call), `-32602`
+   * before it; see docs/decisions/0002-error-codes-and-http-statuses.md.
+   */
   private invalidArguments(tool: McpToolEntry, detail: string, ctx: McpRequestContext): McpToolResult {
     const text = `Invalid arguments for tool '${tool.name}': ${detail}`;
     if (isAtLeast(ctx.protocolVersion, '2025-11-25')) return toolError(text);
