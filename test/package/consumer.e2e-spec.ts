@@ -130,7 +130,10 @@ describe('the @nest-mcp/server tarball', () => {
       ]),
     );
     expect(files.filter((file) => /\.spec\.(ts|js)$/.test(file))).toEqual([]);
-    expect(readFileSync(join(packed, 'README.md'), 'utf8')).toBe(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+    // The package's own README, not the repository's.
+    expect(readFileSync(join(packed, 'README.md'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'libs', 'mcp', 'README.md'), 'utf8'),
+    );
   });
 
   it('has source maps and declaration maps whose sources it ships', () => {
