@@ -1,19 +1,25 @@
 // `prepack` / `postpack` of every package under libs/ (run by npm in the library's folder, so
 // that a plain `npm pack` there, or `npm run pack:libs`, produces a complete tarball):
-// - prepack builds the library from scratch and copies the repository's README.md and LICENSE
-//   into the folder when the library has none of its own, noting the copies in .pack-copies;
+// - prepack checks that the library has a README.md of its own (the package's page on npm; the
+//   repository's README describes the repository and stays out of every package), builds the
+//   library from scratch, and copies the repository's LICENSE into the folder when the library
+//   has none of its own, noting the copies in .pack-copies;
 // - postpack removes exactly those copies again.
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildLib, ROOT } from './libs.mjs';
 
-const SHARED_FILES = ['README.md', 'LICENSE'];
+const SHARED_FILES = ['LICENSE'];
 const dir = process.cwd();
 const record = join(dir, '.pack-copies');
 const copied = () => (existsSync(record) ? JSON.parse(readFileSync(record, 'utf8')) : []);
 
 const phase = process.argv[2];
 if (phase === 'prepack') {
+  if (!existsSync(join(dir, 'README.md'))) {
+    console.error(`${dir} has no README.md of its own: write one (install, a first example, a link to the docs)`);
+    process.exit(1);
+  }
   buildLib(dir);
   // A copy left by an interrupted pack is refreshed, a file of the library's own is kept.
   const previous = copied();

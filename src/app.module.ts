@@ -44,7 +44,8 @@ export class AppModule {
           sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
           sessionCleanupIntervalMs: config.sessionCleanupIntervalMs,
           allowedHosts: allowedHostsFor(config),
-          // Every transport at once over HTTP; stdio mode opens no listener (DECISIONS D6).
+          // Every transport at once over HTTP; stdio mode opens no listener
+          // (docs/decisions/0008-one-session-model-for-every-transport.md).
           http: config.stdio ? false : { path: '/mcp' },
           ws: config.stdio ? false : { path: '/ws' },
           sse: config.stdio ? false : { path: '/sse', messagesPath: '/messages' },

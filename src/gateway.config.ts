@@ -7,7 +7,7 @@ import {
 
 /** The reference gateway's settings, read once from the environment and the command line. */
 export interface GatewayConfig {
-  /** Where HTTP listens (DECISIONS D7). */
+  /** Where HTTP listens (docs/decisions/0012-gateway-listening-address.md). */
   url: URL;
   /** The reported protocol version override (`MCP_PROTOCOL_VERSION`). */
   protocolVersion?: McpProtocolVersion;
@@ -21,7 +21,7 @@ export interface GatewayConfig {
   sessionIdleTimeoutMs?: number;
   /** `MCP_SESSION_CLEANUP_INTERVAL_MS` (default 60 seconds). */
   sessionCleanupIntervalMs?: number;
-  /** `MCP_PROTOCOL_ERAS`: `dual` (default), `legacy` or `modern` (DECISIONS D8). */
+  /** `MCP_PROTOCOL_ERAS`: `dual` (default), `legacy` or `modern` (docs/protocol-eras.md). */
   protocolEras: McpProtocolEras;
   /**
    * `MCP_REQUEST_STATE_KEYS`: comma-separated keys (16 bytes or more each) that sign MRTR

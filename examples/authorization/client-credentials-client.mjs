@@ -1,4 +1,4 @@
-// The README's "Authorization" client: the official SDK client with the client credentials
+// The "Run it" client of docs/authorization.md: the official SDK client with the client credentials
 // grant. It meets the 401, discovers the Protected Resource Metadata and the authorization
 // server from it, gets a token for this MCP server (resource indicator) and calls tools.
 //
@@ -20,10 +20,13 @@ const authProvider = new ClientCredentialsProvider({
   expectedIssuer: option('issuer', 'http://127.0.0.1:4000'),
 });
 const client = new Client({ name: 'authorization-example', version: '1.0.0' });
-await client.connect(new StreamableHTTPClientTransport(new URL(endpoint), { authProvider }));
+const transport = new StreamableHTTPClientTransport(new URL(endpoint), { authProvider });
+await client.connect(transport);
 
 const created = await client.callTool({ name: 'notes.create', arguments: { title: 'Hello', body: 'from OAuth' } });
 console.log('notes.create ->', JSON.stringify(created.structuredContent));
 const notes = await client.readResource({ uri: 'db://notes' });
 console.log('db://notes ->', notes.contents[0].text);
+// SDK v1's close() sends no DELETE: end the session here, or it lives until the idle timeout.
+await transport.terminateSession();
 await client.close();

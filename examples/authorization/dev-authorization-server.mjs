@@ -1,4 +1,4 @@
-// A development authorization server for the README's "Authorization" example: oidc-provider
+// A development authorization server for the "Run it" example of docs/authorization.md: oidc-provider
 // (a certified OpenID Connect / OAuth 2.1 implementation) on 127.0.0.1, with one confidential
 // client allowed the client credentials grant, resource indicators binding each token to the
 // MCP server it is for, and RFC 9068 JWT access tokens. In-memory and for local use only.

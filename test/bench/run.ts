@@ -2,7 +2,7 @@
  * `npm run bench`: the six servers (the library twice: controller mount and direct mount; tmcp
  * last), one after the other, each in its own child process on 127.0.0.1; every response
  * checked. Prints a table, the targets of issue 6 and of issue 14 as PASS/FAIL lines and a
- * markdown snippet for the README; writes JSON, SVG and PNG under test/bench/results/.
+ * markdown snippet for docs/benchmarks.md; writes JSON, SVG and PNG under test/bench/results/.
  * Settings: see config.ts (BENCH_SMOKE=1 for the tiny run the e2e test does; `--phases=` and
  * `--servers=` to run a part).
  */

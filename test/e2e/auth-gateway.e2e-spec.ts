@@ -141,7 +141,7 @@ describe('The gateway with MCP_AUTH_ISSUER', () => {
   });
 });
 
-describe("The README's Authorization example", () => {
+describe("The Authorization page's example (docs/authorization.md)", () => {
   const run = (script: string, args: string[]) =>
     spawn(
       process.execPath,

@@ -1,5 +1,6 @@
 /**
- * One session model over every transport (issue 4, DECISIONS D6): a notification for a URI
+ * One session model over every transport (issue 4, docs/decisions/0008-one-session-model-for-every-transport.md):
+ * a notification for a URI
  * reaches exactly the subscribed sessions, whichever transport each one uses. Three subscribed
  * sessions (Streamable HTTP with its GET stream, WebSocket, legacy HTTP+SSE) and one
  * unsubscribed session per transport; one `notes.update` → each subscribed session receives

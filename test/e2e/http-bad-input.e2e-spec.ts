@@ -1,5 +1,6 @@
 /**
- * Bad input over Streamable HTTP (HARDENING §6 A/B/C, DECISIONS D2/D5): JSON-RPC framing,
+ * Bad input over Streamable HTTP (docs/decisions/0002-error-codes-and-http-statuses.md, docs/security.md):
+ * JSON-RPC framing,
  * parameters, encodings, body limits, Origin/Host, prototype keys and concurrent sessions.
  * After every bad input the server must keep serving.
  */
@@ -193,7 +194,7 @@ describe('Streamable HTTP: bad input', () => {
       ['[]', '[]'],
       ['a number', '5'],
     ])(
-      'tools/call with params %s (not an object) → 200 -32602 naming params (DECISIONS D2)',
+      'tools/call with params %s (not an object) → 200 -32602 naming params (docs/errors.md)',
       async (_name, rawParams) => {
         const response = await post(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":${rawParams}}`);
         expect(response.status).toBe(200);
@@ -282,7 +283,7 @@ describe('Streamable HTTP: bad input', () => {
     });
   });
 
-  describe('A. tool argument validation (DECISIONS D2)', () => {
+  describe('A. tool argument validation', () => {
     it('add with {a:"x"} on a 2025-11-25 session → isError result naming a', async () => {
       const response = await post(rpc(20, 'tools/call', { name: 'add', arguments: { a: 'x', b: 1 } }));
       expect(response.status).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * Streamable HTTP on the wire (spec 4.1, DECISIONS D2/D3/D5, MCP-CHECKLIST 2.1): sessions, the
+ * Streamable HTTP on the wire (docs/transports.md, docs/decisions/0004-sessions.md): sessions, the
  * GET stream, HTTP methods, content negotiation, the protocol version header, initialize and
  * batches.
  */
@@ -331,7 +331,7 @@ describe('Streamable HTTP transport (sessions on)', () => {
       });
     });
 
-    it('the SSE answer event carries an id line, as every SSE event does (D5, spec 6.3)', async () => {
+    it('the SSE answer event carries an id line, as every SSE event does', async () => {
       const response = await rawPost(endpoint, rpc(20, 'ping'), { ...headers, accept: 'text/event-stream' });
       expect(response.status).toBe(200);
       const message = parseSse(response.text).find((event) => event.event === 'message');

@@ -75,7 +75,7 @@ describe('legacy HTTP+SSE: the official SDK client (SSEClientTransport)', () => 
     const { id, uri } = JSON.parse((created.content as { text: string }[])[0].text);
     await client.request(
       { method: 'resources/subscribe', params: { uri } },
-      // The default wire profile answers { subscribed, uri } (DECISIONS D1).
+      // The default wire profile answers { subscribed, uri } (docs/decisions/0001-wire-profiles.md).
       z.object({ subscribed: z.literal(true), uri: z.string() }),
     );
     const arrived = new Promise<void>((resolve, reject) => {
@@ -156,7 +156,7 @@ describe('legacy HTTP+SSE: raw wire', () => {
     expect((await session.request('ping')).result).toEqual({});
     await session.initialize();
     const bad = await session.post('{"jsonrpc":"2.0","id":4,');
-    // Malformed JSON is refused at the HTTP layer, as on /mcp (DECISIONS D2): 400 with -32700.
+    // Malformed JSON is refused at the HTTP layer, as on /mcp (docs/errors.md): 400 with -32700.
     expect(bad.status).toBe(400);
     expect(bad.json).toEqual({ jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32700 }) });
     // The stream and the session survive it.

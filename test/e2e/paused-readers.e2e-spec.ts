@@ -4,10 +4,7 @@
  * MiB over WebSocket, 99 → 727 MiB over stdio, for 100,000 calls). The server is the built
  * gateway in a child process, measured over IPC after a full collection.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { buildGatewayIfNeeded, PROJECT_ROOT, spawnStdioGateway, type StdioGateway } from '../support/stdio-client.js';
+import { buildGatewayIfNeeded, spawnStdioGateway, type StdioGateway } from '../support/stdio-client.js';
 import {
   PROBED_STDIO_GATEWAY,
   probe,
@@ -134,15 +131,19 @@ describe('a stdio client whose answers pass twice the output cap', () => {
   it('gets every answer: only notifications may be dropped, never a response', async () => {
     proc = spawnStdioGateway({}, PROBED_STDIO_GATEWAY);
     await proc.initialize();
-    // 100 reads of the README (about 50 KB each) in one write: all run at once (the in-flight
-    // bound is 100) and their answers pass twice the 1 MiB output cap while nobody reads.
-    const readme = pathToFileURL(join(PROJECT_ROOT, 'README.md')).href;
-    const text = await readFile(join(PROJECT_ROOT, 'README.md'), 'utf8');
+    // 100 reads of a 64 KiB note in one write: all run at once (the in-flight bound is 100) and
+    // their answers pass twice the 1 MiB output cap while nobody reads.
+    const created = await proc.request('tools/call', {
+      name: 'notes.create',
+      arguments: { title: 'large', body: 'x'.repeat(64 * 1024) },
+    });
+    const uri: string = created.result.structuredContent.uri;
+    const text: string = (await proc.request('resources/read', { uri })).result.contents[0].text;
     const ids = Array.from({ length: 100 }, (_, i) => FIRST_ID + i);
     proc.child.stdout.pause();
     const answersFrom = proc.messages.length;
     proc.child.stdin.write(
-      ids.map((id) => `{"jsonrpc":"2.0","id":${id},"method":"resources/read","params":{"uri":"${readme}"}}\n`).join(''),
+      ids.map((id) => `{"jsonrpc":"2.0","id":${id},"method":"resources/read","params":{"uri":"${uri}"}}\n`).join(''),
     );
     await probeUntil(
       proc.child,

@@ -368,7 +368,7 @@ describe('SDK client against a gateway with MCP_PROTOCOL_VERSION=2025-06-18', ()
     expect(config.sessions).toBe(true);
   });
 
-  it('invalid tool arguments are -32602 on a 2025-06-18 session (D2)', async () => {
+  it('invalid tool arguments are -32602 on a 2025-06-18 session', async () => {
     const error = await mcpErrorOf(connected.client.callTool({ name: 'add', arguments: { a: 'x', b: 1 } }));
     expect(error.code).toBe(-32602);
   });

@@ -1,5 +1,6 @@
 /**
- * Bad input per protocol era over raw Streamable HTTP (MCP 2026-07-28 and DECISIONS D8), with
+ * Bad input per protocol era over raw Streamable HTTP (MCP 2026-07-28 and
+ * docs/decisions/0003-two-protocol-eras-on-one-endpoint.md), with
  * exact HTTP statuses and JSON-RPC error codes: the modern `_meta` envelope, the modern headers
  * against the body, unsupported versions, session ids and `_meta` crossing eras,
  * `subscriptions/listen` filters, and MRTR `requestState` / `inputResponses`. After each bad

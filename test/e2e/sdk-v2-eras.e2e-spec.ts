@@ -36,7 +36,7 @@ const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
 
 /**
  * The SDK's `subscribeResource()` validates the MCP schema's empty result, so the gateway runs
- * with the strict wire profile (README, "Compatibility with the official SDK client").
+ * with the strict wire profile (docs/subscriptions.md, "Compatibility with the official SDK client").
  */
 const GATEWAY_ENV = { MCP_WIRE_PROFILE: 'strict' };
 const TOOLS = ['echo', 'add', 'notes.create', 'notes.update', 'notes.delete', 'notes.clear', 'notes.summarize'];

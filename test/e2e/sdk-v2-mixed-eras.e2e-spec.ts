@@ -1,5 +1,6 @@
 /**
- * Both protocol eras at once on one gateway (DECISIONS D8): a legacy session subscribed with
+ * Both protocol eras at once on one gateway (docs/decisions/0003-two-protocol-eras-on-one-endpoint.md): a legacy
+ * session subscribed with
  * `resources/subscribe` (the SDK v1 client, and the SDK v2 client in `'legacy'` mode) and a modern
  * `subscriptions/listen` (SDK v2, pinned 2026-07-28) on the same URI each receive exactly one
  * `notifications/resources/updated` per change, whether the change comes from

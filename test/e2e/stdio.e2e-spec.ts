@@ -1,5 +1,5 @@
 /**
- * The stdio transport (issue 4, DECISIONS D6, MCP-CHECKLIST 2.3, HARDENING 6 rows 1, 11, 13):
+ * The stdio transport (issue 4, docs/decisions/0008-one-session-model-for-every-transport.md, docs/transports.md):
  * the BUILT gateway started with `--stdio`, driven by the official SDK `StdioClientTransport`
  * and as a raw child process. stdout must carry JSON-RPC only (one message per line); every
  * log line goes to stderr; bad and over-long lines get an error and the loop continues; the
@@ -22,7 +22,7 @@ import {
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
 /** Each test boots a child process (about 1 s); the bound is generous for loaded machines. */
 const TEST_TIMEOUT_MS = 30_000;
-/** The default (gateway) wire profile's subscribe result (DECISIONS D1). */
+/** The default (gateway) wire profile's subscribe result (docs/decisions/0001-wire-profiles.md). */
 const SubscribedSchema = z.object({ subscribed: z.literal(true), uri: z.string() });
 
 const toolJson = (response: any): any => {

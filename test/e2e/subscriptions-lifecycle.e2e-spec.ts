@@ -1,6 +1,6 @@
 /**
- * Subscriptions end with their session (spec 3: DELETE, expiry, the cleanup task; DECISIONS D5)
- * and need one (spec 4.4 rule 1, DECISIONS D2: -32000 on a stateless gateway).
+ * Subscriptions end with their session (DELETE, expiry, the cleanup task; docs/decisions/0004-sessions.md)
+ * and need one (-32000 on a stateless gateway: docs/decisions/0002-error-codes-and-http-statuses.md).
  *
  * `ResourceNotificationService.notifyResourceUpdated(uri)` reports how many sessions it reached,
  * which is the subscription store's view of "who is subscribed to uri".
@@ -120,7 +120,7 @@ describe('subscriptions and the end of a session', () => {
 
   it('an open stream keeps the session alive: when it drops, the client can reconnect and keeps its subscriptions', async () => {
     // Spec 6.2 rule 5: after a lost stream the client reopens it. The idle clock starts when the
-    // stream ends, not when it was opened (DECISIONS D5: an open stream keeps its session alive).
+    // stream ends, not when it was opened (an open stream keeps its session alive: docs/decisions/0004-sessions.md).
     await start({ MCP_SESSION_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS), MCP_SESSION_CLEANUP_INTERVAL_MS: '100000' });
     const bus = gateway.app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
     const session = await newSession(INFO);

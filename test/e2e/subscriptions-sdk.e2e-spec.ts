@@ -1,7 +1,7 @@
 /**
- * The official TypeScript SDK client and subscriptions, in both wire profiles (DECISIONS D1):
+ * The official TypeScript SDK client and subscriptions, in both wire profiles (docs/decisions/0001-wire-profiles.md):
  * `strict` makes `subscribeResource()` / `unsubscribeResource()` work as-is; the default profile
- * answers the specification's shape, which a raw `client.request` with a schema accepts.
+ * answers the reference gateway's shape, which a raw `client.request` with a schema accepts.
  * Either way, `notifications/resources/updated` reaches the client's notification handler.
  */
 import { ResourceNotificationService } from '@app/mcp';

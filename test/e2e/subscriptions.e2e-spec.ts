@@ -1,5 +1,5 @@
 /**
- * Resource subscriptions over real HTTP and SSE (spec 3, 4.4, 4.5, 6; DECISIONS D1, D2):
+ * Resource subscriptions over real HTTP and SSE (docs/subscriptions.md, docs/decisions/0001-wire-profiles.md):
  * who receives `notifications/resources/updated`, and who provably does not.
  *
  * "Receives nothing" is proved with a barrier: after the action, a second notification is sent

@@ -1,6 +1,7 @@
 /**
- * Tool arguments over real Streamable HTTP: DTO defaults as the README shows them, and arguments
- * that break the model's converter or validator (DECISIONS D2: invalid arguments).
+ * Tool arguments over real Streamable HTTP: DTO defaults as docs/tools.md shows them, and arguments
+ * that break the model's converter or validator (invalid arguments, see
+ * docs/decisions/0002-error-codes-and-http-statuses.md).
  */
 import { openSession, rawPost } from '../support/raw-http.js';
 import { startFixtureApp, toolText, type ConnectedClient, type FixtureApp } from '../fixtures/fixture-app.js';
@@ -25,7 +26,7 @@ async function legacyCall(endpoint: string, headers: Record<string, string>, nam
 }
 
 describe('tool arguments over Streamable HTTP', () => {
-  describe("the README's Tools example (an undecorated property with a default)", () => {
+  describe("the Tools page's example (an undecorated property with a default)", () => {
     let fixture: FixtureApp;
     let mcp: ConnectedClient;
 

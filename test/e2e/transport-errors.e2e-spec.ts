@@ -1,6 +1,7 @@
 /**
  * The transport's error vocabulary (issue 9; libs/mcp/src/errors/mcp-transport.exceptions.ts,
- * DECISIONS D2): every rejection of a whole HTTP request has its own message, code and status,
+ * docs/decisions/0002-error-codes-and-http-statuses.md): every rejection of a whole HTTP request has its own
+ * message, code and status,
  * pinned here exactly, body and headers. The 410 of a lost POST-stream history is pinned in
  * post-stream-resume.e2e-spec.ts, `-32004` of the in-flight bound in in-flight-bound.e2e-spec.ts.
  */

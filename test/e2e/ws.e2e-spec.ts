@@ -1,6 +1,6 @@
 /**
- * The WebSocket transport at `/ws` (issue 4, DECISIONS D6, MCP-CHECKLIST 2.4, HARDENING 6 rows
- * 1, 13, 14, 23): the official SDK client over `WebSocketClientTransport`, then raw `ws` wire
+ * The WebSocket transport at `/ws` (issue 4, docs/decisions/0008-one-session-model-for-every-transport.md,
+ * docs/transports.md): the official SDK client over `WebSocketClientTransport`, then raw `ws` wire
  * checks (subprotocol, Origin/Host on the upgrade, lifecycle gate, framing errors, frame limit,
  * the connection as the session, joining an HTTP session).
  */

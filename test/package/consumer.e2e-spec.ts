@@ -14,7 +14,6 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import { watchProcess } from '../support/watched-process.js';
 import { addMcpServer, build, install, scaffold, type ModuleKind } from './consumer-app.js';
 
@@ -130,7 +129,10 @@ describe('the @nest-mcp/server tarball', () => {
       ]),
     );
     expect(files.filter((file) => /\.spec\.(ts|js)$/.test(file))).toEqual([]);
-    expect(readFileSync(join(packed, 'README.md'), 'utf8')).toBe(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+    // The package's own README, not the repository's.
+    expect(readFileSync(join(packed, 'README.md'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'libs', 'mcp', 'README.md'), 'utf8'),
+    );
   });
 
   it('has source maps and declaration maps whose sources it ships', () => {
@@ -213,10 +215,8 @@ describe.each(KINDS)('a fresh %s Nest application with @nest-mcp/server', (kind)
       const updated = new Promise<string>((resolve) =>
         client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => resolve(params.uri)),
       );
-      await client.request(
-        { method: 'resources/subscribe', params: { uri: 'counter://main' } },
-        z.object({ subscribed: z.literal(true), uri: z.string() }),
-      );
+      // The library's default wire profile is the MCP schema's: the SDK's own subscribe call works.
+      await client.subscribeResource({ uri: 'counter://main' });
       const result = await client.callTool({ name: 'set_counter', arguments: { label: 'ten', value: 10 } });
       expect(result.isError).toBeFalsy();
       expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ label: 'ten', value: 10 }) }]);

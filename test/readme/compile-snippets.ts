@@ -1,11 +1,13 @@
 /**
- * Type-checks the README's TypeScript blocks against the library, in one TypeScript program with
- * the compiler options of a `nest new` application (strict), and writes the JavaScript of each
- * block to node_modules/.cache/nest-mcp-readme/ so that the ones forming a program can run.
+ * Type-checks the documentation's TypeScript blocks (README.md and docs/) against the library, in
+ * one TypeScript program with the compiler options of a `nest new` application (strict), and
+ * writes the JavaScript of each block to node_modules/.cache/nest-mcp-readme/ so that the ones
+ * forming a program can run.
  *
  * `@nest-mcp/server` resolves to the library's sources (libs/mcp/src/index.ts). A block becomes
- * one module, named by its first line (`// app.module.ts`) or after its README line, so that the
- * blocks of one program import each other as the README shows (`./weather.tools.js`).
+ * one module, named by its first line (`// app.module.ts`) or after its file and line
+ * (`docs-tools-line-12.ts`), so that the blocks of one program import each other as the pages show
+ * (`./weather.tools.js`). Named blocks share one folder: a name is used once in all the pages.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
@@ -54,7 +56,7 @@ export interface CompiledSnippet extends Snippet {
 
 export interface Compilation {
   snippets: CompiledSnippet[];
-  /** Every compiler error, as `README.md:<line>: <message>` where it falls in a block. */
+  /** Every compiler error, as `<file>:<line>: <message>` (`docs/tools.md:40: TS2322: ...`) where it falls in a block. */
   errors: string[];
 }
 
@@ -138,19 +140,20 @@ function toModules(snippets: Snippet[], contexts: Record<string, SnippetContext>
   const names = new Set<string>();
   const perSection = new Map<string, number>();
   const modules = snippets.map((snippet) => {
-    const ordinal = (perSection.get(snippet.section) ?? 0) + 1;
-    perSection.set(snippet.section, ordinal);
-    const key = [`${snippet.section} #${ordinal}`, snippet.section].find((candidate) => candidate in contexts);
+    const where = `${snippet.source}: ${snippet.section}`;
+    const ordinal = (perSection.get(where) ?? 0) + 1;
+    perSection.set(where, ordinal);
+    const key = [`${where} #${ordinal}`, where].find((candidate) => candidate in contexts);
     const context = key === undefined ? undefined : contexts[key];
     if (key !== undefined) used.add(key);
     const fragment = !/^import /m.test(snippet.code);
     if (fragment && !context) {
       throw new Error(
-        `README.md:${snippet.line}: a block without imports (section "${snippet.section}", block ${ordinal}) needs an entry in snippet-contexts.ts`,
+        `${snippet.source}:${snippet.line}: a block without imports (section "${snippet.section}", block ${ordinal}) needs an entry '${where} #${ordinal}' in snippet-contexts.ts`,
       );
     }
-    const name = snippet.file ?? `readme-line-${snippet.line}.ts`;
-    if (names.has(name)) throw new Error(`README.md:${snippet.line}: a second block named ${name}`);
+    const name = snippet.file ?? `${moduleStem(snippet.source)}-line-${snippet.line}.ts`;
+    if (names.has(name)) throw new Error(`${snippet.source}:${snippet.line}: a second block named ${name}`);
     names.add(name);
 
     const before = [...(fragment ? implicitImports : []), ...(context?.declarations?.split('\n') ?? [])];
@@ -159,7 +162,7 @@ function toModules(snippets: Snippet[], contexts: Record<string, SnippetContext>
     if (context?.classMembers !== undefined) {
       const opening = [
         '@Injectable()',
-        `export class ReadmeLine${snippet.line} {`,
+        `export class SnippetLine${snippet.line} {`,
         ...context.classMembers.split('\n'),
       ];
       lines = [...before, ...opening, snippet.code, '}'];
@@ -172,8 +175,17 @@ function toModules(snippets: Snippet[], contexts: Record<string, SnippetContext>
     return { snippet, name, path: join(SNIPPETS_DIR, name), text: `${lines.join('\n')}\n`, offset };
   });
   const stale = Object.keys(contexts).filter((key) => !used.has(key));
-  if (stale.length > 0) throw new Error(`snippet-contexts.ts has entries for no README block: ${stale.join(', ')}`);
+  if (stale.length > 0)
+    throw new Error(`snippet-contexts.ts has entries for no documentation block: ${stale.join(', ')}`);
   return modules;
+}
+
+/** `README.md` → `readme`, `docs/decisions/README.md` → `docs-decisions-readme`. */
+function moduleStem(source: string): string {
+  return source
+    .replace(/\.md$/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-');
 }
 
 function describe(diagnostic: ts.Diagnostic, modules: Module[]): string {
@@ -183,9 +195,10 @@ function describe(diagnostic: ts.Diagnostic, modules: Module[]): string {
   const { line } = file.getLineAndCharacterOfPosition(diagnostic.start);
   const module = modules.find((candidate) => candidate.path === file.fileName);
   if (!module) return `${relative(ROOT, file.fileName)}:${line + 1}: TS${diagnostic.code}: ${message}`;
+  const { source, line: first } = module.snippet;
   const where =
     line < module.offset
-      ? `README.md:${module.snippet.line} (in what snippet-contexts.ts adds)`
-      : `README.md:${module.snippet.line + line - module.offset}`;
+      ? `${source}:${first} (in what snippet-contexts.ts adds)`
+      : `${source}:${first + line - module.offset}`;
   return `${where}: TS${diagnostic.code}: ${message}`;
 }

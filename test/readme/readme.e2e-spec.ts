@@ -1,28 +1,38 @@
 /**
- * Every TypeScript block of the README type-checks against the library (see
- * compile-snippets.ts), and the blocks that form a program run: each server against the
- * official SDK client, each client as its own Node.js process against a real server, which
- * must exit by itself.
+ * Every TypeScript block of the documentation (README.md and docs/) type-checks against the
+ * library (see compile-snippets.ts), and the blocks that form a program run: each server against
+ * the official SDK client, each client as its own Node.js process against a real server, which
+ * must exit by itself. Every relative link of the pages leads somewhere, and every docs/ page the
+ * code's comments name exists.
  */
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { McpModule } from '@app/mcp';
+import { McpModule, McpServerStats } from '@app/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Module, type DynamicModule, type INestApplication, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join, relative } from 'node:path';
 import { startGateway } from '../support/gateway-app.js';
 import { watchProcess } from '../support/watched-process.js';
 import { compileSnippets, type Compilation } from './compile-snippets.js';
-import { extractSnippets, type Snippet } from './readme-snippets.js';
+import { brokenLinks, relativeLinks } from './markdown-links.js';
+import {
+  documentationFiles,
+  extractDocumentationSnippets,
+  packageReadmes,
+  ROOT,
+  type Snippet,
+} from './readme-snippets.js';
 import { SNIPPET_CONTEXTS } from './snippet-contexts.js';
 
 /** The text of a text resource content (a blob has none). */
 const textOf = (content: object): string => ('text' in content ? String(content.text) : '');
 
-/** A block that must not compile: proves that errors are found and placed on their README line. */
+/** A block that must not compile: proves that errors are found and placed on their file and line. */
 const CANARY: Snippet = {
+  source: 'README.md',
   line: 100_000,
   section: 'Canary',
   file: 'canary.ts',
@@ -33,7 +43,7 @@ let compilation: Compilation;
 const closing: (() => Promise<unknown>)[] = [];
 
 beforeAll(() => {
-  compilation = compileSnippets([...extractSnippets(), CANARY], SNIPPET_CONTEXTS);
+  compilation = compileSnippets([...extractDocumentationSnippets(), CANARY], SNIPPET_CONTEXTS);
 }, 120_000);
 
 afterEach(async () => {
@@ -43,11 +53,11 @@ afterEach(async () => {
 /** The emitted module of the block named `name` (its first line, `// name`). */
 function block(name: string): string {
   const found = compilation.snippets.find((snippet) => snippet.name === name);
-  if (!found) throw new Error(`the README has no block starting with // ${name}`);
+  if (!found) throw new Error(`the documentation has no block starting with // ${name}`);
   return found.output;
 }
 
-/** A module of the README's, or a host module with `McpModule.forRoot` and its exported classes. */
+/** A module of the documentation's, or a host module with `McpModule.forRoot` and its exported classes. */
 @Module({})
 class ReadmeHost {}
 async function serverModule(file: string, moduleName?: string): Promise<DynamicModule | Type> {
@@ -99,21 +109,75 @@ async function runClient(file: string, endpoint: string): Promise<string> {
   return child.lines.join('\n');
 }
 
-describe('README', () => {
+/** Sessions the application holds now. */
+const openSessions = (app: INestApplication): Promise<number> => app.get(McpServerStats).openSessions();
+
+/** Every source file under the folders the code lives in (no node_modules, no build output). */
+function codeFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name === 'results') return [];
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return codeFiles(path);
+    return /\.(ts|mjs|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+describe('README, docs/ and the package READMEs', () => {
   it('every TypeScript block type-checks against the library (the canary alone fails, on its line)', () => {
     expect(compilation.errors).toEqual([expect.stringMatching(/^README\.md:100001: TS2322: /)]);
   });
 
-  it('quick start: the client calls add on the reference gateway, prints the result and exits', async () => {
+  it('reads the pages of docs/ as well as the README', () => {
+    const sources = new Set(compilation.snippets.map((snippet) => snippet.source));
+    expect(documentationFiles()).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/tools.md']));
+    expect([...sources]).toEqual(
+      expect.arrayContaining(['README.md', 'docs/tools.md', 'docs/subscriptions.md', 'libs/mcp/README.md']),
+    );
+  });
+
+  it('every relative link leads to an existing file and heading', () => {
+    expect(brokenLinks(ROOT, documentationFiles())).toEqual([]);
+  });
+
+  it('the package READMEs have no relative link (npm shows them without the repository)', () => {
+    const relativeOnes = packageReadmes().flatMap((source) =>
+      relativeLinks(readFileSync(join(ROOT, source), 'utf8')).map(({ line, target }) => `${source}:${line}: ${target}`),
+    );
+    expect(packageReadmes()).toEqual(['libs/mcp-redis/README.md', 'libs/mcp/README.md']);
+    expect(relativeOnes).toEqual([]);
+  });
+
+  it('every docs/ page that a comment of the code names exists', () => {
+    const missing = ['libs', 'src', 'test', 'scripts', 'examples'].flatMap((folder) =>
+      codeFiles(join(ROOT, folder)).flatMap((file) =>
+        [...readFileSync(file, 'utf8').matchAll(/\bdocs\/[\w./-]*?\.md\b/g)]
+          .map(([page]) => page)
+          .filter((page) => !existsSync(join(ROOT, page)))
+          .map((page) => `${relative(ROOT, file)}: ${page}`),
+      ),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('quick start: the client calls add on the reference gateway, prints the result, ends its session and exits', async () => {
     const gateway = await startGateway();
     closing.push(() => gateway.close());
     expect(await runClient('client.ts', gateway.endpoint)).toContain('structuredContent: { sum: 5 }');
+    expect(await openSessions(gateway.app)).toBe(0);
   }, 60_000);
 
-  // An undecorated DTO property with a default (`days = 3`) is an optional property with that
-  // default (issue 10): the README's Tools example works as written.
-  it('Tools: AppModule with WeatherTools answers get_forecast, the default days included', async () => {
+  it('README: AppModule with GreetingTools answers greet', async () => {
     const { endpoint } = await serve(await serverModule('app.module.ts', 'AppModule'));
+    const client = await connect(endpoint);
+    const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+    expect(await client.callTool({ name: 'greet', arguments: {} })).toMatchObject({ isError: true });
+  });
+
+  // An undecorated DTO property with a default (`days = 3`) is an optional property with that
+  // default (issue 10): the Tools page's example works as written.
+  it('Tools: WeatherTools answers get_forecast, the default days included', async () => {
+    const { endpoint } = await serve(await serverModule('weather.tools.ts'));
     const client = await connect(endpoint);
     const result = await client.callTool({ name: 'get_forecast', arguments: { city: 'Paris' } });
     expect(result).toMatchObject({ structuredContent: { city: 'Paris', summary: 'Sunny for 3 days' } });
@@ -123,7 +187,6 @@ describe('README', () => {
     });
     expect(longer).toMatchObject({ structuredContent: { city: 'Oslo', summary: 'Sunny for 5 days' } });
   });
-
   it('Resources: system://info is listed with its name and read as JSON', async () => {
     const client = await connect((await serve(await serverModule('system.resources.ts'))).endpoint);
     const { resources } = await client.listResources();
@@ -149,11 +212,20 @@ describe('README', () => {
     await expect(client.readResource({ uri: 'db://notes/7' })).rejects.toMatchObject({ code: -32002 });
   });
 
-  it('Subscriptions: the subscriber hears about the update its own tool call made, re-reads, and exits', async () => {
-    const { endpoint } = await serve(await serverModule('note.tools.ts'));
+  it('Subscriptions: the subscriber hears about the update its own tool call made, re-reads, ends its session and exits', async () => {
+    const { app, endpoint } = await serve(await serverModule('note.tools.ts'));
     const output = await runClient('subscriber.ts', endpoint);
     expect(output).toContain("uri: 'notes://today'");
     expect(output).toContain("text: 'Second draft'");
+    expect(await openSessions(app)).toBe(0);
+  }, 60_000);
+
+  it('Protocol eras: the modern client listens, creates a note, confirms notes.clear and exits', async () => {
+    const gateway = await startGateway();
+    closing.push(() => gateway.close());
+    const output = await runClient('modern-client.ts', gateway.endpoint);
+    expect(output).toMatch(/deleted\\?"?: ?1/);
+    expect(output).toMatch(/confirmed\\?"?: ?true/);
   }, 60_000);
 
   it('Prompts: summarize renders one user message, with the default style and a chosen one', async () => {

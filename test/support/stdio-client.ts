@@ -83,7 +83,7 @@ export interface StdioCommand {
 export const BUILT_GATEWAY: StdioCommand = { command: process.execPath, args: [GATEWAY_ENTRY, '--stdio'] };
 
 /**
- * `npm run --silent start:stdio`, the command the README gives desktop clients. Uses the npm
+ * `npm run --silent start:stdio`, the command docs/transports.md gives desktop clients. Uses the npm
  * that runs the tests when there is one (`npm_execpath`), else `npm` from the PATH.
  */
 export const NPM_START_STDIO: StdioCommand = process.env.npm_execpath

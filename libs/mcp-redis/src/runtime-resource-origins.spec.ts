@@ -1,5 +1,6 @@
 /**
- * Runtime resources of an instance that is gone (DECISIONS D9): the others drop them when it
+ * Runtime resources of an instance that is gone (see docs/decisions/0005-several-instances-share-one-backend.md):
+ * the others drop them when it
  * shuts down, when its liveness lapses (a crash) and when it comes back under the same id.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';

@@ -19,7 +19,7 @@ export type McpModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number]
 /** Any version a request may be served under. */
 export type McpAnyProtocolVersion = McpProtocolVersion | McpModernProtocolVersion;
 
-/** Which protocol eras an endpoint serves (DECISIONS D8). */
+/** Which protocol eras an endpoint serves (docs/decisions/0003-two-protocol-eras-on-one-endpoint.md). */
 export type McpProtocolEras = 'dual' | 'legacy' | 'modern';
 /** Assumed when a client sends no `MCP-Protocol-Version` header and nothing was negotiated. */
 export const FALLBACK_HEADER_PROTOCOL_VERSION: McpProtocolVersion = '2025-03-26';

@@ -1,4 +1,4 @@
-/** The results as rows (one per metric, one column per server, then the ratios), for the console and the README. */
+/** The results as rows (one per metric, one column per server, then the ratios), for the console and the docs. */
 import { SERVER_KINDS, SERVER_LABELS, type ServerKind } from '../client/server-process.js';
 import type {
   BenchMeta,
@@ -22,7 +22,7 @@ export const RATIO_COLUMNS: ReadonlyArray<{ key: RatioKey; mine: ServerKind; oth
   { key: 'D:T', mine: 'library-direct', other: 'tmcp' },
 ];
 
-/** The legend of the ratio columns (console and README). */
+/** The legend of the ratio columns (console and docs/benchmarks.md). */
 export const RATIO_LEGEND =
   "Ratios are a library server ÷ another server, within the same run: 1:2, 1:3, 1:4, 1:T this library (controller mount) ÷ the official SDK, ÷ bare Nest, ÷ bare node:http, ÷ tmcp; D:2, D:4, D:T this library with the direct mount (`http: { mount: 'direct' }`) ÷ the official SDK, ÷ bare node:http, ÷ tmcp; ↑ higher is better, ↓ lower is better.";
 

@@ -40,7 +40,8 @@ export interface McpBackend {
 /**
  * Thrown by a backend whose storage cannot be reached (a Redis outage, a timeout). Every
  * transport answers it with HTTP 503 and `Retry-After` (JSON-RPC `-32000` "Service
- * unavailable"), never with a 404: the session may well exist (DECISIONS D9).
+ * unavailable"), never with a 404: the session may well exist
+ * (docs/decisions/0005-several-instances-share-one-backend.md).
  * @publicApi
  */
 export class McpBackendUnavailableError extends Error {

@@ -10,7 +10,7 @@ export class McpParseErrorException extends McpException {
 
 /**
  * `-32600` Invalid Request: JSON, but not a valid JSON-RPC request for this state. Over HTTP it
- * answers 400 (DECISIONS D2; HARDENING rows 2-4, 13, 14).
+ * answers 400 (docs/decisions/0002-error-codes-and-http-statuses.md).
  * @publicApi
  */
 export class McpInvalidRequestException extends McpException {

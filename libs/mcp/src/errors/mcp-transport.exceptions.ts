@@ -3,7 +3,8 @@ import { McpException } from './mcp.exception.js';
 
 /**
  * Rejections of a whole HTTP request or connection, before any handler runs. Each has its own
- * message and HTTP status (DECISIONS D2); all share the JSON-RPC code `-32000`, the
+ * message and HTTP status (docs/decisions/0002-error-codes-and-http-statuses.md); all share the JSON-RPC code
+ * `-32000`, the
  * implementation-defined "server error", except where JSON-RPC or MCP define one.
  * Transports never build error bodies themselves: they throw or pass one of these.
  */

@@ -20,7 +20,7 @@ export class McpException extends IntrinsicException {
   /**
    * The HTTP status this error rides on when it rejects a whole HTTP request (transport-level
    * errors: 400, 403, 404, 405, 406, 413, 415, 503). Request-level errors leave it unset: their
-   * JSON-RPC answer rides on 200 (DECISIONS D2).
+   * JSON-RPC answer rides on 200 (docs/decisions/0002-error-codes-and-http-statuses.md).
    */
   readonly httpStatus?: number;
   /** Extra HTTP headers of that rejection (`Allow`, `Retry-After`, ...). */

@@ -15,6 +15,7 @@ export interface McpServerInfo {
 }
 
 /**
+<<<<<<< HEAD
  * Wire profile: the shapes of `resources/subscribe` and `resources/unsubscribe`.
  * - `strict` (default): the MCP schema's: `{}` for both results, and `-32002` "Resource not
  *   found" (with `data.uri`) for subscribing to an unknown resource. Every official client (SDK
@@ -24,6 +25,12 @@ export interface McpServerInfo {
  *   `{ unsubscribed: true, uri }`, and `-32601` for an unknown resource. The reference gateway
  *   serves these by default (it is the specified service); official SDK clients then need
  *   `client.request({ method: 'resources/subscribe', params }, schema)` with a schema of their own.
+=======
+ * Wire profile (why two: docs/decisions/0001-wire-profiles.md).
+ * - `gateway` (default): subscribe/unsubscribe answer `{ subscribed|unsubscribed: true, uri }` and
+ *   subscribing to an unknown resource is `-32601`, as the reference gateway does.
+ * - `strict`: the MCP schema's shapes (`{}` and `-32002`), which the official SDK client needs.
+>>>>>>> main
  * @publicApi
  */
 export type McpWireProfile = 'gateway' | 'strict';
@@ -38,7 +45,8 @@ export interface McpModuleOptions {
   /** Instructions for the model, sent in the `initialize` result. */
   instructions?: string;
   /**
-   * The version `initialize` always reports when set, whatever the client asks (DECISIONS D3);
+   * The version `initialize` always reports when set, whatever the client asks
+   * (docs/decisions/0006-protocol-version-negotiation.md);
    * all supported versions stay accepted in the header. Usually read from `MCP_PROTOCOL_VERSION`.
    * @default undefined (answer the client's version when supported, else 2025-11-25)
    */
@@ -102,7 +110,8 @@ export interface McpModuleOptions {
    */
   maxInFlightRequests?: number;
   /**
-   * Which protocol eras the endpoints serve (DECISIONS D8), chosen per request:
+   * Which protocol eras the endpoints serve (docs/decisions/0003-two-protocol-eras-on-one-endpoint.md), chosen per
+   * request:
    * - `'dual'`: the modern era (MCP 2026-07-28: per-request `_meta`, `server/discover`,
    *   `subscriptions/listen`, multi round-trip requests) beside the legacy era of `initialize`
    *   and sessions (2025-11-25, 2025-06-18, 2025-03-26);

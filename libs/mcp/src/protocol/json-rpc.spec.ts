@@ -122,7 +122,7 @@ describe('classifyMessage', () => {
       ['a number', 1],
       ['null', null],
       ['a boolean', true],
-    ])('is a request with malformed params when params is %s (DECISIONS D2: -32602)', (_label, params) => {
+    ])('is a request with malformed params when params is %s (-32602)', (_label, params) => {
       const classified = classifyMessage({ jsonrpc: '2.0', id: 'p', method: 'tools/list', params });
 
       expect(classified.kind).toBe('request');

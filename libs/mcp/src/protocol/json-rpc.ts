@@ -142,6 +142,9 @@ export const isErrorResponse = (message: JsonRpcResponse): message is JsonRpcErr
 export const isInitializeMessage = (payload: unknown): boolean =>
   typeof payload === 'object' && payload !== null && (payload as { method?: unknown }).method === 'initialize';
 
-/** MCP params are always objects; anything else is `-32602` for the request (DECISIONS D2). */
+/**
+ * MCP params are always objects; anything else is `-32602` for the request
+ * (docs/decisions/0002-error-codes-and-http-statuses.md).
+ */
 export const hasMalformedParams = (message: JsonRpcRequest): boolean =>
   message.params !== undefined && !isPlainObject(message.params);

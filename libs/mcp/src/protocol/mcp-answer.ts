@@ -4,7 +4,7 @@
  */
 export interface McpAnswer {
   readonly json: string;
-  /** 200 for request-level answers; the error's own status for transport-level ones (D2). */
+  /** 200 for request-level answers; the error's own status for transport-level ones (docs/errors.md). */
   readonly status: number;
   /** Headers that go with that status (`Retry-After`, ...). */
   readonly headers?: Readonly<Record<string, string>>;

@@ -263,7 +263,7 @@ describe('McpDispatcher', () => {
       expect(ctx.session).toBeUndefined();
     });
 
-    it('answers with the configured version whatever the client asks (DECISIONS D3)', async () => {
+    it('answers with the configured version whatever the client asks', async () => {
       const pinned = await McpTestClient.create({ options: { protocolVersion: '2025-06-18' }, providers: [OnlyTools] });
       try {
         for (const requested of ['2025-11-25', '2025-03-26', 'garbage']) {
@@ -599,8 +599,8 @@ describe('McpDispatcher', () => {
       expect(legacy).toMatchObject({ code: -32602, data: { detail: expect.stringContaining('greater than 50') } });
     });
 
-    // DECISIONS D2 ("A tool that throws: isError: true result") and the README ("throw any
-    // Error and the model gets an isError: true result with its message"): a business failure
+    // A tool that throws gives an isError: true result (docs/decisions/0002-error-codes-and-http-statuses.md;
+    // docs/tools.md: "throw any Error and the model gets an isError: true result with its message"): a business failure
     // such as NotFoundException is a tool execution error. ToolsHandler.failure rethrows every
     // HttpException but 400/422, so the client gets a JSON-RPC -32602 error instead.
     it('turns a NotFoundException thrown by a tool into an isError result with its text', async () => {

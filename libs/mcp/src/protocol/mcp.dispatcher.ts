@@ -76,7 +76,8 @@ const INPUT_REQUIRED: unique symbol = Symbol('input-required');
 
 /**
  * The transport-agnostic protocol core: one entry, `dispatch(message, ctx)`, for every transport
- * and both protocol eras. Each message is classified on its own (DECISIONS D8): the modern era
+ * and both protocol eras. Each message is classified on its own
+ * (docs/decisions/0003-two-protocol-eras-on-one-endpoint.md): the modern era
  * (per-request `_meta`, `server/discover`) is served statelessly under 2026-07-28; everything
  * else is the legacy era of `initialize` and sessions. It checks framing, routes methods, gates
  * features, and turns every failure into the right JSON-RPC error. It never touches HTTP,
@@ -149,7 +150,10 @@ export class McpDispatcher {
     return isModernMessage(payload, headerVersion);
   }
 
-  /** The version that governs a legacy message: negotiated, else the header's, else 2025-03-26 (D3). */
+  /**
+   * The version that governs a legacy message: negotiated, else the header's, else 2025-03-26
+   * (docs/decisions/0006-protocol-version-negotiation.md).
+   */
   versionOf(ctx: McpDispatchContext): McpProtocolVersion {
     return ctx.session?.protocolVersion ?? ctx.headerProtocolVersion ?? FALLBACK_HEADER_PROTOCOL_VERSION;
   }

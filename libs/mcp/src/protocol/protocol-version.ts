@@ -9,7 +9,8 @@ export const isSupportedProtocolVersion = (value: unknown): value is McpProtocol
   typeof value === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(value);
 
 /**
- * The version `initialize` answers (DECISIONS D3): the configured one when set; otherwise the
+ * The version `initialize` answers (docs/decisions/0006-protocol-version-negotiation.md): the configured one when
+ * set; otherwise the
  * client's when supported; otherwise the latest.
  */
 export function negotiateProtocolVersion(requested: unknown, configured?: McpProtocolVersion): McpProtocolVersion {

@@ -9,7 +9,7 @@ import type { McpHandlerFn } from './mcp-handler.types.js';
 /** A resource ready to serve. */
 export interface McpResourceEntry {
   readonly uri: string;
-  /** The `resources/list` item (`name` defaults to the URI, DECISIONS D4). */
+  /** The `resources/list` item (`name` defaults to the URI, see docs/resources.md). */
   readonly descriptor: Readonly<Record<string, unknown>>;
   readonly mimeType?: string;
   readonly handler: McpHandlerFn;
@@ -21,7 +21,8 @@ export interface McpResourceEntry {
   /** Its caching hints (modern era), when it overrides the module's. */
   readonly cache?: McpCacheHints;
   /**
-   * The instance that registered it, when that is another instance (DECISIONS D9): reads are
+   * The instance that registered it, when that is another instance
+   * (docs/decisions/0005-several-instances-share-one-backend.md): reads are
    * forwarded there. Undefined for resources of this instance.
    */
   readonly origin?: string;
@@ -36,7 +37,8 @@ const OPTIONAL_FIELDS = ['title', 'description', 'mimeType', 'icons', 'annotatio
 
 /**
  * Builds the wire descriptor of a resource (`key: 'uri'`) or a template (`key: 'uriTemplate'`)
- * from its metadata; `name` defaults to the URI or template (DECISIONS D4).
+ * from its metadata; `name` defaults to the URI or template
+ * (docs/decisions/0007-resource-names-and-paginated-lists.md).
  */
 export function buildResourceDescriptor(
   address: string,

@@ -50,7 +50,7 @@ export interface McpTemplateRegistration extends McpResourceRegistration {
  * listed and read exactly like decorated ones; each change sends a (coalesced)
  * `notifications/resources/list_changed`. With a shared backend, every instance lists them,
  * accepts subscriptions to them and reads them (the read runs on the instance that registered
- * the resource); `unregister` on any instance removes one everywhere (DECISIONS D9).
+ * the resource); `unregister` on any instance removes one everywhere (docs/several-instances.md).
  *
  * @example
  * ```ts

@@ -53,7 +53,8 @@ interface ReadReply {
 }
 
 /**
- * Runtime resources on several instances (DECISIONS D9). `McpResourceService.register` on one
+ * Runtime resources on several instances (docs/decisions/0005-several-instances-share-one-backend.md).
+ * `McpResourceService.register` on one
  * instance is announced to every other, which then lists it, accepts subscriptions to it, and
  * reads it by forwarding the read to the instance that registered it: the handler is code, and
  * runs where it was registered (an instance that registered the same URI itself runs its own).

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
-/** 192 bits from the OS CSPRNG, base64url: 32 visible-ASCII characters (DECISIONS D5). */
+/** 192 bits from the OS CSPRNG, base64url: 32 visible-ASCII characters (docs/decisions/0004-sessions.md). */
 export const generateSessionId = (): string => randomBytes(24).toString('base64url');
 
 const WELL_FORMED_SESSION_ID = /^[\x21-\x7E]{1,256}$/;

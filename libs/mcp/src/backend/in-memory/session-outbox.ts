@@ -7,7 +7,7 @@ export interface OutboxEntry {
 }
 
 /**
- * The bounded replay buffer of one session's standalone stream (DECISIONS D5), a ring of the
+ * The bounded replay buffer of one session's standalone stream (docs/decisions/0004-sessions.md), a ring of the
  * last `capacity` serialized messages.
  *
  * Event ids are `g:<epoch>:<seq>`: `g` names the GET stream, the random epoch makes the id

@@ -14,7 +14,7 @@ import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 
 /**
  * `resources/subscribe` and `resources/unsubscribe`: exact URIs, per session (spec 4.4, 4.5).
- * The wire profile picks the result shapes and the not-found code (see `McpWireProfile`).
+ * The wire profile picks the result shapes and the not-found code (docs/decisions/0001-wire-profiles.md).
  */
 @Injectable()
 export class SubscriptionsHandler implements McpMethodGroup {

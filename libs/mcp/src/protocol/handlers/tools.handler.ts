@@ -104,7 +104,10 @@ export class ToolsHandler implements McpMethodGroup {
     return result;
   }
 
-  /** DECISIONS D2: an `isError` result from 2025-11-25 on (SEP-1303), `-32602` before it. */
+  /**
+   * An `isError` result from 2025-11-25 on (SEP-1303: the model reads it and corrects its call), `-32602`
+   * before it; see docs/decisions/0002-error-codes-and-http-statuses.md.
+   */
   private invalidArguments(text: string, ctx: McpRequestContext): McpToolResult {
     if (isAtLeast(ctx.protocolVersion, '2025-11-25')) return toolError(text);
     throw new McpInvalidParamsException(text);

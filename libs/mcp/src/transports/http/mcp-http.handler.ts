@@ -50,8 +50,9 @@ const BROWSER_HINT =
   'This is a Model Context Protocol (MCP) endpoint: point an MCP client at this URL (see https://modelcontextprotocol.io). GET opens its event stream and needs Accept: text/event-stream';
 
 /**
- * The Streamable HTTP transport (MCP 2025-11-25, DECISIONS D2/D5): header checks, sessions,
- * JSON or SSE answers. It frames bytes and leaves every protocol decision to the dispatcher;
+ * The Streamable HTTP transport (MCP 2025-11-25; statuses and sessions as
+ * docs/decisions/0002-error-codes-and-http-statuses.md and docs/decisions/0004-sessions.md say):
+ * header checks, sessions, JSON or SSE answers. It frames bytes and leaves every protocol decision to the dispatcher;
  * every rejection is an exception from errors/mcp-transport.exceptions.ts.
  */
 @Injectable()
