@@ -93,10 +93,9 @@ export class McpMrtr {
       principal,
       now: Date.now(),
     });
+    const given = responses ?? {};
     const asked = Object.fromEntries(
-      state.asked
-        .filter((key) => responses !== undefined && Object.hasOwn(responses, key))
-        .map((key) => [key, responses![key]]),
+      state.asked.filter((key) => Object.hasOwn(given, key)).map((key) => [key, given[key]]),
     );
     const tooDeep = argumentDepthError(asked, this.options.maxArgumentDepth);
     if (tooDeep !== undefined) throw new McpInvalidParamsException(`inputResponses: ${tooDeep}`);
@@ -145,7 +144,7 @@ export class McpMrtr {
     error: RequestStateTooLargeError,
   ): Record<string, unknown> {
     const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : '';
-    const detail = `The requestState of this round would be ${error.chars} characters, over the ${MAX_REQUEST_STATE_CHARS} a client may send back: keep less in ctx.roundState (the answers of earlier rounds are kept in it too)`;
+    const detail = `The requestState of this round would be ${error.chars} characters, over the ${MAX_REQUEST_STATE_CHARS} a client may send back: keep less in ctx.roundState (the state also carries the answers of earlier rounds)`;
     this.logger.warn(`${request.method} ${name}: ${detail}`);
     if (request.method === 'tools/call') return this.results.complete(request.method, toolError(detail), true);
     throw new McpException(JsonRpcErrorCode.InternalError, 'Internal error', detail);
