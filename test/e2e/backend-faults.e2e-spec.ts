@@ -35,7 +35,36 @@ class FaultFixture {
     await ctx.log('info', 'hello');
     return 'said';
   }
+
+  @McpTool({ name: 'confirm', description: 'Asks the client to confirm (an MRTR round in the modern era)' })
+  async confirm(@McpCtx() ctx: McpRequestContext) {
+    const answer = await ctx.elicit(
+      { message: 'Sure?', requestedSchema: { type: 'object', properties: {} } },
+      { key: 'ok' },
+    );
+    return answer.action;
+  }
 }
+
+/** A modern tools/call of `confirm`, with `extra` params beside the name. */
+const modernConfirm = (endpoint: string, id: number, extra: Record<string, unknown> = {}) =>
+  rawPost(
+    endpoint,
+    {
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: {
+        name: 'confirm',
+        ...extra,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+        },
+      },
+    },
+    { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'confirm' },
+  );
 
 /** One macrotask turn, so that rejections of fire-and-forget work surface. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -103,6 +132,24 @@ describe('the backend seam under faults', () => {
       backend.faults.heal();
       const again = await rawPost(endpoint, { jsonrpc: '2.0', id: 9, method: 'tools/list' }, headers);
       expect(again.status).toBe(200);
+    });
+
+    it('an MRTR retry whose state cannot be checked for reuse: 503, and the state is still good once healed', async () => {
+      const { endpoint } = await start();
+      const first = await modernConfirm(endpoint, 1);
+      const { requestState } = first.json.result;
+      const retry = { requestState, inputResponses: { ok: { action: 'accept', content: {} } } };
+      backend.faults.fail('requestStateNonces.consume');
+
+      const refused = await modernConfirm(endpoint, 2, retry);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(refused.json).toMatchObject({ id: 2, error: { code: -32000, message: 'Service unavailable' } });
+
+      backend.faults.heal();
+      const accepted = await modernConfirm(endpoint, 3, retry);
+      expect(accepted.json.result).toMatchObject({ resultType: 'complete', content: [{ text: 'accept' }] });
+      expect(backend.faults.calls.filter((call) => call === 'requestStateNonces.consume')).toHaveLength(2);
     });
 
     it('over WebSocket and legacy SSE: the request is answered in-band with -32000 Service unavailable', async () => {

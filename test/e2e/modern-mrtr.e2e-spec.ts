@@ -5,9 +5,13 @@
  * `ctx.elicit` / `ctx.sample` / `ctx.listRoots` answer `input_required`, continue from
  * `inputResponses` and a signed `requestState`, refuse a tampered or foreign state with -32602,
  * answer -32021 (HTTP 400) for an undeclared client capability, log only with a `_meta` logLevel,
- * and check `Mcp-Param-*` headers (Base64 sentinel included) against the arguments.
+ * and check `Mcp-Param-*` headers (Base64 sentinel included) against the arguments. And the
+ * state's security: answers count only under a verified state that asked for them, a state is
+ * accepted once, a forged state is refused before the request is walked, and a state too large
+ * to come back is never sent.
  */
-import { Injectable } from '@nestjs/common';
+import { jest } from '@jest/globals';
+import { Injectable, Logger } from '@nestjs/common';
 import { McpArgs, McpCtx, McpPrompt, McpTool, type McpRequestContext } from '@app/mcp';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { parseSse, rawPost, type RawResponse } from '../support/raw-http.js';
@@ -57,6 +61,13 @@ class RoundTools {
     return 'logged';
   }
 
+  @McpTool({ name: 'hoarder', description: 'Keeps more round state than a client may send back, then asks' })
+  async hoarder(_args: unknown, @McpCtx() ctx: McpRequestContext) {
+    ctx.roundState.set('blob', 'x'.repeat(300 * 1024));
+    await ctx.elicit({ message: 'Name?', requestedSchema: nameSchema('name') });
+    return 'never';
+  }
+
   @McpTool({
     name: 'echo_header',
     description: 'Takes an argument mirrored into Mcp-Param-Value',
@@ -74,6 +85,13 @@ class RoundPrompts {
   async contextual(_args: unknown, @McpCtx() ctx: McpRequestContext) {
     const answer = await ctx.elicit({ message: 'Context?', requestedSchema: nameSchema('context') });
     return [{ role: 'user', content: { type: 'text', text: `context: ${answer.content?.context as string}` } }];
+  }
+
+  @McpPrompt({ name: 'hoarding', description: 'Keeps more round state than a client may send back, then asks' })
+  async hoarding(_args: unknown, @McpCtx() ctx: McpRequestContext) {
+    ctx.roundState.set('blob', 'x'.repeat(300 * 1024));
+    await ctx.elicit({ message: 'Context?', requestedSchema: nameSchema('context') });
+    return [];
   }
 }
 
@@ -159,15 +177,132 @@ describe('Modern era (2026-07-28): multi round-trip requests and request checks'
       content: [{ type: 'text', text: 'Hello, Alice!' }],
     });
 
-    // No requestState is needed when the answers are all there; unknown keys are ignored.
-    const stateless = await call('greet', {
-      inputResponses: { user_name: { action: 'accept', content: { name: 'Bob' } }, extra: { foo: 1 } },
-    });
-    expect(finalOf(stateless).result.content[0].text).toBe('Hello, Bob!');
-
     // An answer under another key asks again.
     const wrongKey = await call('greet', { inputResponses: { wrong_key: { action: 'accept', content: {} } } });
     expect(finalOf(wrongKey).result.resultType).toBe('input_required');
+  });
+
+  describe('what a requestState authorizes', () => {
+    const alice = { action: 'accept', content: { name: 'Alice' } };
+
+    it('takes no answers without a requestState: the question is asked again, with a state', async () => {
+      const stateless = finalOf(await call('greet', { inputResponses: { user_name: alice, extra: { foo: 1 } } }));
+      expect(stateless.result).toMatchObject({
+        resultType: 'input_required',
+        inputRequests: { user_name: { method: 'elicitation/create' } },
+        requestState: expect.any(String),
+      });
+    });
+
+    it('takes only the answers to what the state asked: an answer given ahead of its question is ignored', async () => {
+      const r1 = finalOf(await call('two_steps')).result;
+      expect(Object.keys(r1.inputRequests)).toEqual(['elicitation-1']);
+      const early = {
+        'elicitation-1': alice,
+        'elicitation-2': { action: 'accept', content: { color: 'red' } },
+      };
+      const r2 = finalOf(await call('two_steps', { inputResponses: early, requestState: r1.requestState })).result;
+      expect(r2).toMatchObject({
+        resultType: 'input_required',
+        inputRequests: { 'elicitation-2': expect.any(Object) },
+      });
+    });
+
+    it('accepts a state once: a replay of the same retry is refused with -32602 and runs nothing', async () => {
+      const first = finalOf(await call('greet')).result;
+      const retry = { inputResponses: { user_name: alice }, requestState: first.requestState };
+      expect(finalOf(await call('greet', retry)).result.content[0].text).toBe('Hello, Alice!');
+
+      const replay = await call('greet', retry);
+      expect(replay.status).toBe(200);
+      expect(finalOf(replay)).toMatchObject({ id: replay.id, error: { code: -32602 } });
+      expect(finalOf(replay).error.data.detail).toContain('already used');
+      expect(finalOf(replay).result).toBeUndefined();
+    });
+
+    it("accepts each round's state once, and carries answers across rounds with new states", async () => {
+      const r1 = finalOf(await call('two_steps')).result;
+      const r2 = finalOf(
+        await call('two_steps', { inputResponses: { 'elicitation-1': alice }, requestState: r1.requestState }),
+      ).result;
+      const again = await call('two_steps', {
+        inputResponses: { 'elicitation-1': alice },
+        requestState: r1.requestState,
+      });
+      expect(finalOf(again).error).toMatchObject({ code: -32602 });
+      const r3 = finalOf(
+        await call('two_steps', {
+          inputResponses: { 'elicitation-2': { action: 'accept', content: { color: 'blue' } } },
+          requestState: r2.requestState,
+        }),
+      ).result;
+      expect(r3.content[0].text).toBe('Alice likes blue after 3 rounds');
+    });
+  });
+
+  describe('a request nested 200,000 levels deep', () => {
+    const DEPTH = 200_000;
+    /** A tools/call body with a parameter of DEPTH nested arrays (JSON.stringify itself would overflow on it). */
+    const deepBody = (id: number, extra: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"greet","arguments":{},` +
+      `"deep":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)},${extra}"_meta":{` +
+      `"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+      `"io.modelcontextprotocol/clientCapabilities":${JSON.stringify(ALL_CAPABILITIES)}}}}`;
+    const post = (body: string) =>
+      rawPost(app.endpoint, body, {
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'greet',
+      });
+
+    let errors: ReturnType<typeof jest.spyOn>;
+    beforeEach(() => {
+      errors = jest.spyOn(Logger.prototype, 'error');
+    });
+    afterEach(() => {
+      errors.mockRestore();
+    });
+
+    it('with a forged requestState: -32602 for the state, and no error logged', async () => {
+      const id = nextId++;
+      const response = await post(deepBody(id, '"requestState":"v1.x.y",'));
+      expect(response.status).toBe(200);
+      expect(response.json).toMatchObject({ id, error: { code: -32602 } });
+      expect(response.json.error.data.detail).toContain('requestState');
+      expect(errors).not.toHaveBeenCalled();
+    });
+
+    it('with a genuine requestState: -32602 for the depth, and no error logged', async () => {
+      const first = finalOf(await call('greet')).result;
+      const id = nextId++;
+      const response = await post(deepBody(id, `"requestState":${JSON.stringify(first.requestState)},`));
+      expect(response.json).toMatchObject({ id, error: { code: -32602 } });
+      expect(response.json.error.data.detail).toContain('nested deeper than');
+      expect(errors).not.toHaveBeenCalled();
+    });
+
+    it('without a requestState, when the handler asks: -32602 for the depth, and no error logged', async () => {
+      const id = nextId++;
+      const response = await post(deepBody(id, ''));
+      expect(response.json).toMatchObject({ id, error: { code: -32602 } });
+      expect(response.json.error.data.detail).toContain('nested deeper than');
+      expect(errors).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('a round whose state is larger than a client may send back', () => {
+    it('fails the tool call there, with an isError result that names the cause', async () => {
+      const response = finalOf(await call('hoarder'));
+      expect(response.result).toMatchObject({ resultType: 'complete', isError: true });
+      expect(response.result.requestState).toBeUndefined();
+      expect(response.result.content[0].text).toMatch(/requestState .* over the 262144 a client may send back/);
+    });
+
+    it('fails prompts/get with -32603 that names the cause', async () => {
+      const response = finalOf(await send('prompts/get', { name: 'hoarding' }));
+      expect(response.error).toMatchObject({ code: -32603 });
+      expect(response.error.data.detail).toMatch(/requestState .* over the 262144 a client may send back/);
+    });
   });
 
   it('refuses a tampered requestState, or one issued for other arguments, with -32602', async () => {
@@ -183,7 +318,8 @@ describe('Modern era (2026-07-28): multi round-trip requests and request checks'
   });
 
   it('refuses answers that are not results of the asked method, and inputResponses that is not an object', async () => {
-    const notAResult = await call('greet', { inputResponses: { user_name: 12345 } });
+    const { requestState } = finalOf(await call('greet')).result;
+    const notAResult = await call('greet', { inputResponses: { user_name: 12345 }, requestState });
     expect(finalOf(notAResult)).toMatchObject({ error: { code: -32602 } });
     const nullResponses = await call('greet', { inputResponses: null });
     expect(finalOf(nullResponses)).toMatchObject({ error: { code: -32602 } });

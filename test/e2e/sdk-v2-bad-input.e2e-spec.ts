@@ -433,6 +433,8 @@ describe('SDK v2 era bad input over raw Streamable HTTP', () => {
         method: 'tools/call',
         digest: digestParams(params),
         expiresAt: Date.now() - 1,
+        asked: ['confirm'],
+        nonce: 'expired-state',
         answers: { confirm: { action: 'accept', content: { confirm: true } } },
         state: {},
       });
@@ -461,15 +463,18 @@ describe('SDK v2 era bad input over raw Streamable HTTP', () => {
       await expectServing();
     });
 
-    it('a replayed requestState for the same request is stateless: each retry runs the handler again', async () => {
+    it('a replayed requestState for the same request → -32602 "already used": a state is accepted once', async () => {
       const { requestState } = await firstRound();
-      for (let replay = 0; replay < 2; replay++) {
-        const response = await callTool('notes.clear', {}, { inputResponses: declined, requestState });
-        expect(response.status).toBe(200);
-        expect(response.json.result.resultType).toBe('complete');
-        expect(JSON.parse(response.json.result.content[0].text)).toEqual({ deleted: 0, confirmed: false });
-      }
+      const response = await callTool('notes.clear', {}, { inputResponses: declined, requestState });
+      expect(response.status).toBe(200);
+      expect(response.json.result.resultType).toBe('complete');
+      expect(JSON.parse(response.json.result.content[0].text)).toEqual({ deleted: 0, confirmed: false });
+      const accepted = { confirm: { action: 'accept', content: { confirm: true } } };
+      const replay = await callTool('notes.clear', {}, { inputResponses: accepted, requestState });
+      const error = expectError(replay, 200, -32602, ids);
+      expect(JSON.stringify(error)).toContain('already used');
       await expectNoteKept();
+      await expectServing();
     });
 
     it('inputResponses for keys never asked are ignored: the question is asked again', async () => {

@@ -17,6 +17,7 @@
  * | `subcount` | STRING | number of (session, URI) pairs |
  * | `inst:<id>` | STRING + TTL | liveness of an instance (its heartbeat) |
  * | `rl:<key>` | HASH + TTL | rate-limit window of a caller without a session |
+ * | `rsn:<nonce>` | STRING + TTL | a consumed MRTR request-state nonce, until its state expires |
  * | channel `bus` | PUB/SUB | notifications (with their log sequence), session ends, replaced streams, broadcasts |
  * | channel `to:<id>` | PUB/SUB | messages for one instance: outbox entries and (un)subscriptions of the streams it holds, POST-stream events, routed answers |
  *
@@ -60,6 +61,11 @@ export class RedisKeys {
   /** The liveness key of an instance, kept by its heartbeat. */
   instance(instanceId: string): string {
     return `${this.prefix}inst:${instanceId}`;
+  }
+
+  /** A consumed MRTR request-state nonce (the replay guard). */
+  requestStateNonce(nonce: string): string {
+    return `${this.prefix}rsn:${nonce}`;
   }
 
   get subscriptionCount(): string {

@@ -9,6 +9,7 @@ import { RedisNotificationBus } from './redis-notification.bus.js';
 import { RedisPostStreams } from './redis-post-streams.js';
 import { RedisPubSub } from './redis-pubsub.js';
 import { RedisRateWindows } from './redis-rate-windows.js';
+import { RedisRequestStateNonces } from './redis-request-state-nonces.js';
 import { RedisScripts } from './redis-scripts.js';
 import { RedisSessionStore } from './redis-session.store.js';
 import { RedisSubscriptionStore } from './redis-subscription.store.js';
@@ -63,9 +64,9 @@ const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
  * The Redis backend of `@nest-mcp/server`: sessions, subscriptions, replayable outboxes, POST
- * answer logs, rate-limit windows and the routing of client answers and cancellations live in
- * Redis, so any instance serves any request of any session. Pass it as
- * `McpModule.forRoot({ backend: new RedisMcpBackend({ url }) })`.
+ * answer logs, rate-limit windows, the replay guard of MRTR request states and the routing of
+ * client answers and cancellations live in Redis, so any instance serves any request of any
+ * session. Pass it as `McpModule.forRoot({ backend: new RedisMcpBackend({ url }) })`.
  *
  * Two connections per instance: one for commands (Lua scripts, one round trip each) and one
  * subscriber (the `bus` channel and the instance's own). When Redis cannot be reached, requests
@@ -126,6 +127,7 @@ export class RedisMcpBackend implements McpBackend {
       bus,
       messaging: pubsub,
       rateWindows: new RedisRateWindows(scripts),
+      requestStateNonces: new RedisRequestStateNonces(redis, keys),
       close: async () => {
         bus.stop();
         await Promise.allSettled([subscriber.quit(), redis.quit()]);

@@ -68,6 +68,7 @@ export type * from './backend/mcp-session.store.js';
 export type * from './backend/mcp-subscription.store.js';
 export type * from './backend/mcp-notification.bus.js';
 export type * from './backend/mcp-rate-windows.js';
+export type * from './backend/mcp-request-state-nonces.js';
 export {
   MCP_ALL_INSTANCES,
   type McpInstanceMessaging,

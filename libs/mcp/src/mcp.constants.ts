@@ -56,4 +56,5 @@ export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
 export const DEFAULT_MAX_LISTENS = 10_000;
 export const DEFAULT_MAX_LISTEN_URIS = 1_000;
-export const DEFAULT_REQUEST_STATE_TTL_MS = 10 * 60 * 1000;
+/** Life of one round's MRTR requestState: time for a person to answer a form, and no more. */
+export const DEFAULT_REQUEST_STATE_TTL_MS = 5 * 60 * 1000;

@@ -2,6 +2,7 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import type { McpInstanceMessaging } from './mcp-instance-messaging.js';
 import type { McpNotificationBus } from './mcp-notification.bus.js';
 import type { McpRateWindows } from './mcp-rate-windows.js';
+import type { McpRequestStateNonces } from './mcp-request-state-nonces.js';
 import type { McpSessionStore } from './mcp-session.store.js';
 import type { McpSubscriptionStore } from './mcp-subscription.store.js';
 
@@ -22,6 +23,13 @@ export interface McpBackendParts {
   readonly messaging?: McpInstanceMessaging;
   /** Rate-limit windows every instance shares. @default counted per process */
   readonly rateWindows?: McpRateWindows;
+  /**
+   * The replay guard of MRTR `requestState`, shared by every instance: a state is accepted once,
+   * wherever it is presented. @default remembered per process (a state accepted by one
+   * instance could be presented once more to each other instance; a startup warning says so
+   * when the backend is shared)
+   */
+  readonly requestStateNonces?: McpRequestStateNonces;
   /** Releases connections and timers when the application shuts down. */
   close?(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import {
   MCP_INSTANCE_MESSAGING,
   MCP_NOTIFICATION_BUS,
   MCP_RATE_WINDOWS,
+  MCP_REQUEST_STATE_NONCES,
   MCP_SESSION_STORE,
   MCP_SUBSCRIPTION_STORE,
 } from './mcp-backend.tokens.js';
@@ -52,6 +53,12 @@ export const MCP_BACKEND_PROVIDERS: Provider[] = [
     provide: MCP_RATE_WINDOWS,
     // Optional: absent, the rate limiter counts in this process.
     useFactory: (parts: McpBackendParts) => parts.rateWindows ?? null,
+    inject: [MCP_BACKEND_PARTS],
+  },
+  {
+    provide: MCP_REQUEST_STATE_NONCES,
+    // Optional: absent, consumed nonces are remembered in this process (see McpMrtr).
+    useFactory: (parts: McpBackendParts) => parts.requestStateNonces ?? null,
     inject: [MCP_BACKEND_PARTS],
   },
   McpBackendLifecycle,

@@ -10,3 +10,5 @@ export const MCP_NOTIFICATION_BUS = Symbol('MCP_NOTIFICATION_BUS');
 export const MCP_INSTANCE_MESSAGING = Symbol('MCP_INSTANCE_MESSAGING');
 /** DI token of the shared rate-limit windows (`McpRateWindows`), when the backend has them. */
 export const MCP_RATE_WINDOWS = Symbol('MCP_RATE_WINDOWS');
+/** DI token of the replay guard of MRTR request states (`McpRequestStateNonces`), when the backend has one. */
+export const MCP_REQUEST_STATE_NONCES = Symbol('MCP_REQUEST_STATE_NONCES');

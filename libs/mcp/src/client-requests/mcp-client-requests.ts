@@ -6,6 +6,7 @@ import type { McpInstanceMessaging } from '../backend/mcp-instance-messaging.js'
 import type { JsonRpcResponse } from '../protocol/json-rpc.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { principalDigest, type McpPrincipal } from '../auth/mcp-principal.js';
+import { argumentDepthError } from '../schema/argument-depth.js';
 import {
   McpClientRequestError,
   McpClientRequestTimeoutError,
@@ -145,15 +146,21 @@ export class McpClientRequests implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Takes a response that arrived from the client of `sessionId`. An answer to a request of
-   * another instance is forwarded to it. False when no request of that session here has its id
-   * (unknown, already answered, another session's, forwarded), or when it comes from another
-   * principal than the one asked.
+   * another instance is forwarded to it, unless it nests deeper than `maxArgumentDepth`. False
+   * when no request of that session here has its id (unknown, already answered, another
+   * session's, forwarded, dropped), or when it comes from another principal than the one asked.
    */
   receive(sessionId: string, response: JsonRpcResponse, principal?: McpPrincipal): boolean {
     const digest = principalDigest(principal);
     if (this.settle(sessionId, response, digest)) return true;
     const owner = typeof response.id === 'string' ? instanceOf(response.id) : undefined;
-    if (owner !== undefined && owner !== this.messaging.instanceId) {
+    // Forwarding serializes the response, which recurses: one nested deeper than any answer
+    // needs is dropped (its request times out) rather than overflow the stack.
+    if (
+      owner !== undefined &&
+      owner !== this.messaging.instanceId &&
+      argumentDepthError(response, this.options.maxArgumentDepth) === undefined
+    ) {
       this.messaging.send(owner, RESPONSE_TOPIC, { sessionId, response, principal: digest } satisfies RoutedResponse);
     }
     return false;

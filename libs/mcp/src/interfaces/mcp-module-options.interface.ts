@@ -127,7 +127,14 @@ export interface McpModuleOptions {
    * @default one random key per process (with a startup warning when the backend is shared)
    */
   requestStateKeys?: (string | Buffer)[];
-  /** How long a `requestState` may be presented back. @default 600_000 (10 minutes) */
+  /**
+   * How long the `requestState` of one round may be presented back (each round of a multi
+   * round-trip request gets a new state with a new expiry). Long enough for a person to answer
+   * an elicitation form; a shorter life narrows the window in which a state that leaked can be
+   * presented before its owner's retry uses it (every state is accepted once), and how long the
+   * backend remembers its nonce.
+   * @default 300_000 (5 minutes)
+   */
   requestStateTtlMs?: number;
   /**
    * Caching hints of modern results (`server/discover`, the lists, `resources/read`), which
@@ -172,7 +179,11 @@ export interface McpModuleOptions {
    * Deepest nesting of objects and arrays accepted in tool arguments, the arguments object being
    * level 1. Deeper arguments are refused as invalid (an `isError` result, `-32602` before
    * 2025-11-25) before any transform or validation runs: converters and validators recurse, and
-   * a value nested thousands of levels deep would overflow their stack.
+   * a value nested thousands of levels deep would overflow their stack. The same bound applies
+   * to the other client input the library walks or serializes: the params of a multi
+   * round-trip request (one level more: the params object holds the arguments), its
+   * `inputResponses`, `initialize`'s `capabilities` and `clientInfo` (`-32602`), and a client's
+   * answer forwarded to another instance (dropped).
    * @default 64
    */
   maxArgumentDepth?: number;

@@ -262,7 +262,9 @@ export class McpDispatcher {
       if (!method || !this.isAvailable(request.method)) throw new McpModernMethodNotFoundException(request.method);
       // The request state of a multi round-trip request is bound to the principal (resource-server mode).
       const principal = principalDigest(ctx.auth);
-      const round = MRTR_METHODS.has(request.method) ? this.mrtr.openRound(request, params, principal) : undefined;
+      const round = MRTR_METHODS.has(request.method)
+        ? await this.mrtr.openRound(request, params, principal)
+        : undefined;
       const context = new RequestContext({
         rpc: request,
         params,
@@ -279,8 +281,7 @@ export class McpDispatcher {
       } finally {
         context.complete();
       }
-      if (result === INPUT_REQUIRED)
-        return this.results.inputRequired(this.mrtr.inputRequired(round!, request, params, principal));
+      if (result === INPUT_REQUIRED) return this.mrtr.inputRequired(round!, request, params, principal);
       const retried = params.inputResponses !== undefined || params.requestState !== undefined;
       return this.results.complete(request.method, result, retried);
     });

@@ -1,7 +1,8 @@
 /**
- * The contract every backend keeps (sessions, subscriptions, delivery), as one Jest suite that
- * runs against each of them: the in-memory default, the Redis backend, and the faulty wrapper
- * around them. A backend author calls `describeBackendContract(name, start)` in a spec file.
+ * The contract every backend keeps (sessions, subscriptions, delivery, the replay guard of MRTR
+ * request states), as one Jest suite that runs against each of them: the in-memory default, the
+ * Redis backend, and the faulty wrapper around them. A backend author calls
+ * `describeBackendContract(name, start)` in a spec file.
  *
  * Written with Jest's globals (`describe`, `it`, `expect`), so this file imports no test library.
  * Waits are on messages and closes, bounded in time; "nothing arrives" is proved with a barrier
@@ -10,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { McpBackend, McpBackendParts } from '../backend/mcp-backend.interface.js';
 import type { McpListener, McpListKind } from '../backend/mcp-notification.bus.js';
+import type { McpRequestStateNonces } from '../backend/mcp-request-state-nonces.js';
 import type { McpSessionEndReason, McpSessionRecord } from '../backend/mcp-session.store.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
@@ -112,6 +114,21 @@ function listener(resources: string[], lists: McpListKind[] = []): McpListener &
 }
 
 const seqOf = (eventId: string | undefined): number => Number(eventId?.split(':').at(-1));
+
+/** The replay guard of an instance: every backend the contract checks has one. */
+function noncesOf(parts: McpBackendParts): McpRequestStateNonces {
+  expect(parts.requestStateNonces).toBeDefined();
+  return parts.requestStateNonces!;
+}
+
+/** Resolves once `condition()` holds, checked every 10 ms for at most 5 s (for expiries). */
+async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within 5000 ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 /**
  * Declares the contract suite for one backend.
@@ -510,6 +527,33 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
       });
     });
 
+    describe('request-state nonces (the replay guard of MRTR requestState)', () => {
+      it('consumes a nonce once: true the first time, false after; other nonces are their own', async () => {
+        const nonces = noncesOf(await (await deploy()).instance());
+        const expiresAt = Date.now() + 60_000;
+        const [first, other] = [newId(), newId()];
+        expect(await nonces.consume(first, expiresAt)).toBe(true);
+        expect(await nonces.consume(first, expiresAt)).toBe(false);
+        expect(await nonces.consume(first, expiresAt + 60_000)).toBe(false);
+        expect(await nonces.consume(other, expiresAt)).toBe(true);
+      });
+
+      it('lets exactly one of concurrent consumes of one nonce through', async () => {
+        const nonces = noncesOf(await (await deploy()).instance());
+        const nonce = newId();
+        const outcomes = await Promise.all(Array.from({ length: 8 }, () => nonces.consume(nonce, Date.now() + 60_000)));
+        expect(outcomes.filter(Boolean)).toHaveLength(1);
+      });
+
+      it('forgets a nonce once its state has expired: what it holds is bounded by the states alive', async () => {
+        const nonces = noncesOf(await (await deploy()).instance());
+        const nonce = newId();
+        expect(await nonces.consume(nonce, Date.now() + 50)).toBe(true);
+        expect(await nonces.consume(nonce, Date.now() + 50)).toBe(false);
+        await eventually(() => nonces.consume(nonce, Date.now() + 60_000), `${nonce} forgotten after its expiry`);
+      });
+    });
+
     if (!subject.shared) return;
 
     describe('several instances behave as one', () => {
@@ -521,6 +565,21 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         expect(await a.sessions.create(session, 100)).toBe(true);
         return { a, b, session };
       };
+
+      it('a request-state nonce consumed on one instance is refused on every other; of two at once, exactly one wins', async () => {
+        const world = await deploy();
+        const [a, b] = [noncesOf(await world.instance()), noncesOf(await world.instance())];
+        const expiresAt = Date.now() + 60_000;
+        const used = newId();
+        expect(await a.consume(used, expiresAt)).toBe(true);
+        expect(await b.consume(used, expiresAt)).toBe(false);
+        expect(await a.consume(used, expiresAt)).toBe(false);
+        for (let race = 0; race < 20; race++) {
+          const nonce = newId();
+          const outcomes = await Promise.all([a.consume(nonce, expiresAt), b.consume(nonce, expiresAt)]);
+          expect(outcomes.filter(Boolean)).toHaveLength(1);
+        }
+      });
 
       it('a session created on one instance is served, updated and ended on another, and every instance hears the end', async () => {
         const { a, b, session } = await two();

@@ -17,6 +17,7 @@ const ASYNC_CALLS = {
   subscriptions: ['subscribe', 'unsubscribe', 'subscribersOf', 'subscriptionsOf', 'count'],
   bus: ['resourceUpdated', 'listChanged', 'attach', 'resumePostStream', 'drain'],
   rateWindows: ['hit'],
+  requestStateNonces: ['consume'],
 } as const;
 
 type Part = keyof typeof ASYNC_CALLS;
@@ -100,6 +101,7 @@ export class FaultyMcpBackend implements McpBackend {
       subscriptions: this.wrap('subscriptions', parts.subscriptions),
       bus: this.wrap('bus', parts.bus),
       rateWindows: parts.rateWindows && this.wrap('rateWindows', parts.rateWindows),
+      requestStateNonces: parts.requestStateNonces && this.wrap('requestStateNonces', parts.requestStateNonces),
     };
   }
 

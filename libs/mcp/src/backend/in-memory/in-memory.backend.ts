@@ -1,12 +1,13 @@
 import type { McpBackend, McpBackendContext, McpBackendParts } from '../mcp-backend.interface.js';
 import { InMemoryNotificationBus } from './in-memory-notification.bus.js';
+import { InMemoryRequestStateNonces } from './in-memory-request-state-nonces.js';
 import { InMemorySessionStore } from './in-memory-session.store.js';
 import { InMemorySubscriptionStore } from './in-memory-subscription.store.js';
 
 /**
- * The default backend: sessions, subscriptions and delivery in this process, nothing to
- * install. Its three parts share one session table, so ending a session clears all of them in
- * one synchronous step.
+ * The default backend: sessions, subscriptions, delivery and the replay guard of request states
+ * in this process, nothing to install. Sessions, subscriptions and delivery share one session
+ * table, so ending a session clears all of them in one synchronous step.
  * @publicApi
  */
 export class InMemoryMcpBackend implements McpBackend {
@@ -14,6 +15,6 @@ export class InMemoryMcpBackend implements McpBackend {
     const sessions = new InMemorySessionStore();
     const subscriptions = new InMemorySubscriptionStore(sessions);
     const bus = new InMemoryNotificationBus(options, sessions, subscriptions);
-    return { sessions, subscriptions, bus };
+    return { sessions, subscriptions, bus, requestStateNonces: new InMemoryRequestStateNonces() };
   }
 }

@@ -7,6 +7,7 @@ import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { negotiateProtocolVersion } from '../protocol-version.js';
 import { principalBinding } from '../../auth/mcp-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
+import { argumentDepthError } from '../../schema/argument-depth.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 
 type CapabilitySource = () => Record<string, unknown>;
@@ -46,6 +47,12 @@ export class LifecycleHandler implements McpMethodGroup {
       throw new McpInvalidParamsException("Missing required parameter 'protocolVersion'");
     }
     const protocolVersion = negotiateProtocolVersion(params.protocolVersion, this.options.protocolVersion);
+    // Stored with the session, so serialized (a recursive walk) by a shared backend.
+    const tooDeep = argumentDepthError(
+      { capabilities: params.capabilities, clientInfo: params.clientInfo },
+      this.options.maxArgumentDepth,
+    );
+    if (tooDeep !== undefined) throw new McpInvalidParamsException(tooDeep);
     if (dispatch.sessionsEnabled) {
       dispatch.session = await this.sessions.create(
         {
