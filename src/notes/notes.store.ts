@@ -25,13 +25,6 @@ export abstract class NotesStore {
   abstract list(): Promise<Note[]>;
   /** The most recently created or updated note. */
   abstract latest(): Promise<Note | undefined>;
-
-  /** Deletes every note; returns the ones deleted. */
-  async clear(): Promise<Note[]> {
-    const deleted: Note[] = [];
-    for (const note of await this.list()) if (await this.delete(note.id)) deleted.push(note);
-    return deleted;
-  }
 }
 
 /** Notes in memory, in creation order. */

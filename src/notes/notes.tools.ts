@@ -78,20 +78,23 @@ export class NotesTools {
     name: 'notes.clear',
     title: 'Delete every note',
     description:
-      'Deletes every note after the user confirms it in a form the client shows. Needs a client that can elicit.',
+      'Deletes every note after the user confirms it in a form the client shows (the notes that existed when it asked, and no others). Needs a client that can elicit.',
     annotations: { destructiveHint: true },
   })
   async clear(@McpCtx() ctx: McpRequestContext) {
-    const count = (await this.store.list()).length;
-    if (count === 0) return { deleted: 0 };
+    // The consent covers the notes it names: in the modern era this method runs again on the
+    // retry, so the ids asked about travel in the (signed) round state, and a note created
+    // between the question and the answer is not deleted by a yes given before it existed.
+    const ids = ctx.roundState.get<string[]>('ids') ?? (await this.store.list()).map((note) => note.id);
+    if (ids.length === 0) return { deleted: 0 };
+    ctx.roundState.set('ids', ids);
     let answer: McpElicitResult;
     try {
-      // Legacy era: a request pushed to the client. Modern era: an input_required round, and
-      // this method runs again, from the start, when the client retries with the answer.
+      // Legacy era: a request pushed to the client. Modern era: an input_required round.
       answer = await ctx.elicit(
         {
           mode: 'form',
-          message: `Delete all ${count} notes? This cannot be undone.`,
+          message: `Delete all ${ids.length} notes? This cannot be undone.`,
           requestedSchema: {
             type: 'object',
             properties: { confirm: { type: 'boolean', title: 'Delete every note' } },
@@ -106,10 +109,14 @@ export class NotesTools {
       throw error;
     }
     if (answer.action !== 'accept' || answer.content?.confirm !== true) return { deleted: 0, confirmed: false };
-    const deleted = await this.store.clear();
-    for (const note of deleted) await this.resources.unregister(noteUri(note.id));
+    let deleted = 0;
+    for (const id of ids) {
+      if (!(await this.store.delete(id))) continue;
+      deleted++;
+      await this.resources.unregister(noteUri(id));
+    }
     await this.notifications.notifyResourceUpdated(NOTES_URI);
-    return { deleted: deleted.length, confirmed: true };
+    return { deleted, confirmed: true };
   }
 
   private async read(id: string): Promise<Note> {

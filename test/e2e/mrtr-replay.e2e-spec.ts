@@ -100,6 +100,16 @@ describe('MRTR consent replay on one gateway (in memory)', () => {
     expect(await noteCount(gateway)).toBe(2);
   });
 
+  it('a yes to "Delete all N notes?" deletes those N notes, not one created before the retry', async () => {
+    const before = await noteCount(gateway);
+    await createNote(gateway, 'asked about');
+    const { message, requestState } = await askToClear(gateway);
+    expect(message).toContain(`Delete all ${before + 1} notes?`);
+    await createNote(gateway, 'created while the user read the question');
+    expect(deletedBy(await consent(gateway, requestState))).toEqual({ deleted: before + 1, confirmed: true });
+    expect(await noteCount(gateway)).toBe(1);
+  });
+
   it('the answer to "Delete all N notes?" is not taken without the state that asked it', async () => {
     const response = await callTool(gateway, 'notes.clear', { inputResponses: CONSENT });
     expect(response.json.result).toMatchObject({ resultType: 'input_required', inputRequests: { confirm: {} } });
