@@ -5,10 +5,12 @@
  * awaits are provoked with gates (a call held until the racing operation finished), never with
  * sleeps.
  */
-import { Injectable } from '@nestjs/common';
+import { jest } from '@jest/globals';
+import { Injectable, Logger } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import {
   InMemoryMcpBackend,
+  McpBackendUnavailableError,
   McpCtx,
   McpResource,
   McpResourceService,
@@ -44,6 +46,12 @@ class FaultFixture {
     );
     return answer.action;
   }
+
+  /** An application store of its own that cannot reach its database. */
+  @McpTool({ name: 'store.write', description: 'Writes to a store that is down' })
+  storeWrite(): never {
+    throw new McpBackendUnavailableError(`Redis is unavailable: connect ECONNREFUSED ${STORE_HOST} (${STORE_URL})`);
+  }
 }
 
 /** A modern tools/call of `confirm`, with `extra` params beside the name. */
@@ -65,6 +73,16 @@ const modernConfirm = (endpoint: string, id: number, extra: Record<string, unkno
     },
     { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'confirm' },
   );
+
+const STORE_HOST = '10.7.0.3:6379';
+const STORE_URL = 'redis://:hunter2@10.7.0.3:6379';
+
+/** The answer of every backend failure, whoever's backend it is. */
+const SERVICE_UNAVAILABLE = {
+  code: -32000,
+  message: 'Service unavailable',
+  data: { detail: 'The session backend is unavailable; retry shortly' },
+};
 
 /** One macrotask turn, so that rejections of fire-and-forget work surface. */
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -173,6 +191,47 @@ describe('the backend seam under faults', () => {
       expect(refused.json.error).toEqual(expect.objectContaining({ code: -32000, message: 'Service unavailable' }));
       sse.close();
       expect(endpoint).toBeDefined();
+    });
+  });
+
+  describe('a tool whose own backend is down answers like any backend failure, never with an isError result', () => {
+    const call = { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'store.write', arguments: {} } };
+
+    it('over Streamable HTTP, in both eras: 503 with Retry-After, no backend detail in the body or the log', async () => {
+      const warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+      const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      const { endpoint } = await start();
+      const { headers } = await openSession(endpoint);
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const modernHeaders = {
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'store.write',
+      };
+
+      const legacy = await rawPost(endpoint, call, headers);
+      const modern = await rawPost(endpoint, { ...call, params: { ...call.params, _meta: meta } }, modernHeaders);
+
+      for (const response of [legacy, modern]) {
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(response.json).toEqual({ jsonrpc: '2.0', id: 11, error: SERVICE_UNAVAILABLE });
+      }
+      const logged = [...warnings.mock.calls, ...errors.mock.calls].map((args) => String(args[0])).join('\n');
+      expect(logged).toContain(STORE_HOST);
+      expect(logged).not.toContain('hunter2');
+    });
+
+    it('over WebSocket: in-band -32000 Service unavailable', async () => {
+      const { origin } = await start();
+      const ws = await openWs(wsUrl(origin));
+      await ws.initialize();
+      const answer = await ws.request('tools/call', { name: 'store.write', arguments: {} });
+      expect(answer.error).toEqual(SERVICE_UNAVAILABLE);
+      await ws.close();
     });
   });
 

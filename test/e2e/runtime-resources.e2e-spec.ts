@@ -8,6 +8,7 @@
  * existed for the whole walk exactly once, no URI that was absent for the whole walk.
  */
 import { jest } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import {
   McpDefinitionError,
@@ -19,6 +20,7 @@ import {
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSession, rawRequest } from '../support/raw-http.js';
 import { isListChanged, isUpdated, rawSession, type RawSession, type SseClient } from '../support/sse-client.js';
+import { until } from '../support/until.js';
 
 const OPERATIONS = 2_000;
 const STABLE = 150;
@@ -289,4 +291,45 @@ describe('runtime resources', () => {
     expect(stream.events.slice(0, barrier.index).filter(isListChanged)).toHaveLength(1);
     expect(listChanged.count()).toBe(1);
   });
+
+  // Two instances need a shared backend: this runs in the e2e-redis project (MCP_E2E_REDIS_URL).
+  (process.env.MCP_E2E_REDIS_URL ? it : it.skip)(
+    'a read through another instance runs the handler where it was registered; asking the client there is a clear error',
+    async () => {
+      const prefix = `e2e-fwd-${randomBytes(5).toString('hex')}:`;
+      const origin = await startGateway({ MCP_REDIS_KEY_PREFIX: prefix, MCP_INSTANCE_ID: 'fwd-origin' });
+      const reader = await startGateway({ MCP_REDIS_KEY_PREFIX: prefix, MCP_INSTANCE_ID: 'fwd-reader' });
+      try {
+        const originResources = origin.app.get(McpResourceService);
+        originResources.register('fwd://plain', (_resource, ctx) => ({ where: 'origin', method: ctx.method }), {
+          mimeType: 'application/json',
+        });
+        originResources.register('fwd://asks', async (_resource, ctx) =>
+          ctx.elicit({ message: 'Which note?', requestedSchema: { type: 'object', properties: {} } }),
+        );
+        const session = rawSession(reader.endpoint, await openSession(reader.endpoint));
+        await until(
+          async () => (await session.request('resources/read', { uri: 'fwd://asks' })).json?.error?.code !== -32002,
+          'the reader adopted the resources',
+        );
+
+        const plain = await session.request('resources/read', { uri: 'fwd://plain' });
+        expect(JSON.parse(plain.json.result.contents[0].text)).toEqual({ where: 'origin', method: 'resources/read' });
+
+        const asks = await session.request('resources/read', { uri: 'fwd://asks' });
+        expect(asks.json.error).toEqual({
+          code: -32603,
+          message: 'Client unreachable',
+          data: {
+            uri: 'fwd://asks',
+            detail:
+              "ctx.elicit is not available while reading 'fwd://asks': this runtime resource's handler runs on another instance (the one that registered it), which cannot reach the client",
+          },
+        });
+      } finally {
+        await reader.close();
+        await origin.close();
+      }
+    },
+  );
 });

@@ -19,7 +19,8 @@ import {
   type StdioGateway,
 } from '../support/stdio-client.js';
 
-const MAX_LINE_BYTES = 10 * 1024 * 1024;
+/** The default bound of one message (`maxBodyBytes`), which a stdio line shares. */
+const MAX_LINE_BYTES = 4 * 1024 * 1024;
 /** Each test boots a child process (about 1 s); the bound is generous for loaded machines. */
 const TEST_TIMEOUT_MS = 30_000;
 /** The default (gateway) wire profile's subscribe result (docs/decisions/0001-wire-profiles.md). */
@@ -254,12 +255,12 @@ describe('stdio: raw child process', () => {
   );
 
   it(
-    'rejects a line over 10 MiB with one error, then answers the next request',
+    'rejects a line over the 4 MiB default with one error, then answers the next request',
     async () => {
       const gateway = start();
       await gateway.initialize();
       const before = gateway.messages.length;
-      // 10 MiB + 1 bytes of filler, written in 1 MiB chunks, then the newline.
+      // 4 MiB + 1 bytes of filler, written in 1 MiB chunks, then the newline.
       const chunk = Buffer.alloc(1024 * 1024, 0x78);
       for (let written = 0; written < MAX_LINE_BYTES + 1;) {
         const size = Math.min(chunk.length, MAX_LINE_BYTES + 1 - written);

@@ -19,14 +19,19 @@ export interface LegacySseClient {
   close(): void;
 }
 
-export async function openLegacySse(origin: string, path = '/sse'): Promise<LegacySseClient> {
-  const stream = await openSseClient(`${origin}${path}`);
+/** @param headers sent on the GET that opens the stream (an `Authorization`, say). */
+export async function openLegacySse(
+  origin: string,
+  path = '/sse',
+  headers: Record<string, string> = {},
+): Promise<LegacySseClient> {
+  const stream = await openSseClient(`${origin}${path}`, { headers });
   if (stream.status !== 200) throw new Error(`GET ${path} answered ${stream.status}: ${stream.text}`);
   const first = await stream.waitFor(() => true);
   if (first.event !== 'endpoint') throw new Error(`the first event is not 'endpoint': ${JSON.stringify(first)}`);
   const endpoint = new URL(first.data, origin).href;
-  const post = (message: object | string, headers: Record<string, string> = {}) =>
-    rawPost(endpoint, message, { accept: 'application/json', ...headers });
+  const post = (message: object | string, extra: Record<string, string> = {}) =>
+    rawPost(endpoint, message, { accept: 'application/json', ...headers, ...extra });
   const request = async (id: number | string, method: string, params?: Record<string, unknown>, timeoutMs = 5_000) => {
     const from = stream.events.length;
     const answered = stream.waitFor((event) => event.json?.id === id, timeoutMs, from);

@@ -10,6 +10,19 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|CLUSTERDOWN|TRYAGAIN
  * What a failed Redis call means to the core: an outage (no connection, a timeout, a server that
  * is loading or failing over) is `McpBackendUnavailableError`, answered 503 with Retry-After; any
  * other reply error (a bug: a wrong type, a script error) stays what it is, a 500.
+ *
+ * Application code that keeps its own data in Redis maps its failures with it too, so a tool
+ * whose store is down answers like the backend does (503, nothing of Redis in the body).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   return await this.redis.hget(key, id);
+ * } catch (error) {
+ *   throw toBackendError(error);
+ * }
+ * ```
+ * @publicApi
  */
 export function toBackendError(error: unknown): Error {
   if (error instanceof McpBackendUnavailableError) return error;

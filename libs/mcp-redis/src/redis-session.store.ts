@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { McpSessionEndReason, McpSessionPatch, McpSessionRecord, McpSessionStore } from '@nest-mcp/server';
+import {
+  principalDigest,
+  type McpPrincipalBinding,
+  type McpSessionEndReason,
+  type McpSessionPatch,
+  type McpSessionRecord,
+  type McpSessionStore,
+} from '@nest-mcp/server';
 import { guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts } from './redis-scripts.js';
@@ -43,7 +50,8 @@ export class RedisSessionStore implements McpSessionStore {
     this.lookups = new SessionLookups(
       (args) => scripts.run<AccessReply[]>('mcpAccess', ttlMs, ...args),
       (id, reply) => {
-        if (Array.isArray(reply)) return;
+        // Another principal's lookup leaves the session (and what is cached of it) alone.
+        if (Array.isArray(reply) || reply === -2) return;
         this.records.delete(id);
         if (reply === -1) ends.announce(id, 'expired');
       },
@@ -60,14 +68,21 @@ export class RedisSessionStore implements McpSessionStore {
       limit,
       this.ttlMs,
       epoch,
+      principalDigest(record.principal) ?? '',
     );
     return created === 1;
   }
 
-  async access(id: string, now: number, idleTimeoutMs: number): Promise<McpSessionRecord | undefined> {
+  async access(
+    id: string,
+    now: number,
+    idleTimeoutMs: number,
+    principal?: McpPrincipalBinding,
+  ): Promise<McpSessionRecord | undefined> {
     const idle = Number.isFinite(idleTimeoutMs) ? idleTimeoutMs : -1;
     const cached = this.records.get(id);
-    const reply = await this.lookups.lookup(id, now, idle, cached !== undefined);
+    const digest = principalDigest(principal) ?? '';
+    const reply = await this.lookups.lookup(id, digest, now, idle, cached !== undefined);
     return Array.isArray(reply) ? this.decode(id, reply, now, cached) : undefined;
   }
 

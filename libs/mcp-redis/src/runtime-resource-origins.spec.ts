@@ -1,10 +1,17 @@
 /**
- * Runtime resources of an instance that is gone (see docs/decisions/0005-several-instances-share-one-backend.md):
- * the others drop them when it
- * shuts down, when its liveness lapses (a crash) and when it comes back under the same id.
+ * Runtime resources across instances: the others drop them when the instance that registered
+ * them shuts down, when its liveness lapses (a crash) and when it comes back under the same id;
+ * a read forwarded to that instance runs for the caller the reading instance authenticated.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import type { McpBackendParts, McpInstanceMessaging } from '@nest-mcp/server';
+import {
+  McpClientUnreachableException,
+  McpException,
+  type McpBackendParts,
+  type McpInstanceMessaging,
+  type McpPrincipal,
+  type McpRequestContext,
+} from '@nest-mcp/server';
 import { deploymentOf, type BackendDeployment } from '@nest-mcp/server/testing';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
 import { until } from '../../../test/support/until.js';
@@ -160,5 +167,105 @@ describe('runtime resources of instances that are gone', () => {
     await b.sync.dropDeadOrigins();
     expect(b.registry.get('mem://dark/1')).toBeUndefined();
     expect(b.schedule).toHaveBeenCalledWith('resources');
+  });
+
+  describe('a read forwarded to the instance that registered the resource', () => {
+    const alice: McpPrincipal = {
+      issuer: 'https://as.example.com',
+      subject: 'alice',
+      clientId: 'notes-app',
+      scopes: ['notes:read'],
+      audience: ['https://mcp.example.com/mcp'],
+      expiresAt: 4_102_444_800,
+      claims: { sub: 'alice', scope: 'notes:read' },
+      token: 'the-raw-access-token',
+    };
+    /** The context of a read on the instance the client talks to. */
+    const readingContext = (auth?: McpPrincipal) =>
+      ({
+        requestId: 7,
+        method: 'resources/read',
+        sessionId: 'session-1',
+        protocolVersion: '2025-11-25',
+        era: 'legacy',
+        transport: 'streamable-http',
+        auth,
+      }) as unknown as McpRequestContext;
+
+    /** Registers `uri` on `origin` with `handler`, and waits until `reader` adopted it. */
+    const registerOn = async (
+      origin: Instance,
+      reader: Instance,
+      uri: string,
+      handler: (ctx: McpRequestContext) => Promise<unknown>,
+    ) => {
+      const entry: McpResourceEntry = {
+        uri,
+        descriptor: { uri, name: uri },
+        handler: async (_args, ctx) => ({ contents: [{ uri, text: JSON.stringify(await handler(ctx)) }] }),
+        source: 'McpResourceService.register',
+        runtime: true,
+      };
+      origin.registry.register(entry);
+      origin.sync.announce(entry);
+      await until(() => reader.registry.get(uri) !== undefined, `${uri} adopted`);
+      return (ctx: McpRequestContext) => reader.registry.get(uri)!.handler({ uri }, ctx);
+    };
+
+    it('runs the handler for the principal the reading instance authenticated, with its scopes and without its token', async () => {
+      const a = await start('reads-a');
+      const b = await start('reads-b');
+      const seen: McpRequestContext[] = [];
+      const read = await registerOn(a, b, 'mem://reads/owned', async (ctx) => {
+        seen.push(ctx);
+        return { owner: ctx.auth?.subject ?? 'anonymous' };
+      });
+
+      const contents = (await read(readingContext(alice))) as { contents: { text: string }[] };
+
+      expect(JSON.parse(contents.contents[0].text)).toEqual({ owner: 'alice' });
+      const { token: _token, ...withoutToken } = alice;
+      expect(seen[0].auth).toEqual(withoutToken);
+      expect(seen[0]).toMatchObject({ requestId: 7, sessionId: 'session-1', method: 'resources/read', era: 'legacy' });
+
+      await read(readingContext(undefined));
+      expect(seen[1].auth).toBeUndefined();
+    });
+
+    it.each([
+      [
+        'ctx.elicit',
+        (ctx: McpRequestContext) =>
+          ctx.elicit({ message: 'Which note?', requestedSchema: { type: 'object', properties: {} } }),
+      ],
+      ['ctx.sample', (ctx: McpRequestContext) => ctx.sample({ messages: [], maxTokens: 1 })],
+      ['ctx.listRoots', (ctx: McpRequestContext) => ctx.listRoots()],
+      ['ctx.reportProgress', (ctx: McpRequestContext) => ctx.reportProgress(1, 2)],
+    ])('%s throws a clear McpException there, which the read answers with', async (what, ask) => {
+      const a = await start(`ask-a-${what}`);
+      const b = await start(`ask-b-${what}`);
+      let thrown: unknown;
+      const read = await registerOn(a, b, `mem://reads/${what}`, async (ctx) => {
+        try {
+          return await ask(ctx);
+        } catch (error) {
+          thrown = error;
+          throw error;
+        }
+      });
+
+      const failure = await read(readingContext(alice)).catch((error: unknown) => error);
+
+      expect(thrown).toBeInstanceOf(McpClientUnreachableException);
+      expect(failure).toBeInstanceOf(McpException);
+      expect((failure as McpException).toJsonRpcError()).toEqual({
+        code: -32603,
+        message: 'Client unreachable',
+        data: {
+          uri: `mem://reads/${what}`,
+          detail: `${what} is not available while reading 'mem://reads/${what}': this runtime resource's handler runs on another instance (the one that registered it), which cannot reach the client`,
+        },
+      });
+    });
   });
 });

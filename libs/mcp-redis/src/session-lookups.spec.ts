@@ -11,7 +11,7 @@ function fakeRedis(replies: Record<string, AccessReply>, failWith?: Error) {
       batches.push(args);
       if (failWith) return Promise.reject(failWith);
       const answers: AccessReply[] = [];
-      for (let i = 0; i < args.length; i += 4) answers.push(replies[args[i] as string] ?? 0);
+      for (let i = 0; i < args.length; i += 5) answers.push(replies[args[i] as string] ?? 0);
       return Promise.resolve(answers);
     },
     (id) => void settled.push(id),
@@ -23,9 +23,9 @@ describe('SessionLookups', () => {
   it('sends the lookups of one turn as one batch, one entry per session', async () => {
     const { lookups, batches } = fakeRedis({ a: ['ep', 'x'], b: ['ep', 'y'] });
     const replies = await Promise.all([
-      lookups.lookup('a', 100, 5_000, true),
-      lookups.lookup('b', 101, 5_000, true),
-      lookups.lookup('a', 102, 5_000, false),
+      lookups.lookup('a', '', 100, 5_000, true),
+      lookups.lookup('b', '', 101, 5_000, true),
+      lookups.lookup('a', '', 102, 5_000, false),
     ]);
     expect(replies).toEqual([
       ['ep', 'x'],
@@ -33,34 +33,46 @@ describe('SessionLookups', () => {
       ['ep', 'x'],
     ]);
     // One entry for `a`: the latest clock, and its record asked for because one caller lacked it.
-    expect(batches).toEqual([['a', 102, 5_000, 0, 'b', 101, 5_000, 1]]);
+    expect(batches).toEqual([['a', 102, 5_000, 0, '', 'b', 101, 5_000, 1, '']]);
+  });
+
+  it('looks a session up once per principal in a turn: the script checks each before it touches the session', async () => {
+    const { lookups, batches } = fakeRedis({ a: ['ep', 'x'] });
+    await Promise.all([
+      lookups.lookup('a', 'owner', 1, 10, true),
+      lookups.lookup('a', 'other', 2, 10, true),
+      lookups.lookup('a', 'owner', 3, 10, true),
+    ]);
+    expect(batches).toEqual([['a', 3, 10, 1, 'owner', 'a', 2, 10, 1, 'other']]);
   });
 
   it('starts a new batch in the next turn', async () => {
     const { lookups, batches } = fakeRedis({ a: ['ep', 'x'] });
-    await lookups.lookup('a', 1, -1, true);
-    await lookups.lookup('a', 2, -1, true);
+    await lookups.lookup('a', '', 1, -1, true);
+    await lookups.lookup('a', '', 2, -1, true);
     expect(batches).toEqual([
-      ['a', 1, -1, 1],
-      ['a', 2, -1, 1],
+      ['a', 1, -1, 1, ''],
+      ['a', 2, -1, 1, ''],
     ]);
   });
 
   it('splits a turn with more sessions than one call takes into several calls, each answered', async () => {
     const ids = Array.from({ length: 2 * MAX_SESSIONS_PER_CALL + 1 }, (_, i) => `s${i}`);
     const { lookups, batches } = fakeRedis(Object.fromEntries(ids.map((id) => [id, ['ep', id]])));
-    const replies = await Promise.all(ids.map((id) => lookups.lookup(id, 1, -1, true)));
+    const replies = await Promise.all(ids.map((id) => lookups.lookup(id, '', 1, -1, true)));
     expect(replies).toEqual(ids.map((id) => ['ep', id]));
-    expect(batches.map((args) => args.length / 4)).toEqual([MAX_SESSIONS_PER_CALL, MAX_SESSIONS_PER_CALL, 1]);
+    expect(batches.map((args) => args.length / 5)).toEqual([MAX_SESSIONS_PER_CALL, MAX_SESSIONS_PER_CALL, 1]);
   });
 
   it("settles each session's reply once, before any of its callers sees it", async () => {
     const { lookups, settled } = fakeRedis({ a: -1 });
     const seen: string[][] = [];
     await Promise.all(
-      [lookups.lookup('a', 1, 10, true), lookups.lookup('a', 1, 10, true), lookups.lookup('gone', 1, 10, true)].map(
-        (reply) => reply.then(() => void seen.push([...settled])),
-      ),
+      [
+        lookups.lookup('a', '', 1, 10, true),
+        lookups.lookup('a', '', 1, 10, true),
+        lookups.lookup('gone', '', 1, 10, true),
+      ].map((reply) => reply.then(() => void seen.push([...settled]))),
     );
     expect(settled).toEqual(['a', 'gone']);
     expect(seen).toEqual([
@@ -73,7 +85,10 @@ describe('SessionLookups', () => {
   it('fails every caller of a batch Redis could not run, and nobody else', async () => {
     const down = new Error('Redis is unavailable');
     const { lookups } = fakeRedis({}, down);
-    const outcomes = await Promise.allSettled([lookups.lookup('a', 1, 10, true), lookups.lookup('b', 1, 10, true)]);
+    const outcomes = await Promise.allSettled([
+      lookups.lookup('a', '', 1, 10, true),
+      lookups.lookup('b', '', 1, 10, true),
+    ]);
     expect(outcomes).toEqual([
       { status: 'rejected', reason: down },
       { status: 'rejected', reason: down },
@@ -88,7 +103,10 @@ describe('SessionLookups', () => {
         if (id === 'a') throw broken;
       },
     );
-    const outcomes = await Promise.allSettled([lookups.lookup('a', 1, 10, true), lookups.lookup('b', 1, 10, true)]);
+    const outcomes = await Promise.allSettled([
+      lookups.lookup('a', '', 1, 10, true),
+      lookups.lookup('b', '', 1, 10, true),
+    ]);
     expect(outcomes).toEqual([
       { status: 'rejected', reason: broken },
       { status: 'fulfilled', value: ['ep', 'x'] },

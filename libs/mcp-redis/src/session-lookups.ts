@@ -1,8 +1,14 @@
-/** What Redis answered for one session: its hash as a flat name/value array, 0 unknown, -1 ended idle. */
-export type AccessReply = string[] | 0 | -1;
+/**
+ * What Redis answered for one session: its hash as a flat name/value array, 0 unknown, -1 ended
+ * idle, -2 another principal's (left untouched).
+ */
+export type AccessReply = string[] | 0 | -1 | -2;
 
-/** One session's lookup in the current turn, shared by every caller that asked for it. */
+/** One session's lookup by one principal in the current turn, shared by every caller that asked for it. */
 interface Lookup {
+  readonly sessionId: string;
+  /** The digest of the principal looking it up ('' when anonymous). */
+  readonly principal: string;
   now: number;
   idleMs: number;
   /** False as soon as one caller lacks the decoded record: Redis then sends `rec` along. */
@@ -16,12 +22,13 @@ interface Lookup {
  */
 export const MAX_SESSIONS_PER_CALL = 500;
 
-/** The access script's arguments for a batch: four per session (see `ACCESS`). */
+/** The access script's arguments for a batch: five per lookup (see `ACCESS`). */
 export type AccessArgs = (string | number)[];
 
 /**
  * The session lookups of one event-loop turn, sent to Redis as one access script call when the
- * turn's I/O callbacks are done (`setImmediate`), one lookup per session whoever asked.
+ * turn's I/O callbacks are done (`setImmediate`), one lookup per session and principal whoever
+ * asked (the script checks the principal before it touches the session).
  *
  * Under load an instance reads several requests per turn (one per ready socket), often of the
  * same session (a client calling tools in parallel). One call for all of them spares Redis a
@@ -42,12 +49,20 @@ export class SessionLookups {
    * Looks a session up with this turn's batch. `settle` sees each session's reply once, before
    * its callers do. A process has one idle timeout, so the first caller's stands for the turn.
    */
-  lookup(sessionId: string, now: number, idleMs: number, holdsRecord: boolean): Promise<AccessReply> {
-    let lookup = this.pending.get(sessionId);
+  lookup(
+    sessionId: string,
+    principal: string,
+    now: number,
+    idleMs: number,
+    holdsRecord: boolean,
+  ): Promise<AccessReply> {
+    // A newline is in neither a session id (visible ASCII) nor a digest (base64url).
+    const key = `${sessionId}\n${principal}`;
+    let lookup = this.pending.get(key);
     if (lookup === undefined) {
       if (this.pending.size === 0) setImmediate(() => this.flush());
-      lookup = { now, idleMs, holdsRecord, waiters: [] };
-      this.pending.set(sessionId, lookup);
+      lookup = { sessionId, principal, now, idleMs, holdsRecord, waiters: [] };
+      this.pending.set(key, lookup);
       if (this.pending.size >= MAX_SESSIONS_PER_CALL) this.flush();
     } else {
       lookup.now = Math.max(lookup.now, now);
@@ -62,15 +77,15 @@ export class SessionLookups {
     if (batch.size === 0) return; // sent already, full before the turn ended
     this.pending = new Map();
     const args: AccessArgs = [];
-    for (const [sessionId, lookup] of batch)
-      args.push(sessionId, lookup.now, lookup.idleMs, lookup.holdsRecord ? 1 : 0);
+    for (const lookup of batch.values())
+      args.push(lookup.sessionId, lookup.now, lookup.idleMs, lookup.holdsRecord ? 1 : 0, lookup.principal);
     this.run(args).then(
       (replies) => {
         let i = 0;
-        for (const [sessionId, lookup] of batch) {
+        for (const lookup of batch.values()) {
           const reply = replies[i++];
           try {
-            this.settle(sessionId, reply);
+            this.settle(lookup.sessionId, reply);
           } catch (error) {
             for (const waiter of lookup.waiters) waiter.reject(error);
             continue;

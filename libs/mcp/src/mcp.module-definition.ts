@@ -1,6 +1,6 @@
 import { ConfigurableModuleBuilder, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
-import { DEFAULT_BODY_LIMIT_BYTES, DEFAULT_MCP_PATH } from './mcp.constants.js';
+import { DEFAULT_MCP_PATH } from './mcp.constants.js';
 import { McpBodyReaderInstaller } from './transports/http/mcp-body-reader.installer.js';
 import { createMcpHttpController } from './transports/http/mcp-http.controller.js';
 import { MCP_BODY_PATHS } from './transports/http/mcp-http.tokens.js';
@@ -34,10 +34,7 @@ function withTransports(definition: DynamicModule, extras: McpModuleExtras): Dyn
   }
   if (bodyPaths.length > 0) providers.push({ provide: MCP_BODY_PATHS, useValue: bodyPaths }, McpBodyReaderInstaller);
   if (extras.ws) {
-    const gateway = createMcpWsGatewayProviders(
-      extras.ws.path ?? '/ws',
-      extras.ws.maxPayloadBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-    );
+    const gateway = createMcpWsGatewayProviders(extras.ws.path ?? '/ws', extras.ws.maxPayloadBytes);
     providers.push(McpWsHandler, ...gateway);
   }
   if (extras.stdio) {

@@ -1,33 +1,43 @@
 /** Scripts of the session store (ARGV[1] prefix, ARGV[2] instance id, then their own). */
 
-/** ARGV: sid, record JSON, now, limit, ttl ms, epoch → 1 created, 0 full. */
+/**
+ * ARGV: sid, record JSON, now, limit, ttl ms, epoch, principal digest ('' when anonymous) → 1
+ * created, 0 full. The digest (field `pd`) is what the access script checks a lookup against.
+ */
 export const CREATE = `
 if redis.call('ZCARD', P .. 'expiry') >= tonumber(ARGV[6]) then return 0 end
 local s = skey(ARGV[3])
-redis.call('HSET', s, 'rec', ARGV[4], 'ep', ARGV[8], 'seq', 0, 'xp', ARGV[5] + ARGV[7])
+redis.call('HSET', s, 'rec', ARGV[4], 'ep', ARGV[8], 'seq', 0, 'xp', ARGV[5] + ARGV[7], 'pd', ARGV[9])
 redis.call('PEXPIRE', s, ARGV[7])
 redis.call('ZADD', P .. 'expiry', ARGV[5], ARGV[3])
 return 1
 `;
 
 /**
- * ARGV: ttl ms, then a group of four per session looked up: sid, now, idle ms (-1: never idle),
- * '1' when the caller holds the record already. Replies one answer per group, in order: the hash
- * as a flat array (without `rec` when the caller holds it: it never changes after the create);
- * 0 when unknown; -1 when found idle (and ended here, unless a live instance holds its stream).
+ * ARGV: ttl ms, then a group of five per session looked up: sid, now, idle ms (-1: never idle),
+ * '1' when the caller holds the record already, the caller's principal digest ('' when
+ * anonymous). Replies one answer per group, in order: the hash as a flat array (without `rec`
+ * when the caller holds it: it never changes after the create); 0 when unknown; -1 when found
+ * idle (and ended here, unless a live instance holds its stream); -2 when the session belongs to
+ * another principal, in which case nothing is changed (neither its clock nor its end).
  * The session's keys get a fresh TTL only once less than half of it is left (`xp` records when
  * they expire at the earliest), so a busy session costs three commands per lookup, not seven.
  * One call serves every lookup of an event-loop turn (see SessionLookups).
  */
 export const ACCESS = `
 local ttl = tonumber(ARGV[3])
-local function access(sid, now, idle, holdsRecord)
+local function access(sid, now, idle, holdsRecord, principal)
   local s = skey(sid)
   local fields = redis.call('HGETALL', s)
   if #fields == 0 then
     if redis.call('ZSCORE', P .. 'expiry', sid) then endSession(sid, 'expired'); return -1 end
     return 0
   end
+  local owner = ''
+  for i = 1, #fields, 2 do
+    if fields[i] == 'pd' then owner = fields[i + 1] end
+  end
+  if owner ~= principal then return -2 end
   local score = redis.call('ZSCORE', P .. 'expiry', sid)
   local seen = tonumber(score or now)
   if idle >= 0 and now - seen > idle and not holderAlive(s) then
@@ -39,7 +49,7 @@ local function access(sid, now, idle, holdsRecord)
   for i = 1, #fields, 2 do
     local name = fields[i]
     if name == 'xp' then xp = tonumber(fields[i + 1])
-    elseif name ~= 'rec' or not holdsRecord then
+    elseif name ~= 'pd' and (name ~= 'rec' or not holdsRecord) then
       reply[#reply + 1] = name
       reply[#reply + 1] = fields[i + 1]
     end
@@ -53,8 +63,9 @@ local function access(sid, now, idle, holdsRecord)
   return reply
 end
 local replies = {}
-for i = 4, #ARGV, 4 do
-  replies[#replies + 1] = access(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), ARGV[i + 3] == '1')
+for i = 4, #ARGV, 5 do
+  replies[#replies + 1] =
+    access(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), ARGV[i + 3] == '1', ARGV[i + 4])
 end
 return replies
 `;

@@ -71,7 +71,10 @@ export function principalKey(principal: McpPrincipal | McpPrincipalBinding): str
 /**
  * A short opaque digest of a principal's binding, to bind state that travels through the client
  * (an MRTR `requestState`) or waits for it (a server→client request) to the principal: the state
- * of one principal is then refused to every other.
+ * of one principal is then refused to every other. Two principals have the same digest exactly
+ * when `isSamePrincipal` holds, so a shared session store can check a lookup's principal where
+ * the session is (in one round trip) by comparing digests. `undefined` for no principal.
+ * @publicApi
  */
 export function principalDigest(principal: McpPrincipal | McpPrincipalBinding | undefined): string | undefined {
   return principal && createHash('sha256').update(principalKey(principal)).digest('base64url');

@@ -26,7 +26,7 @@ function serializing(store: McpSessionStore): McpSessionStore {
   const roundTrip = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
   return {
     create: (record, limit) => store.create(roundTrip(record), limit),
-    access: async (id, now, idle) => roundTrip(await store.access(id, now, idle)),
+    access: async (id, now, idle, principal) => roundTrip(await store.access(id, now, idle, roundTrip(principal))),
     update: (id, patch) => store.update(id, patch),
     touch: (ids, now) => store.touch(ids, now),
     end: (id, reason) => store.end(id, reason),

@@ -36,7 +36,8 @@ export type McpSessionPatch = Partial<Pick<McpSessionRecord, 'initialized' | 'lo
  *
  * The rules every implementation keeps (the contract suite checks them):
  * - `create` is atomic with its cap: concurrent creates never pass `limit`.
- * - `access` reads and restarts the idle clock in one step (one round trip).
+ * - `access` reads and restarts the idle clock in one step (one round trip), and only for the
+ *   session's own principal: the lookup of another principal changes nothing.
  * - `update` never re-creates an ended session.
  * - `end` is the one operation that ends a session: it removes the record and everything the
  *   backend keeps for it (subscriptions, outbox, POST-stream logs) at once, so a write that
@@ -49,8 +50,18 @@ export interface McpSessionStore {
   /**
    * The live session with its idle clock restarted at `now`; undefined when it is unknown, or
    * idle for longer than `idleTimeoutMs` (the store may end such a session here).
+   *
+   * A session bound to another principal than `principal` (`isSamePrincipal`: a bound session
+   * and an anonymous lookup, or the reverse, never match) is undefined too, and left exactly as
+   * it was: its idle clock is not restarted and it is not ended, so a request that is refused
+   * for it keeps nobody's session alive.
    */
-  access(id: string, now: number, idleTimeoutMs: number): Promise<McpSessionRecord | undefined>;
+  access(
+    id: string,
+    now: number,
+    idleTimeoutMs: number,
+    principal?: McpPrincipalBinding,
+  ): Promise<McpSessionRecord | undefined>;
   /** Changes stored facts of a live session; false when it is gone (it is never re-created). */
   update(id: string, patch: McpSessionPatch): Promise<boolean>;
   /** Marks activity at `now` for live sessions (open streams count as activity). */

@@ -55,3 +55,21 @@ export class McpResourceNotFoundException extends McpException {
     super(code, 'Resource not found', `Resource '${uri}' is not registered`, { uri });
   }
 }
+
+/**
+ * `-32603`: a handler asked to reach the client (`elicit`, `sample`, `listRoots`,
+ * `reportProgress`) where the client cannot be reached: a runtime resource's read forwarded to
+ * the instance that registered it runs there, and only the instance the client talks to holds
+ * the channel. Thrown at once, by the call, so the handler can catch it and read without asking.
+ * @publicApi
+ */
+export class McpClientUnreachableException extends McpException {
+  constructor(what: string, uri: string) {
+    super(
+      JsonRpcErrorCode.InternalError,
+      'Client unreachable',
+      `${what} is not available while reading '${uri}': this runtime resource's handler runs on another instance (the one that registered it), which cannot reach the client`,
+      { uri },
+    );
+  }
+}

@@ -88,7 +88,12 @@ export interface McpModuleOptions {
    * @default localhost, 127.0.0.1 and [::1] on any port
    */
   allowedHosts?: string[];
-  /** Largest accepted request body, in bytes. @default 4 MiB */
+  /**
+   * Largest accepted message, in bytes: a request body on Streamable HTTP and legacy SSE (413
+   * past it), and, unless `ws.maxPayloadBytes` or `stdio.maxLineBytes` say otherwise, a
+   * WebSocket frame and a stdio line. A JSON-RPC batch is one message.
+   * @default 4 MiB
+   */
   maxBodyBytes?: number;
   /**
    * Validate the `MCP-Protocol-Version` header (400 when it names an unsupported version).
@@ -217,7 +222,7 @@ export interface McpModuleExtras {
   /**
    * WebSocket endpoint (one JSON-RPC message per text frame, subprotocol `mcp`). Needs the
    * `ws` adapter: `app.useWebSocketAdapter(new WsAdapter(app))`.
-   * @default false; `{}` means `{ path: '/ws', maxPayloadBytes: 4 MiB }`
+   * @default false; `{}` means `{ path: '/ws', maxPayloadBytes: maxBodyBytes }`
    */
   ws?: { path?: string; maxPayloadBytes?: number } | false;
   /**
@@ -227,7 +232,8 @@ export interface McpModuleExtras {
   sse?: { path?: string; messagesPath?: string } | false;
   /**
    * stdio transport: newline-delimited JSON-RPC on stdin/stdout. Start such an app with
-   * `runMcpStdio()`, which keeps every log line off stdout.
+   * `runMcpStdio()`, which keeps every log line off stdout. `maxLineBytes` defaults to
+   * `maxBodyBytes`.
    * @default false
    */
   stdio?: boolean | { maxLineBytes?: number };

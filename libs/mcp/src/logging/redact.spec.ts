@@ -25,6 +25,16 @@ describe('log redaction', () => {
     expect(redactSecrets(`{ headers: { authorization: 'Bearer ${JWT}' } }`)).not.toContain(JWT);
   });
 
+  it('redacts the password of a URL, and keeps its host', () => {
+    expect(redactSecrets('Redis at redis://:hunter2@10.0.0.7:6379 is down')).toBe(
+      `Redis at redis://:${REDACTED}@10.0.0.7:6379 is down`,
+    );
+    expect(redactSecrets('rediss://app:s3cr%40t@cache.internal/0')).toBe(`rediss://app:${REDACTED}@cache.internal/0`);
+    expect(redactSecrets('see https://example.com/a:b@c and mailto:x@y')).toBe(
+      'see https://example.com/a:b@c and mailto:x@y',
+    );
+  });
+
   it('leaves ordinary text alone', () => {
     const text = 'tools/call notes.create failed in 3.2 ms: Note title is required';
     expect(redactSecrets(text)).toBe(text);

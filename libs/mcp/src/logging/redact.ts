@@ -24,14 +24,17 @@ const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
     `$1${REDACTED}`,
   ],
   [SECRET_PARAMS, `$1${REDACTED}`],
+  // The password of a URL's user info (redis://user:password@host, as a client error may quote).
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s/@]+@/gi, `$1${REDACTED}@`],
   // Any JWT (three base64url parts, the first two JSON objects).
   [/\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, REDACTED],
 ];
 
 /**
  * Removes credentials and session capabilities from text that is about to be logged: the values
- * of `Authorization` and `Mcp-Session-Id` headers, bearer tokens, JWTs, and session ids or tokens
- * in query strings (`?sessionId=`, `?access_token=`) and JSON members. Every log line of the
+ * of `Authorization` and `Mcp-Session-Id` headers, bearer tokens, JWTs, session ids or tokens
+ * in query strings (`?sessionId=`, `?access_token=`) and JSON members, and passwords in URLs
+ * (`redis://:password@host`). Every log line of the
  * module that may carry request data or a foreign error's text goes through it.
  */
 export function redactSecrets(text: string): string {

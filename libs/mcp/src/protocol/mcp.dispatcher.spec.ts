@@ -18,6 +18,7 @@ import {
   httpContext,
   McpTestClient,
   notification,
+  parseAnswer,
   request,
   statelessContext,
 } from '../testing/mcp-testing-module.js';
@@ -161,6 +162,10 @@ class FiveTools {
 }
 
 const INSTRUCTIONS = 'Use the notes tools to manage notes.';
+
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+const MODERN_META = { [PROTOCOL_VERSION_META]: '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const MODERN_ENVELOPE = { protocolVersion: '2026-07-28', clientCapabilities: {} };
 
 describe('McpDispatcher', () => {
   let client: McpTestClient;
@@ -808,6 +813,52 @@ describe('McpDispatcher', () => {
 
     it('refuses a batch on a stateless request whose header says 2025-06-18', async () => {
       expect(asError(await client.dispatch([request('ping')], statelessContext('2025-06-18'))).error.code).toBe(-32600);
+    });
+
+    it('refuses a batch on a transport with sessions before initialize, running none of it', async () => {
+      const answer = await client.answer([request('tools/call', { name: 'record' })], httpContext());
+
+      expect(answer?.status).toBe(400);
+      expect(asError(parseAnswer(answer))).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(executions.get('record')).toBeUndefined();
+    });
+
+    it.each([
+      ['a modern-only connection', httpContext({ sessionsEnabled: false, eras: 'modern' })],
+      ['a request the transport read as modern', httpContext({ sessionsEnabled: false, envelope: MODERN_ENVELOPE })],
+    ])('refuses any batch on %s with 400 -32600, running none of it', async (_what, ctx) => {
+      const answer = await client.answer([request('tools/call', { name: 'record', _meta: MODERN_META })], ctx);
+
+      expect(answer?.status).toBe(400);
+      expect(asError(parseAnswer(answer))).toMatchObject({ id: null, error: { code: -32600 } });
+      expect(executions.get('record')).toBeUndefined();
+    });
+
+    it.each([
+      ['tools/call with the modern _meta', { name: 'record', _meta: MODERN_META }, 'tools/call'],
+      [
+        'tools/call with a malformed modern _meta',
+        { name: 'record', _meta: { [PROTOCOL_VERSION_META]: 7 } },
+        'tools/call',
+      ],
+      ['server/discover', { _meta: MODERN_META }, 'server/discover'],
+    ])('refuses a batch element that is %s with -32600 and runs the others', async (_what, params, method) => {
+      const ctx = await client.initialize('2025-03-26');
+
+      const answer = (await client.dispatch(
+        [
+          request(method, params, 'modern'),
+          request('tools/call', { name: 'record' }, 'legacy'),
+          notification('notifications/cancelled', { requestId: 1, _meta: MODERN_META }),
+        ],
+        ctx,
+      )) as JsonRpcResponse[];
+
+      expect(answer).toEqual([
+        { jsonrpc: '2.0', id: 'modern', error: expect.objectContaining({ code: -32600 }) },
+        expect.objectContaining({ id: 'legacy', result: expect.anything() }),
+      ]);
+      expect(executions.get('record')).toBe(1);
     });
 
     it('answers nothing to a batch of notifications', async () => {

@@ -136,7 +136,7 @@ export class McpDispatcher {
     }
     const refusal = this.refuseBatch(payload, ctx);
     if (refusal) return this.toAnswer(refusal);
-    const outcomes = await Promise.all(payload.map((item) => this.dispatchOne(item, ctx)));
+    const outcomes = await Promise.all(payload.map((item) => this.dispatchBatchElement(item, ctx)));
     const parts: string[] = [];
     for (const outcome of outcomes) if (outcome) parts.push(this.errors.serialize(outcome.response, outcome.method));
     return parts.length > 0 ? { json: `[${parts.join(',')}]`, status: 200 } : undefined;
@@ -175,10 +175,20 @@ export class McpDispatcher {
     return capabilities;
   }
 
+  /**
+   * A batch is legacy by definition: MCP 2026-07-28 has none, and 2025-06-18 removed them. So it
+   * is refused whole on a modern-only endpoint (or connection), on a transport with sessions
+   * before `initialize`, and under any version but 2025-03-26 (the negotiated one, or, without
+   * sessions, the header's; none means 2025-03-26).
+   */
   private refuseBatch(batch: unknown[], ctx: McpDispatchContext): Outcome | undefined {
     const version = this.versionOf(ctx);
     let detail: string | undefined;
-    if (version !== '2025-03-26') detail = `JSON-RPC batches are not supported on protocol version ${version}`;
+    if (ctx.envelope || (ctx.eras ?? this.options.protocol) === 'modern') {
+      detail = 'JSON-RPC batches do not exist in MCP 2026-07-28: send one request per message';
+    } else if (ctx.sessionsEnabled && !ctx.session) {
+      detail = 'JSON-RPC batches need a session that negotiated 2025-03-26: send initialize first, on its own';
+    } else if (version !== '2025-03-26') detail = `JSON-RPC batches are not supported on protocol version ${version}`;
     else if (batch.length === 0) detail = 'An empty batch is not a valid request';
     else if (batch.some((item) => (item as { method?: unknown } | null)?.method === 'initialize')) {
       detail = 'initialize must not be sent in a batch';
@@ -191,6 +201,24 @@ export class McpDispatcher {
     return outcome.headers
       ? { json, status: outcome.status, headers: outcome.headers }
       : { json, status: outcome.status };
+  }
+
+  /**
+   * One element of an admitted batch: always the legacy era. An element written for the modern
+   * era (its `_meta` protocol version, or `server/discover`) is refused with `-32600` and never
+   * runs: it would otherwise skip the checks a modern request gets on its own (its headers).
+   */
+  private async dispatchBatchElement(value: unknown, ctx: McpDispatchContext): Promise<Outcome | undefined> {
+    // Admitted batches are neither on a modern-only endpoint nor modern by their headers, so an
+    // element that is not modern by itself is dispatched as the legacy request it is.
+    if (!isModernMessage(value)) return this.dispatchOne(value, ctx);
+    const id = (value as { id?: unknown }).id;
+    // A modern notification has no id to answer: it is dropped like any unknown notification.
+    if (id === undefined) return undefined;
+    const exception = new McpInvalidRequestException(
+      'A 2026-07-28 request cannot be part of a JSON-RPC batch: send it on its own',
+    );
+    return failure(isValidId(id) ? id : null, exception, 'batch');
   }
 
   private async dispatchOne(value: unknown, ctx: McpDispatchContext): Promise<Outcome | undefined> {

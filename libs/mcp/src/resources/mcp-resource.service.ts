@@ -50,7 +50,14 @@ export interface McpTemplateRegistration extends McpResourceRegistration {
  * listed and read exactly like decorated ones; each change sends a (coalesced)
  * `notifications/resources/list_changed`. With a shared backend, every instance lists them,
  * accepts subscriptions to them and reads them (the read runs on the instance that registered
- * the resource); `unregister` on any instance removes one everywhere (docs/several-instances.md).
+ * the resource); `unregister` on any instance removes one everywhere.
+ *
+ * A read through another instance runs the reader for the same caller: `ctx.auth` is the
+ * principal the instance the client talks to authenticated, with its scopes (never its access
+ * token, which stays on that instance). The client cannot be reached from where the reader runs,
+ * so there `ctx.elicit`, `ctx.sample`, `ctx.listRoots` and `ctx.reportProgress` throw
+ * `McpClientUnreachableException` (catch it to read without asking), and `ctx.log` and
+ * `ctx.sendNotification` send nothing.
  *
  * @example
  * ```ts

@@ -13,6 +13,7 @@ import { McpException } from '../errors/mcp.exception.js';
 import { McpBackendUnavailableError } from '../backend/mcp-backend.interface.js';
 import { McpResourceRegistry, type McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import { toContents } from './resource-contents.js';
+import { ForwardedReadContext, forwardedReadFacts, type ForwardedReadFacts } from './forwarded-read.context.js';
 import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
 import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
@@ -43,7 +44,8 @@ interface Adopted {
 interface ReadRequest {
   readonly id: string;
   readonly uri: string;
-  readonly sessionId?: string;
+  /** Who reads, as the forwarding instance authenticated them, and what the handler may know of the request. */
+  readonly facts: ForwardedReadFacts;
 }
 
 interface ReadReply {
@@ -68,6 +70,11 @@ interface ReadReply {
  * for a sync, which drops what its previous life announced. Each instance that drops some sends
  * `list_changed` and `updated` for them (so a client may hear it more than once: both are
  * idempotent). Until then a read forwarded to a dead instance answers 503 (`Retry-After`).
+ *
+ * A forwarded read carries its caller: the handler sees the principal (with its scopes, without
+ * its token) that the instance the client talks to authenticated, never anything the client
+ * sent. That instance alone can reach the client, so the handler's context cannot ask it or
+ * report progress to it (`ForwardedReadContext`).
  */
 @Injectable()
 export class RuntimeResourceSync implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -229,11 +236,11 @@ export class RuntimeResourceSync implements OnApplicationBootstrap, BeforeApplic
           } else resolve(reply.contents ?? []);
         },
       });
-      this.messaging.send(origin, 'resource-read', { id, uri, sessionId: ctx.sessionId } satisfies ReadRequest);
+      this.messaging.send(origin, 'resource-read', { id, uri, facts: forwardedReadFacts(ctx) } satisfies ReadRequest);
     });
   }
 
-  /** Runs a read forwarded by another instance, with a context that carries only the session. */
+  /** Runs a read forwarded by another instance, for the caller that instance authenticated. */
   private async serveRead(request: ReadRequest, from: string): Promise<void> {
     const entry = this.registry.get(request.uri);
     let reply: ReadReply;
@@ -242,12 +249,8 @@ export class RuntimeResourceSync implements OnApplicationBootstrap, BeforeApplic
         throw new McpException(-32002, 'Resource not found', `Resource '${request.uri}' is not registered`, {
           uri: request.uri,
         });
-      const ctx = {
-        sessionId: request.sessionId,
-        method: 'resources/read',
-        signal: AbortSignal.timeout(REMOTE_READ_TIMEOUT_MS),
-      };
-      const value = await entry.handler({ uri: request.uri }, ctx as unknown as McpRequestContext);
+      const ctx = new ForwardedReadContext(request.uri, request.facts, AbortSignal.timeout(REMOTE_READ_TIMEOUT_MS));
+      const value = await entry.handler({ uri: request.uri }, ctx);
       reply = { id: request.id, contents: toContents(request.uri, entry.mimeType, value) };
     } catch (error) {
       const exception =

@@ -105,7 +105,7 @@ describe('McpSessionManager', () => {
       const access = jest.spyOn(harness.store, 'access');
 
       expect(await harness.manager.resolve('a'.repeat(256))).toBeUndefined();
-      expect(access).toHaveBeenCalledWith('a'.repeat(256), expect.any(Number), IDLE_TIMEOUT_MS);
+      expect(access).toHaveBeenCalledWith('a'.repeat(256), expect.any(Number), IDLE_TIMEOUT_MS, undefined);
     });
 
     it('never adopts an unknown id', async () => {
@@ -122,6 +122,25 @@ describe('McpSessionManager', () => {
       expect(resolved?.id).toBe(session.id);
       expect(resolved?.lastActivityAt).toBe(START + 4_000);
       expect((await harness.store.get(session.id))?.lastActivityAt).toBe(START + 4_000);
+    });
+
+    it("refuses another principal's lookup before it touches the session: its idle clock stays where it was", async () => {
+      const alice = { issuer: 'https://as', subject: 'alice', scopes: [], audience: [], claims: {} };
+      const session = await harness.manager.create({
+        protocolVersion: '2025-11-25',
+        transport: 'streamable-http',
+        principal: { issuer: 'https://as', subject: 'alice' },
+      });
+      jest.setSystemTime(START + 0.9 * IDLE_TIMEOUT_MS);
+
+      expect(await harness.manager.resolve(session.id, { ...alice, subject: 'mallory' })).toBeUndefined();
+      expect(await harness.manager.resolve(session.id)).toBeUndefined();
+      expect((await harness.store.get(session.id))?.lastActivityAt).toBe(START);
+
+      // So it expires on its own schedule, whoever kept asking for it.
+      jest.setSystemTime(START + IDLE_TIMEOUT_MS + 1);
+      expect(await harness.manager.resolve(session.id, alice)).toBeUndefined();
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
     });
   });
 

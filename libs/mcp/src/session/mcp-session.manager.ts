@@ -19,7 +19,7 @@ import { McpSessionQuotaExceededException, McpTooManySessionsException } from '.
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
-import { isSamePrincipal, type McpPrincipal } from '../auth/mcp-principal.js';
+import { isSamePrincipal, principalBinding, type McpPrincipal } from '../auth/mcp-principal.js';
 import { SessionQuota } from './session-quota.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;
@@ -108,13 +108,16 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
    * Finds a live session and restarts its idle clock, in one store call. Malformed ids never
    * reach the store; a session that holds a stream here does not expire. A session of another
    * principal than `principal` is not found (the same answer as an unknown id, so its existence
-   * is not revealed); without auth both are undefined and always match.
+   * is not revealed) and not touched: the store checks the principal before the clock. Without
+   * auth both are undefined and always match.
    */
   async resolve(id: unknown, principal?: McpPrincipal): Promise<McpSessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
     const idleTimeoutMs = this.bus.holds(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
-    const session = await this.store.access(id, Date.now(), idleTimeoutMs);
-    return session && isSamePrincipal(session.principal, principal) ? session : undefined;
+    const binding = principal && principalBinding(principal);
+    const session = await this.store.access(id, Date.now(), idleTimeoutMs, binding);
+    // Checked here too: a store of its own that ignores `principal` still hands no session over.
+    return session && isSamePrincipal(session.principal, binding) ? session : undefined;
   }
 
   /** Changes stored facts of a live session (its log level, ...); false when it ended. */

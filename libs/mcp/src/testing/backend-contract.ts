@@ -161,13 +161,39 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         expect(await parts.sessions.create(record, 10)).toBe(true);
         const now = Date.now();
 
-        const found = await parts.sessions.access(record.id, now, 60_000);
+        const found = await parts.sessions.access(record.id, now, 60_000, principal);
 
         expect(found).toEqual({ ...record, lastActivityAt: now });
         found!.logLevel = 'debug';
-        expect((await parts.sessions.access(record.id, now, 60_000))?.logLevel).toBeUndefined();
+        expect((await parts.sessions.access(record.id, now, 60_000, principal))?.logLevel).toBeUndefined();
         expect(await parts.sessions.access(newId(), now, 60_000)).toBeUndefined();
         expect(await parts.sessions.count()).toBe(1);
+      });
+
+      it("finds a session only for its own principal; another principal's lookup changes nothing", async () => {
+        const parts = await (await deploy()).instance();
+        const ended = endsOf(parts);
+        const alice = { issuer: 'https://issuer', subject: 'alice', clientId: 'c1' };
+        const start = Date.now() - 100_000;
+        const bound = { ...sessionRecord({ lastActivityAt: start }), principal: alice } as McpSessionRecord;
+        const open = sessionRecord({ lastActivityAt: start });
+        for (const record of [bound, open]) expect(await parts.sessions.create(record, 10)).toBe(true);
+
+        // Another subject, the same subject of another client, anonymous: none finds it.
+        for (const other of [{ ...alice, subject: 'mallory' }, { ...alice, clientId: 'c2' }, undefined]) {
+          expect(await parts.sessions.access(bound.id, start + 50_000, 60_000, other)).toBeUndefined();
+        }
+        // Nor does a bound caller find an unbound session.
+        expect(await parts.sessions.access(open.id, start + 50_000, 60_000, alice)).toBeUndefined();
+        // Found idle past its timeout by a foreign lookup: still not ended by it.
+        expect(await parts.sessions.access(bound.id, start + 90_000, 60_000, undefined)).toBeUndefined();
+        expect(await parts.sessions.count()).toBe(2);
+
+        // None of those lookups restarted the idle clocks: both sessions are idle for 70 s now.
+        expect(await parts.sessions.access(bound.id, start + 70_000, 69_000, alice)).toBeUndefined();
+        expect(await parts.sessions.access(open.id, start + 70_000, 69_000)).toBeUndefined();
+        await Promise.all([ended.waitFor(bound.id), ended.waitFor(open.id)]);
+        expect(await parts.sessions.count()).toBe(0);
       });
 
       it('updates stored facts of a live session, and never re-creates an ended one', async () => {

@@ -1,3 +1,4 @@
+import { isSamePrincipal, type McpPrincipalBinding } from '../../auth/mcp-principal.js';
 import type { McpSessionEndReason, McpSessionPatch, McpSessionRecord, McpSessionStore } from '../mcp-session.store.js';
 
 /** Told, synchronously and inside `end`, that a session ended: the sibling stores clear it. */
@@ -37,9 +38,15 @@ export class InMemorySessionStore implements McpSessionStore {
     return true;
   }
 
-  async access(id: string, now: number, idleTimeoutMs: number): Promise<McpSessionRecord | undefined> {
+  async access(
+    id: string,
+    now: number,
+    idleTimeoutMs: number,
+    principal?: McpPrincipalBinding,
+  ): Promise<McpSessionRecord | undefined> {
     const record = this.sessions.get(id);
-    if (!record) return undefined;
+    // Another principal's lookup is refused before it can touch (or expire) the session.
+    if (!record || !isSamePrincipal(record.principal, principal)) return undefined;
     if (now - record.lastActivityAt > idleTimeoutMs) {
       this.endNow(id, 'expired');
       return undefined;

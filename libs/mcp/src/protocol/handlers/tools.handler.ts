@@ -15,6 +15,7 @@ import { McpToolRateLimiter } from '../tool-rate-limiter.js';
 import { McpInputRequiredSignal } from '../modern/input-round.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
 
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
 const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
@@ -114,7 +115,9 @@ export class ToolsHandler implements McpMethodGroup {
   }
 
   private failure(tool: McpToolEntry, error: unknown, ctx: McpRequestContext): McpToolResult {
-    if (error instanceof McpException) throw error;
+    // A backend outage is the server's, not the tool's: 503 with Retry-After, as everywhere,
+    // and its text (hosts, ports) stays in the server's log.
+    if (error instanceof McpException || error instanceof McpBackendUnavailableError) throw error;
     if (error instanceof HttpException) {
       const status = error.getStatus();
       // Guards and rate limiters throw these through the same path: they stay protocol errors.

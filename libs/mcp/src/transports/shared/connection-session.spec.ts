@@ -41,4 +41,54 @@ describe('ConnectionSession', () => {
 
     await expect(connection.close()).resolves.toBeUndefined();
   });
+
+  it('counts each request of a batch against maxInFlightRequests: a batch that does not fit is refused whole', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const dispatched: unknown[] = [];
+    const dispatcher = {
+      isModern: () => false,
+      dispatch: async (payload: unknown) => {
+        dispatched.push(payload);
+        await held;
+        return { json: JSON.stringify({ jsonrpc: '2.0', id: 'done', result: {} }), status: 200 };
+      },
+    } as unknown as McpDispatcher;
+    const connection = new FakeConnection();
+    const session = new ConnectionSession(
+      {
+        dispatcher,
+        sessions: {} as McpSessionManager,
+        bus: {} as McpNotificationBus,
+        errors: new McpErrorMapper(),
+        inflight: { abortScope: () => undefined } as unknown as McpInflightRequests,
+      },
+      'websocket',
+      connection,
+      {},
+      3,
+    );
+    const rpc = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } });
+
+    const running = session.handle(rpc(1));
+    // 1 running + 3 = 4 > 3: refused at once, whole, with one error and nothing dispatched.
+    await session.handle([rpc(2), rpc(3), { jsonrpc: '2.0', method: 'notifications/initialized' }, rpc(4)]);
+    expect(connection.sent.map(({ message }) => message)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: null,
+        error: expect.objectContaining({ code: -32004, data: expect.objectContaining({ limit: 3 }) }),
+      },
+    ]);
+    // 1 running + 2 = 3: admitted; then a single request no longer fits.
+    const batch = session.handle([rpc(5), rpc(6)]);
+    await session.handle(rpc(7));
+    expect(connection.sent[1].message).toMatchObject({ id: 7, error: { code: -32004 } });
+    expect(dispatched).toHaveLength(2);
+
+    release();
+    await Promise.all([running, batch]);
+    await session.handle(rpc(8));
+    expect(dispatched).toHaveLength(3);
+  });
 });

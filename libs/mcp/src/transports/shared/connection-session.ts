@@ -72,12 +72,15 @@ export class ConnectionSession {
 
   /** Dispatches one parsed message and sends its answer, if any, on the connection. */
   async handle(payload: unknown): Promise<void> {
-    if (isRequest(payload)) {
-      if (this.inFlight >= this.maxInFlight) {
-        this.refuse(payload.id, new McpTooManyInFlightException(this.maxInFlight));
+    // Each request of a batch counts: a batch is not a way past the bound. One that does not
+    // fit is refused whole, with one error, as the dispatcher refuses a batch it cannot take.
+    const requests = requestsIn(payload);
+    if (requests > 0) {
+      if (this.inFlight + requests > this.maxInFlight) {
+        this.refuse(isRequest(payload) ? payload.id : null, new McpTooManyInFlightException(this.maxInFlight));
         return;
       }
-      this.inFlight++;
+      this.inFlight += requests;
     }
     try {
       const answer = await this.ordered(payload);
@@ -86,9 +89,9 @@ export class ConnectionSession {
       // The dispatcher answers every failure itself; what lands here is a session lookup that
       // failed (the backend is down): the request still gets its answer.
       const exception = this.services.errors.toException(error, this.transport);
-      if (isRequest(payload)) this.refuse(payload.id, exception);
+      if (requests > 0) this.refuse(isRequest(payload) ? payload.id : null, exception);
     } finally {
-      if (isRequest(payload)) this.inFlight--;
+      this.inFlight -= requests;
     }
   }
 
@@ -169,6 +172,10 @@ export class ConnectionSession {
     }
   }
 }
+
+/** The requests a message carries: 1 or 0, or those among a batch's elements. */
+const requestsIn = (payload: unknown): number =>
+  Array.isArray(payload) ? payload.filter(isRequest).length : isRequest(payload) ? 1 : 0;
 
 const isRequest = (payload: unknown): payload is { id: unknown; method: unknown } =>
   typeof payload === 'object' &&

@@ -107,10 +107,11 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
       rejectHttp(res, new McpSessionNotFoundException('Open a stream with GET first'));
       return;
     }
-    // The same principal may come with a newer token (more scopes): it applies from this message.
-    bindRequestPrincipal(entry.request, auth);
     const payload = await readJsonPayload(req, res, this.options.maxBodyBytes);
     if (!payload) return;
+    // The same principal may come with a newer token (more scopes): it applies from this message
+    // (and only once the message is admitted: a refused POST changes nothing).
+    bindRequestPrincipal(entry.request, auth);
     res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
     // The answer travels on the stream, through the connection's one write path.
     await entry.session.handle(payload.value);

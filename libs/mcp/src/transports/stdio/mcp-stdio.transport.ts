@@ -17,14 +17,12 @@ export interface McpStdioOptions {
   input?: Readable;
   /** @default process.stdout */
   output?: Writable;
-  /** Longest accepted line, in bytes. @default 10 MiB */
+  /** Longest accepted line, in bytes. @default the module's `maxBodyBytes` (4 MiB) */
   maxLineBytes?: number;
 }
 
 /** DI token of the stdio options (from the module extras). */
 export const MCP_STDIO_OPTIONS = Symbol('MCP_STDIO_OPTIONS');
-
-const DEFAULT_MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 /**
  * The stdio transport: newline-delimited JSON-RPC on stdin/stdout, one implicit client.
@@ -61,7 +59,7 @@ export class McpStdioTransport implements OnApplicationBootstrap, OnApplicationS
     );
     this.session = session;
     const splitter = new LineSplitter(
-      this.options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+      this.options.maxLineBytes ?? this.moduleOptions.maxBodyBytes,
       (line) => this.track(this.onLine(line)),
       () => session.refuse(null, new McpInvalidRequestException('The line exceeds the size limit')),
     );

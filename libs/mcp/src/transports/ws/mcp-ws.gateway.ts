@@ -2,6 +2,9 @@ import { Inject, Injectable, type Provider } from '@nestjs/common';
 import type { OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../mcp.constants.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import { loadOptionalPeer } from '../../optional-peer.js';
 import { McpWsHandler } from './mcp-ws.handler.js';
 
@@ -19,9 +22,10 @@ type VerifyCallback = (
 ) => void;
 
 /**
- * The providers of the WebSocket transport for a path and frame limit known at module definition
- * time: the gateway class and the async provider that declares it a gateway. Needs the `ws`
- * adapter: `app.useWebSocketAdapter(new WsAdapter(app))`.
+ * The providers of the WebSocket transport for a path known at module definition time: the
+ * gateway class and the async provider that declares it a gateway. The frame limit is
+ * `maxPayload`, or else the module's `maxBodyBytes` (one message on any transport has the same
+ * bound). Needs the `ws` adapter: `app.useWebSocketAdapter(new WsAdapter(app))`.
  *
  * `@nestjs/websockets` is an optional peer, imported here only when the transport is turned on,
  * so that applications without WebSocket do not need it. Its `@WebSocketGateway` decorator only
@@ -29,13 +33,13 @@ type VerifyCallback = (
  * `app.init()`, after every provider (this async one included) has been resolved; so the
  * decorator is applied once the package has loaded, and the gateway waits for it.
  */
-export function createMcpWsGatewayProviders(path: string, maxPayload: number): Provider[] {
+export function createMcpWsGatewayProviders(path: string, maxPayload: number | undefined): Provider[] {
   // The upgrade check needs the runtime options, which exist once the gateway is built.
   let handler: McpWsHandler | undefined;
   // Options of the `ws` adapter's server (`path`, `maxPayload`, ...), passed through by Nest.
   const options = {
     path,
-    maxPayload,
+    maxPayload: maxPayload ?? DEFAULT_BODY_LIMIT_BYTES,
     handleProtocols: (protocols: Set<string>) => (protocols.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false),
     verifyClient: (info: { req: IncomingMessage }, done: VerifyCallback) => {
       if (!handler) return done(false, 503);
@@ -61,7 +65,8 @@ export function createMcpWsGatewayProviders(path: string, maxPayload: number): P
     }
   }
 
-  const declareGateway = async (): Promise<true> => {
+  const declareGateway = async (resolved: ResolvedMcpOptions): Promise<true> => {
+    options.maxPayload = maxPayload ?? resolved.maxBodyBytes;
     const { WebSocketGateway } = await loadOptionalPeer(
       {
         name: '@nestjs/websockets',
@@ -73,5 +78,8 @@ export function createMcpWsGatewayProviders(path: string, maxPayload: number): P
     WebSocketGateway(options)(McpWsGateway);
     return true;
   };
-  return [{ provide: MCP_WS_GATEWAY_DECLARED, useFactory: declareGateway }, McpWsGateway];
+  return [
+    { provide: MCP_WS_GATEWAY_DECLARED, useFactory: declareGateway, inject: [MCP_RESOLVED_OPTIONS] },
+    McpWsGateway,
+  ];
 }
