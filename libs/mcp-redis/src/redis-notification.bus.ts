@@ -31,8 +31,12 @@ const DRAIN_RETRY_MS = 1_000;
 const UPDATED_PREFIX = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":';
 const UPDATED_SUFFIX = '}}';
 
-/** `g:<epoch>-<outbox seq>:<log seq>` (the epoch is base64url: the last `-<digits>` ends it). */
-const GET_EVENT_ID = /^g:([A-Za-z0-9_-]+)-(\d+):(\d+)$/;
+/**
+ * `g:<epoch>-<outbox seq>:<log seq>` (the epoch is base64url: the last `-<digits>` ends it). The
+ * lengths are bounded so that both sequences stay exact integers in Lua; an id past them is not
+ * one this server issued, and resyncs.
+ */
+const GET_EVENT_ID = /^g:([A-Za-z0-9_-]{1,32})-(\d{1,15}):(\d{1,15})$/;
 
 /** What a bus needs to know about its deployment. */
 export interface RedisBusSettings {
@@ -40,6 +44,8 @@ export interface RedisBusSettings {
   readonly outboxLength: number;
   /** Entries kept in the shared notification log (`MAXLEN ~`). */
   readonly logLength: number;
+  /** Log entries a resume reads at most (`replayWindow`): a cursor further behind resyncs. */
+  readonly replayWindow: number;
   /** The session keys' TTL, refreshed by the heartbeat for held sessions. */
   readonly ttlMs: number;
   /** How often the instance proves it lives and polls its streams. */
@@ -164,6 +170,7 @@ export class RedisNotificationBus implements McpNotificationBus {
         last?.[1] ?? '',
         last?.[3] ?? '',
         this.settings.outboxLength,
+        this.settings.replayWindow,
         UPDATED_PREFIX,
         UPDATED_SUFFIX,
         ...Object.values(LIST_CHANGED_JSON),
