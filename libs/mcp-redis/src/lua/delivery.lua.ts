@@ -147,8 +147,9 @@ return result
 `;
 
 /**
- * Releases streams this instance held (client gone, or drained): pairs of sid and holder; each
- * is released only if it is still the holder, and its idle clock restarts. ARGV: now, pairs.
+ * Releases streams this instance held (client gone, or drained): pairs of sid and holder (at
+ * most 500 per call); each is released only if it is still the holder, and its idle clock
+ * restarts. ARGV: now, pairs.
  */
 export const DETACH = `
 local now = ARGV[3]
@@ -164,8 +165,10 @@ return 1
 
 /**
  * The instance's heartbeat: its liveness key, and the keys of the sessions whose streams it
- * holds kept from expiring. ARGV: liveness ms, session ttl ms, then held sids → {log head, then
- * their outbox sequences in order} (the safety poll compares them with what was delivered).
+ * holds kept from expiring. ARGV: liveness ms, session ttl ms, then held sids (at most 500 per
+ * call) → {log head, then per sid its outbox sequence, or -1 when the session is gone} (the
+ * safety poll compares the sequences with what was delivered; a gone session's end was missed,
+ * its `end` message lost).
  */
 export const HEARTBEAT = `
 redis.call('SET', P .. 'inst:' .. ME, '1', 'PX', ARGV[3])
@@ -173,17 +176,32 @@ local ttl = ARGV[4]
 local seqs = {logHead()}
 for i = 5, #ARGV do
   local s = skey(ARGV[i])
-  redis.call('PEXPIRE', s, ttl)
-  redis.call('PEXPIRE', s .. ':subs', ttl)
-  redis.call('PEXPIRE', s .. ':out', ttl)
-  seqs[#seqs + 1] = tonumber(redis.call('HGET', s, 'seq') or '-1')
+  local seq = redis.call('HGET', s, 'seq')
+  if seq then
+    redis.call('PEXPIRE', s, ttl)
+    redis.call('PEXPIRE', s .. ':subs', ttl)
+    redis.call('PEXPIRE', s .. ':out', ttl)
+    seqs[#seqs + 1] = tonumber(seq)
+  else
+    seqs[#seqs + 1] = -1
+  end
 end
 return seqs
 `;
 
-/** ARGV: held sids → for each, its subscribed URIs as JSON (an instance's index after a reconnect). */
+/**
+ * ARGV: held sids (at most 500 per call) → for each, its subscribed URIs as JSON, or 0 when the
+ * session is gone (an instance's index after a reconnect; an end announced meanwhile was lost).
+ */
 export const HELD_SUBSCRIPTIONS = `
 local result = {}
-for i = 3, #ARGV do result[#result + 1] = cjson.encode(redis.call('SMEMBERS', skey(ARGV[i]) .. ':subs')) end
+for i = 3, #ARGV do
+  local s = skey(ARGV[i])
+  if redis.call('EXISTS', s) == 1 then
+    result[#result + 1] = cjson.encode(redis.call('SMEMBERS', s .. ':subs'))
+  else
+    result[#result + 1] = 0
+  end
+end
 return result
 `;
