@@ -45,6 +45,7 @@ export interface GetStreamHooks {
  */
 export class GetStream {
   private epoch = '';
+  private hasStarted = false;
   private out = 0;
   private log = 0;
   private readonly uris = new Set<string>();
@@ -57,6 +58,11 @@ export class GetStream {
     readonly holder: string,
     private readonly hooks: GetStreamHooks,
   ) {}
+
+  /** Whether the attach answered (the stream knows its epoch and cursors). */
+  get started(): boolean {
+    return this.hasStarted;
+  }
 
   /** The URIs the session subscribed to, as far as this stream knows. */
   get subscriptions(): ReadonlySet<string> {
@@ -72,6 +78,7 @@ export class GetStream {
     replay: readonly ReplayedEvent[],
   ): void {
     this.epoch = epoch;
+    this.hasStarted = true;
     this.subscribe(subscriptions);
     for (const event of replay) this.write(event.json, event.out, event.log);
     this.out = Math.max(this.out, out);

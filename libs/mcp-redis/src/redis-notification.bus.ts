@@ -14,6 +14,7 @@ import {
   type McpPostStreamResume,
   type McpSessionEndListener,
 } from '@nest-mcp/server';
+import { inBatches } from './batches.js';
 import { GetStream, type ReplayedEvent, type StreamItem } from './get-stream.js';
 import type { LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
@@ -31,8 +32,12 @@ const DRAIN_RETRY_MS = 1_000;
 const UPDATED_PREFIX = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":';
 const UPDATED_SUFFIX = '}}';
 
-/** `g:<epoch>-<outbox seq>:<log seq>` (the epoch is base64url: the last `-<digits>` ends it). */
-const GET_EVENT_ID = /^g:([A-Za-z0-9_-]+)-(\d+):(\d+)$/;
+/**
+ * `g:<epoch>-<outbox seq>:<log seq>` (the epoch is base64url: the last `-<digits>` ends it). The
+ * lengths are bounded so that both sequences stay exact integers in Lua; an id past them is not
+ * one this server issued, and resyncs.
+ */
+const GET_EVENT_ID = /^g:([A-Za-z0-9_-]{1,32})-(\d{1,15}):(\d{1,15})$/;
 
 /** What a bus needs to know about its deployment. */
 export interface RedisBusSettings {
@@ -40,6 +45,8 @@ export interface RedisBusSettings {
   readonly outboxLength: number;
   /** Entries kept in the shared notification log (`MAXLEN ~`). */
   readonly logLength: number;
+  /** Log entries a resume reads at most (`replayWindow`): a cursor further behind resyncs. */
+  readonly replayWindow: number;
   /** The session keys' TTL, refreshed by the heartbeat for held sessions. */
   readonly ttlMs: number;
   /** How often the instance proves it lives and polls its streams. */
@@ -66,7 +73,9 @@ interface LogEntry {
  * The instance follows the log in order (its last sequence heard): a bus message past the next
  * one means messages were lost, and the entries between are read from the log (one XRANGE for
  * all streams) before it; the heartbeat catches up an entry whose message never came. After the
- * subscriber reconnected, the held sessions' subscriptions are read again.
+ * subscriber reconnected, the held sessions' subscriptions are read again. A held session that
+ * Redis no longer has (its `end` message lost) is found by the next heartbeat, or by that read,
+ * and its end announced here: a stream outlives its session by one heartbeat at most.
  */
 export class RedisNotificationBus implements McpNotificationBus {
   private readonly logger = new Logger('McpRedis');
@@ -164,6 +173,7 @@ export class RedisNotificationBus implements McpNotificationBus {
         last?.[1] ?? '',
         last?.[3] ?? '',
         this.settings.outboxLength,
+        this.settings.replayWindow,
         UPDATED_PREFIX,
         UPDATED_SUFFIX,
         ...Object.values(LIST_CHANGED_JSON),
@@ -362,7 +372,10 @@ export class RedisNotificationBus implements McpNotificationBus {
     this.release(open.map(([sessionId, stream]) => [sessionId, stream.holder]));
   }
 
-  /** After the subscriber reconnected: (un)subscriptions published meanwhile were lost. */
+  /**
+   * After the subscriber reconnected: (un)subscriptions published meanwhile were lost, and so
+   * may be the end of a held session, which is announced here (see `lostEnd`).
+   */
   private async resubscribeHeld(): Promise<void> {
     const open = [...this.held.entries()];
     if (open.length === 0) return;
@@ -370,17 +383,41 @@ export class RedisNotificationBus implements McpNotificationBus {
       stream.suspend();
       this.syncing.add(stream);
     }
-    let lists: string[] = [];
+    let lists: (string | 0)[] = [];
     try {
-      lists = await this.scripts.run<string[]>('mcpHeldSubscriptions', ...open.map(([sessionId]) => sessionId));
+      const replies = await Promise.all(
+        inBatches(open).map((batch) =>
+          this.scripts.run<(string | 0)[]>('mcpHeldSubscriptions', ...batch.map(([sessionId]) => sessionId)),
+        ),
+      );
+      lists = replies.flat();
     } catch (error) {
       this.logger.warn(`Could not read the held sessions' subscriptions: ${describeError(error)}`);
     }
-    open.forEach(([, stream], i) => {
+    open.forEach(([sessionId, stream], i) => {
       this.syncing.delete(stream);
+      if (lists[i] === 0) {
+        this.lostEnd(sessionId, stream);
+        return;
+      }
+      // A read that failed keeps what the stream knew; an empty set comes back from Lua as {}.
       const parsed: unknown = lists[i] === undefined ? undefined : JSON.parse(lists[i]);
-      stream.resubscribe(Array.isArray(parsed) ? parsed.map(String) : [...stream.subscriptions]);
+      stream.resubscribe(
+        parsed === undefined ? [...stream.subscriptions] : Array.isArray(parsed) ? parsed.map(String) : [],
+      );
     });
+  }
+
+  /**
+   * A held session that Redis no longer has: it ended and its `end` message was lost (the
+   * subscriber was away), or Redis lost it. Announced here as the message would have been, so
+   * the stream closes and every listener of this instance hears it; the reason went with the
+   * message, and 'expired' is what an instance that finds a session gone reports. A stream
+   * whose attach has not answered yet is left to it (the attach finds the session gone itself).
+   */
+  private lostEnd(sessionId: string, stream: GetStream): void {
+    if (this.held.get(sessionId) !== stream || !stream.started) return;
+    this.ends.announce(sessionId, 'expired');
   }
 
   private indexed(stream: GetStream, uri: string, on: boolean): void {
@@ -440,28 +477,39 @@ export class RedisNotificationBus implements McpNotificationBus {
   }
 
   private async releaseNow(pairs: [string, string][]): Promise<void> {
-    if (pairs.length === 0) return;
-    await this.scripts.run('mcpDetach', Date.now(), ...pairs.flat());
+    await Promise.all(inBatches(pairs).map((batch) => this.scripts.run('mcpDetach', Date.now(), ...batch.flat())));
   }
 
   /**
-   * Liveness of this instance, TTLs of the sessions it holds, and the safety poll: each held
-   * outbox, and the log at instance level: an entry the previous beat saw but this instance has
-   * not heard of by now lost its message, and is read from the log (entries newer than that
-   * may still be on their way, behind (un)subscriptions that must come first).
+   * One beat (the timer runs one every `heartbeatMs`): liveness of this instance, TTLs of the
+   * sessions it holds, ends it missed, and the safety poll: each held outbox, and the log at
+   * instance level: an entry the previous beat saw but this instance has not heard of by now
+   * lost its message, and is read from the log (entries newer than that may still be on their
+   * way, behind (un)subscriptions that must come first). One script call per 500 held
+   * sessions, all sent in this turn.
    */
-  private async heartbeat(): Promise<void> {
+  async heartbeat(): Promise<void> {
     const streams = [...this.held.entries()];
+    // The liveness key and the log's head are read even when no stream is held.
+    const batches: [string, GetStream][][] = streams.length === 0 ? [[]] : inBatches(streams);
     try {
-      const [head, ...seqs] = await this.scripts.run<number[]>(
-        'mcpHeartbeat',
-        this.settings.heartbeatMs * 3,
-        this.settings.ttlMs,
-        ...streams.map(([sessionId]) => sessionId),
+      const replies = await Promise.all(
+        batches.map((batch) =>
+          this.scripts.run<number[]>(
+            'mcpHeartbeat',
+            this.settings.heartbeatMs * 3,
+            this.settings.ttlMs,
+            ...batch.map(([sessionId]) => sessionId),
+          ),
+        ),
       );
+      const seqs = replies.flatMap(([, ...batchSeqs]) => batchSeqs);
       streams.forEach(([sessionId, stream], i) => {
-        if (this.held.get(sessionId) === stream) stream.behind(seqs[i]);
+        if (seqs[i] === -1) this.lostEnd(sessionId, stream);
+        else if (this.held.get(sessionId) === stream) stream.behind(seqs[i]);
       });
+      // The earliest head any batch saw: what every batch agrees the log held.
+      const head = Math.min(...replies.map(([batchHead]) => batchHead));
       this.followLog(head);
       if (!this.queue && this.polledHead > this.lastLog!) void this.catchUp(this.polledHead);
       this.polledHead = head;

@@ -7,7 +7,7 @@ import type { RedisScripts } from './redis-scripts.js';
 /**
  * Subscriptions in Redis: a set of URIs per session and a set of sessions per URI, written
  * together by one script that first checks the session lives (a subscribe racing a DELETE is
- * refused, never stored). The session's end removes both sides.
+ * refused, never stored) and its cap. The session's end removes both sides.
  */
 export class RedisSubscriptionStore implements McpSubscriptionStore {
   constructor(
@@ -16,8 +16,9 @@ export class RedisSubscriptionStore implements McpSubscriptionStore {
     private readonly keys: RedisKeys,
   ) {}
 
-  async subscribe(sessionId: string, uri: string): Promise<boolean> {
-    return (await this.scripts.run<number>('mcpSubscribe', sessionId, uri)) === 1;
+  async subscribe(sessionId: string, uri: string, limit?: number): Promise<boolean | 'full'> {
+    const stored = await this.scripts.run<number>('mcpSubscribe', sessionId, uri, limit ?? '');
+    return stored === 2 ? 'full' : stored === 1;
   }
 
   async unsubscribe(sessionId: string, uri: string): Promise<void> {

@@ -58,6 +58,15 @@ export interface RedisMcpBackendOptions {
    * @default 10_000
    */
   notificationLogLength?: number;
+  /**
+   * How far behind the notification log's head a `Last-Event-ID` may be and still be replayed,
+   * in log entries (every notification of the deployment counts, not only the session's). A
+   * client further behind gets a resync, and the log is not read. This bounds the Redis work of
+   * one GET, whatever id the client sends: an attach reads at most this many log entries and
+   * `replayBufferSize` outbox entries. Larger values replay longer absences, at that cost.
+   * @default 1_000
+   */
+  replayWindow?: number;
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -82,6 +91,10 @@ export class RedisMcpBackend implements McpBackend {
       throw new Error(
         `instanceId '${options.instanceId}' must be 1 to 64 letters, digits, '.', '_' or '-' (it names the instance in Redis)`,
       );
+    }
+    const window = options.replayWindow;
+    if (window !== undefined && !(Number.isSafeInteger(window) && window > 0)) {
+      throw new Error(`replayWindow must be a positive integer (log entries), got ${String(window)}`);
     }
   }
 
@@ -113,6 +126,7 @@ export class RedisMcpBackend implements McpBackend {
     const bus = new RedisNotificationBus(scripts, redis, keys, pubsub, ends, holders, posts, {
       outboxLength: options.replayBufferSize,
       logLength: this.options.notificationLogLength ?? 10_000,
+      replayWindow: this.options.replayWindow ?? 1_000,
       ttlMs,
       heartbeatMs: this.options.heartbeatMs ?? 5_000,
     });

@@ -1,6 +1,7 @@
 /** The lookups of one turn leave as one batch, one entry per session, and each caller gets its session's reply. */
 import { describe, expect, it } from '@jest/globals';
-import { MAX_SESSIONS_PER_CALL, SessionLookups, type AccessArgs, type AccessReply } from './session-lookups.js';
+import { MAX_SESSIONS_PER_CALL } from './batches.js';
+import { SessionLookups, type AccessArgs, type AccessReply } from './session-lookups.js';
 
 /** A Redis stand-in: records each batch and answers from `replies` by session id. */
 function fakeRedis(replies: Record<string, AccessReply>, failWith?: Error) {

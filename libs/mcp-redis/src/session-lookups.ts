@@ -1,3 +1,5 @@
+import { MAX_SESSIONS_PER_CALL } from './batches.js';
+
 /**
  * What Redis answered for one session: its hash as a flat name/value array, 0 unknown, -1 ended
  * idle, -2 another principal's (left untouched).
@@ -15,12 +17,6 @@ interface Lookup {
   holdsRecord: boolean;
   readonly waiters: { resolve: (reply: AccessReply) => void; reject: (error: unknown) => void }[];
 }
-
-/**
- * Sessions per script call at most: a turn that looks more up (a crowd reconnecting at once)
- * sends several calls, so no single script holds Redis up for long.
- */
-export const MAX_SESSIONS_PER_CALL = 500;
 
 /** The access script's arguments for a batch: five per lookup (see `ACCESS`). */
 export type AccessArgs = (string | number)[];

@@ -15,6 +15,7 @@ import {
   DEFAULT_CLIENT_REQUEST_TIMEOUT_MS,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_ARGUMENT_DEPTH,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './mcp.constants.js';
 import { INVALID_PROTOCOL_VERSION_SETTING } from './mcp.messages.js';
@@ -40,6 +41,7 @@ const NUMERIC_OPTIONS = [
   'requestStateTtlMs',
   'maxListens',
   'maxListenUris',
+  'maxSubscriptionsPerSession',
   'replayBufferSize',
   'maxStreamBufferBytes',
   'clientRequestTimeoutMs',
@@ -133,6 +135,9 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     cacheHints: { ttlMs: 0, scope: 'public', ...options.cacheHints },
     maxListens: Math.floor(positive(options.maxListens, DEFAULT_MAX_LISTENS)),
     maxListenUris: Math.floor(positive(options.maxListenUris, DEFAULT_MAX_LISTEN_URIS)),
+    maxSubscriptionsPerSession: Math.floor(
+      positive(options.maxSubscriptionsPerSession, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION),
+    ),
     replayBufferSize: Math.floor(positive(options.replayBufferSize, DEFAULT_REPLAY_BUFFER_SIZE)),
     maxStreamBufferBytes: positive(options.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES),
     listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,

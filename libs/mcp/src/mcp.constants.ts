@@ -37,6 +37,7 @@ export const DEFAULT_LIST_CHANGED_DEBOUNCE_MS = 50;
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60 * 1000;
 export const DEFAULT_MAX_SESSIONS = 10_000;
 export const DEFAULT_MAX_ARGUMENT_DEPTH = 64;
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1_000;
 
 /** HTTP header names (lower case, as Node presents them). */
 export const SESSION_ID_HEADER = 'mcp-session-id';

@@ -49,17 +49,21 @@ return seq
  * concern the session (its URIs, every list change), coalesced (the first of each URI or list
  * is kept), merged in the order they were written (an outbox entry records the log's head).
  * A resync (appended to the outbox, so that it gets ids) replaces the replay when the id is
- * unknown, foreign, beyond what either log still holds, or followed by more of the session's
- * events than its replay buffer (`replayBufferSize`) keeps. Work: the gap, bounded by the
- * lengths of the two logs. The stream it replaces is told to close.
+ * unknown, foreign, beyond what either log still holds, further behind the log's head than the
+ * replay window, or followed by more of the session's events than its replay buffer
+ * (`replayBufferSize`) keeps. The id is checked against the heads and the log's first entry
+ * before anything is read, so whatever id a client sends, the work is bounded by settings, not
+ * by the data: at most the outbox length and the replay window are read (`COUNT`), and a resync
+ * writes at most the outbox length (plus one `updated` per subscription in its reply, which
+ * `maxSubscriptionsPerSession` bounds). The stream it replaces is told to close.
  * ARGV: sid, holder ('<instance> <token>'), last outbox seq ('-' without Last-Event-ID: a fresh
  * stream; '' for an id that is not a g: id: a resync), epoch of the last id, last log seq,
- * outbox length, updated-JSON prefix, updated-JSON suffix, then the three list-changed JSONs
- * → 0 when the session has ended, else {epoch, outbox seq, log head, #subs, uri..., then
- * out1, log1, json1, out2, log2, json2, ...}.
+ * outbox length, replay window (log entries), updated-JSON prefix, updated-JSON suffix, then
+ * the three list-changed JSONs → 0 when the session has ended, else {epoch, outbox seq, log
+ * head, #subs, uri..., then out1, log1, json1, out2, log2, json2, ...}.
  */
 export const ATTACH = `
-local sid, holder, maxlen = ARGV[3], ARGV[4], ARGV[8]
+local sid, holder, maxlen, window = ARGV[3], ARGV[4], tonumber(ARGV[8]), tonumber(ARGV[9])
 local s = skey(sid)
 if redis.call('EXISTS', s) == 0 then return 0 end
 local ep = redis.call('HGET', s, 'ep')
@@ -74,15 +78,20 @@ local out = {}
 local lastOut, lastLog = tonumber(ARGV[5]), tonumber(ARGV[7])
 local replay = ARGV[5] == '-'
 if (not replay) and lastOut and lastLog and ARGV[6] == ep and lastOut >= 0 and lastOut <= seq
-    and lastLog >= 0 and lastLog <= head then
+    and seq - lastOut <= maxlen and lastLog >= 0 and lastLog <= head and head - lastLog <= window then
   replay = true
   local outRows, logRows = {}, {}
-  if lastOut < seq then
-    outRows = redis.call('XRANGE', s .. ':out', '(' .. lastOut .. '-0', '+')
+  if lastLog < head then
+    -- A cursor the log no longer reaches (trimmed, or the log was lost) resyncs unread.
+    local first = redis.call('XRANGE', LOG, '-', '+', 'COUNT', 1)[1]
+    replay = first ~= nil and seqOf(first[1]) <= lastLog + 1
+  end
+  if replay and lastOut < seq then
+    outRows = redis.call('XRANGE', s .. ':out', '(' .. lastOut .. '-0', '+', 'COUNT', seq - lastOut)
     replay = #outRows > 0 and seqOf(outRows[1][1]) == lastOut + 1
   end
   if replay and lastLog < head then
-    logRows = redis.call('XRANGE', LOG, '(' .. lastLog .. '-0', '+')
+    logRows = redis.call('XRANGE', LOG, '(' .. lastLog .. '-0', '+', 'COUNT', head - lastLog)
     replay = #logRows > 0 and seqOf(logRows[1][1]) == lastLog + 1
   end
   if replay then
@@ -115,16 +124,17 @@ if (not replay) and lastOut and lastLog and ARGV[6] == ep and lastOut >= 0 and l
     outboxUpTo(math.huge)
     -- More of the session's events than its replay buffer holds: beyond retention, as with one
     -- outbox per session.
-    if matched > tonumber(maxlen) then replay = false end
+    if matched > maxlen then replay = false end
   end
 end
 if not replay then
   out = {}
   local resync = {}
-  for _, uri in ipairs(subs) do resync[#resync + 1] = ARGV[9] .. cjson.encode(uri) .. ARGV[10] end
-  for i = 11, 13 do resync[#resync + 1] = ARGV[i] end
-  for _, json in ipairs(resync) do
-    out[#out + 1] = append(s, json, maxlen)
+  for _, uri in ipairs(subs) do resync[#resync + 1] = ARGV[10] .. cjson.encode(uri) .. ARGV[11] end
+  for i = 12, 14 do resync[#resync + 1] = ARGV[i] end
+  local first = appendAll(s, resync, maxlen)
+  for i, json in ipairs(resync) do
+    out[#out + 1] = first + i - 1
     out[#out + 1] = head
     out[#out + 1] = json
   end
@@ -137,8 +147,9 @@ return result
 `;
 
 /**
- * Releases streams this instance held (client gone, or drained): pairs of sid and holder; each
- * is released only if it is still the holder, and its idle clock restarts. ARGV: now, pairs.
+ * Releases streams this instance held (client gone, or drained): pairs of sid and holder (at
+ * most 500 per call); each is released only if it is still the holder, and its idle clock
+ * restarts. ARGV: now, pairs.
  */
 export const DETACH = `
 local now = ARGV[3]
@@ -154,8 +165,10 @@ return 1
 
 /**
  * The instance's heartbeat: its liveness key, and the keys of the sessions whose streams it
- * holds kept from expiring. ARGV: liveness ms, session ttl ms, then held sids → {log head, then
- * their outbox sequences in order} (the safety poll compares them with what was delivered).
+ * holds kept from expiring. ARGV: liveness ms, session ttl ms, then held sids (at most 500 per
+ * call) → {log head, then per sid its outbox sequence, or -1 when the session is gone} (the
+ * safety poll compares the sequences with what was delivered; a gone session's end was missed,
+ * its `end` message lost).
  */
 export const HEARTBEAT = `
 redis.call('SET', P .. 'inst:' .. ME, '1', 'PX', ARGV[3])
@@ -163,17 +176,32 @@ local ttl = ARGV[4]
 local seqs = {logHead()}
 for i = 5, #ARGV do
   local s = skey(ARGV[i])
-  redis.call('PEXPIRE', s, ttl)
-  redis.call('PEXPIRE', s .. ':subs', ttl)
-  redis.call('PEXPIRE', s .. ':out', ttl)
-  seqs[#seqs + 1] = tonumber(redis.call('HGET', s, 'seq') or '-1')
+  local seq = redis.call('HGET', s, 'seq')
+  if seq then
+    redis.call('PEXPIRE', s, ttl)
+    redis.call('PEXPIRE', s .. ':subs', ttl)
+    redis.call('PEXPIRE', s .. ':out', ttl)
+    seqs[#seqs + 1] = tonumber(seq)
+  else
+    seqs[#seqs + 1] = -1
+  end
 end
 return seqs
 `;
 
-/** ARGV: held sids → for each, its subscribed URIs as JSON (an instance's index after a reconnect). */
+/**
+ * ARGV: held sids (at most 500 per call) → for each, its subscribed URIs as JSON, or 0 when the
+ * session is gone (an instance's index after a reconnect; an end announced meanwhile was lost).
+ */
 export const HELD_SUBSCRIPTIONS = `
 local result = {}
-for i = 3, #ARGV do result[#result + 1] = cjson.encode(redis.call('SMEMBERS', skey(ARGV[i]) .. ':subs')) end
+for i = 3, #ARGV do
+  local s = skey(ARGV[i])
+  if redis.call('EXISTS', s) == 1 then
+    result[#result + 1] = cjson.encode(redis.call('SMEMBERS', s .. ':subs'))
+  else
+    result[#result + 1] = 0
+  end
+end
 return result
 `;

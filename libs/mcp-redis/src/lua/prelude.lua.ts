@@ -47,4 +47,17 @@ local function append(s, json, maxlen)
   redis.call('XADD', s .. ':out', 'MAXLEN', maxlen, seq .. '-0', 'j', json, 'l', logHead())
   return seq
 end
+
+-- Appends several messages at once (a resync); returns the sequence of the first. Only the last
+-- maxlen are written: the outbox keeps no more, so the others would be trimmed at once, and a
+-- resume from one of their ids resyncs either way. The writes are bounded by the outbox length.
+local function appendAll(s, jsons, maxlen)
+  local count = #jsons
+  local first = redis.call('HINCRBY', s, 'seq', count) - count + 1
+  local head = logHead()
+  for i = math.max(1, count - maxlen + 1), count do
+    redis.call('XADD', s .. ':out', 'MAXLEN', maxlen, (first + i - 1) .. '-0', 'j', jsons[i], 'l', head)
+  end
+  return first
+end
 `;

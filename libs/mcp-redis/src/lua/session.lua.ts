@@ -112,15 +112,20 @@ return 0
 `;
 
 /**
- * ARGV: sid, uri → 1 stored (or already), 0 when the session has ended. When an instance holds
- * the session's stream, it is told (on its own channel) to add the URI to its index: scripts run
- * one at a time and one subscriber connection gets its messages in publish order, so the holder
- * hears of the subscription before any notification published after this script.
+ * ARGV: sid, uri, most URIs per session ('' for no cap) → 1 stored (or already), 0 when the
+ * session has ended, 2 when it holds that many other URIs already (nothing stored: the cap is
+ * checked in the same script as the write, so subscribes on several instances never pass it).
+ * When an instance holds the session's stream, it is told (on its own channel) to add the URI to
+ * its index: scripts run one at a time and one subscriber connection gets its messages in
+ * publish order, so the holder hears of the subscription before any notification published
+ * after this script.
  */
 export const SUBSCRIBE = `
-local sid, uri = ARGV[3], ARGV[4]
+local sid, uri, limit = ARGV[3], ARGV[4], tonumber(ARGV[5])
 local s = skey(sid)
 if redis.call('EXISTS', s) == 0 then return 0 end
+if redis.call('SISMEMBER', s .. ':subs', uri) == 1 then return 1 end
+if limit and redis.call('SCARD', s .. ':subs') >= limit then return 2 end
 if redis.call('SADD', s .. ':subs', uri) == 1 then
   redis.call('SADD', P .. 'sub:' .. uri, sid)
   redis.call('INCR', P .. 'subcount')

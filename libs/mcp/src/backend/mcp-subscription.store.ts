@@ -8,9 +8,11 @@
 export interface McpSubscriptionStore {
   /**
    * Idempotent. Conditional on the session: false (and nothing stored) when the session has
-   * ended, so a subscribe racing a DELETE never outlives it.
+   * ended, so a subscribe racing a DELETE never outlives it. With `limit`, atomic with that cap
+   * too: `'full'` (and nothing stored) when the session is subscribed to `limit` URIs already and
+   * `uri` is not one of them, so concurrent subscribes, on any instance, never pass it.
    */
-  subscribe(sessionId: string, uri: string): Promise<boolean>;
+  subscribe(sessionId: string, uri: string, limit?: number): Promise<boolean | 'full'>;
   /** Idempotent; safe for unknown sessions and URIs. */
   unsubscribe(sessionId: string, uri: string): Promise<void>;
   /**

@@ -73,3 +73,22 @@ export class McpClientUnreachableException extends McpException {
     );
   }
 }
+
+/**
+ * `-32000` Too many subscriptions, with `data.limit`: the session is subscribed to
+ * `maxSubscriptionsPerSession` URIs already. A server limit on what the session holds, like
+ * `maxSessions`, not a fault of the params: the same `resources/subscribe` succeeds once the
+ * session unsubscribes from another URI. Answered as a JSON-RPC error (HTTP 200), since retrying
+ * later does not help.
+ * @publicApi
+ */
+export class McpTooManySubscriptionsException extends McpException {
+  constructor(limit: number) {
+    super(
+      JsonRpcErrorCode.ServerError,
+      'Too many subscriptions',
+      `This session is already subscribed to its limit of ${limit} resources; unsubscribe from one first`,
+      { limit },
+    );
+  }
+}

@@ -152,6 +152,17 @@ export interface McpModuleOptions {
   /** Most resource URIs one listen may ask for. @default 1_000 */
   maxListenUris?: number;
   /**
+   * Most resource URIs one session may be subscribed to (`resources/subscribe`) at once. A
+   * subscribe past it answers `-32000` "Too many subscriptions" (with `data.limit`) and stores
+   * nothing; unsubscribing makes room. The check and the write are one atomic step in the
+   * backend, so concurrent subscribes (on any instance) never pass it. It bounds what a session
+   * costs: its subscriptions' memory, the work of its end, and the resync a stream gets when its
+   * `Last-Event-ID` cannot be replayed (one `updated` per subscription). The same number as
+   * `maxListenUris`, so a session follows as many resources as a listen does.
+   * @default 1_000
+   */
+  maxSubscriptionsPerSession?: number;
+  /**
    * Where sessions, subscriptions and delivery state live. The in-memory default needs nothing;
    * a shared backend (`@nest-mcp/redis`) lets several instances behave as one.
    * @default new InMemoryMcpBackend()

@@ -283,6 +283,37 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         expect([...(await parts.subscriptions.subscribersOf('db://a'))]).toEqual([]);
       });
 
+      it('caps the URIs of a session: past the limit a new one is full and stored nowhere; held ones stay true', async () => {
+        const { parts, session } = await single();
+        const other = sessionRecord();
+        await parts.sessions.create(other, 100);
+        const subs = parts.subscriptions;
+        expect(await subs.subscribe(session.id, 'db://a', 2)).toBe(true);
+        expect(await subs.subscribe(session.id, 'db://b', 2)).toBe(true);
+
+        expect(await subs.subscribe(session.id, 'db://c', 2)).toBe('full');
+        expect(await subs.subscribe(session.id, 'db://a', 2)).toBe(true);
+        expect([...(await subs.subscriptionsOf(session.id))].sort()).toEqual(['db://a', 'db://b']);
+        expect([...(await subs.subscribersOf('db://c'))]).toEqual([]);
+        expect(await subs.count()).toBe(2);
+        // The cap is per session; an unsubscribe makes room.
+        expect(await subs.subscribe(other.id, 'db://c', 2)).toBe(true);
+        await subs.unsubscribe(session.id, 'db://a');
+        expect(await subs.subscribe(session.id, 'db://c', 2)).toBe(true);
+        expect([...(await subs.subscribersOf('db://c'))].sort()).toEqual([session.id, other.id].sort());
+      });
+
+      it('never lets concurrent subscribes pass the cap', async () => {
+        const { parts, session } = await single();
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => parts.subscriptions.subscribe(session.id, `db://n/${i}`, 5)),
+        );
+        expect(outcomes.filter((outcome) => outcome === true)).toHaveLength(5);
+        expect(outcomes.filter((outcome) => outcome === 'full')).toHaveLength(15);
+        expect(await parts.subscriptions.subscriptionsOf(session.id)).toHaveLength(5);
+        expect(await parts.subscriptions.count()).toBe(5);
+      });
+
       it('ending a session removes its subscriptions, outbox and POST-stream logs in the same step', async () => {
         const { parts, session } = await single();
         await parts.subscriptions.subscribe(session.id, 'db://a');
@@ -630,6 +661,15 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
           Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).sessions.create(sessionRecord(), 5)),
         );
         expect(created.filter(Boolean)).toHaveLength(5);
+      });
+
+      it('caps the subscriptions of a session across instances', async () => {
+        const { a, b, session } = await two();
+        const outcomes = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).subscriptions.subscribe(session.id, `db://n/${i}`, 5)),
+        );
+        expect(outcomes.filter((outcome) => outcome === true)).toHaveLength(5);
+        expect(await b.subscriptions.subscriptionsOf(session.id)).toHaveLength(5);
       });
 
       it('an update published on one instance reaches the stream held by another, and listeners everywhere', async () => {

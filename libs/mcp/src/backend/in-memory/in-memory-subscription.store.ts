@@ -6,8 +6,8 @@ const NO_SESSIONS: ReadonlySet<string> = new Set<string>();
 /**
  * Two indexes kept in step: URI → sessions (for fan-out) and session → URIs (for clearing a
  * session). `Map`s and `Set`s only, so no URI or id can collide with a prototype key.
- * Subscribing checks that the session lives in the same turn as it stores; the session store
- * clears a session's subscriptions inside its `end`.
+ * Subscribing checks that the session lives, and its cap, in the same turn as it stores; the
+ * session store clears a session's subscriptions inside its `end`.
  */
 export class InMemorySubscriptionStore implements McpSubscriptionStore {
   private readonly byUri = new Map<string, Set<string>>();
@@ -18,10 +18,11 @@ export class InMemorySubscriptionStore implements McpSubscriptionStore {
     sessions.onEnd((sessionId) => this.clearSession(sessionId));
   }
 
-  async subscribe(sessionId: string, uri: string): Promise<boolean> {
+  async subscribe(sessionId: string, uri: string, limit = Infinity): Promise<boolean | 'full'> {
     if (!this.sessions.isAlive(sessionId)) return false;
     let uris = this.bySession.get(sessionId);
     if (uris?.has(uri)) return true;
+    if ((uris?.size ?? 0) >= limit) return 'full';
     if (!uris) this.bySession.set(sessionId, (uris = new Set<string>()));
     uris.add(uri);
     let subscribers = this.byUri.get(uri);

@@ -3,7 +3,10 @@ import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpException } from '../../errors/mcp.exception.js';
-import { McpResourceNotFoundException } from '../../errors/mcp-protocol.exceptions.js';
+import {
+  McpResourceNotFoundException,
+  McpTooManySubscriptionsException,
+} from '../../errors/mcp-protocol.exceptions.js';
 import { McpSessionNotFoundException, McpSessionRequiredException } from '../../errors/mcp-transport.exceptions.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { MCP_SUBSCRIPTION_STORE } from '../../backend/mcp-backend.tokens.js';
@@ -19,6 +22,7 @@ import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 @Injectable()
 export class SubscriptionsHandler implements McpMethodGroup {
   private readonly strict: boolean;
+  private readonly limit: number;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
@@ -26,6 +30,7 @@ export class SubscriptionsHandler implements McpMethodGroup {
     @Inject(MCP_SUBSCRIPTION_STORE) private readonly subscriptions: McpSubscriptionStore,
   ) {
     this.strict = options.wireProfile === 'strict';
+    this.limit = options.maxSubscriptionsPerSession;
   }
 
   methods(): Record<string, McpMethodFn> {
@@ -41,8 +46,11 @@ export class SubscriptionsHandler implements McpMethodGroup {
     // Patterns (`*`, `**`, regular expressions) are not supported: they are plain URIs that
     // do not exist, so they fail here like any other unknown URI.
     if (!(await this.resolver.exists(uri, ctx))) throw this.notFound(uri);
-    // Conditional on the session: one that ended while the lookup ran is not re-subscribed.
-    if (!(await this.subscriptions.subscribe(sessionId, uri))) throw new McpSessionNotFoundException();
+    // Conditional on the session (one that ended while the lookup ran is not re-subscribed) and
+    // on its cap, in the same atomic step of the store.
+    const stored = await this.subscriptions.subscribe(sessionId, uri, this.limit);
+    if (stored === 'full') throw new McpTooManySubscriptionsException(this.limit);
+    if (!stored) throw new McpSessionNotFoundException();
     return this.strict ? {} : { subscribed: true, uri };
   }
 
