@@ -39,10 +39,7 @@ describe('resources/subscribe: the cap per session (maxSubscriptionsPerSession)'
     });
     const ctx = await client.initialize();
     const other = await client.initialize();
-    expect(await client.result('resources/subscribe', { uri: 'db://a' }, ctx)).toEqual({
-      subscribed: true,
-      uri: 'db://a',
-    });
+    expect(await client.result('resources/subscribe', { uri: 'db://a' }, ctx)).toEqual({});
     await client.result('resources/subscribe', { uri: 'db://b' }, ctx);
 
     expect(await client.error('resources/subscribe', { uri: 'db://c' }, ctx)).toEqual({
@@ -57,10 +54,7 @@ describe('resources/subscribe: the cap per session (maxSubscriptionsPerSession)'
     await client.result('resources/subscribe', { uri: 'db://a' }, ctx);
     await client.result('resources/subscribe', { uri: 'db://c' }, other);
     await client.result('resources/unsubscribe', { uri: 'db://a' }, ctx);
-    expect(await client.result('resources/subscribe', { uri: 'db://c' }, ctx)).toEqual({
-      subscribed: true,
-      uri: 'db://c',
-    });
+    expect(await client.result('resources/subscribe', { uri: 'db://c' }, ctx)).toEqual({});
   });
 
   it('defaults to 1,000', async () => {
