@@ -126,6 +126,15 @@ export interface McpModuleOptions {
   /** Most resource URIs one listen may ask for. @default 1_000 */
   maxListenUris?: number;
   /**
+   * Most `subscriptions/listen` streams one caller holds at once on this instance: the principal
+   * in resource-server mode (`auth`), the remote address otherwise (`X-Forwarded-For` is not
+   * trusted: behind a proxy without `auth`, every client shares the proxy's address, so raise
+   * it there). Past it a listen answers 429 (`-32004`) with `Retry-After`, so one caller cannot
+   * take every place of `maxListens`.
+   * @default a tenth of `maxListens` (1_000 with the defaults)
+   */
+  maxListensPerCaller?: number;
+  /**
    * Where sessions, subscriptions and delivery state live. The in-memory default needs nothing;
    * a shared backend (`@nest-mcp/redis`) lets several instances behave as one.
    * @default new InMemoryMcpBackend()
@@ -143,6 +152,14 @@ export interface McpModuleOptions {
    * @default 1 MiB
    */
   maxStreamBufferBytes?: number;
+  /**
+   * Most event streams one caller holds open at once on this instance: standalone GET streams
+   * (the GETs of one session share a place) and legacy HTTP+SSE streams. The caller is the
+   * principal in resource-server mode (`auth`), the remote address otherwise (see
+   * `maxListensPerCaller`). Past it the GET answers 429 (`-32004`) with `Retry-After`.
+   * @default a tenth of `maxSessions` (1_000 with the defaults)
+   */
+  maxStreamsPerCaller?: number;
   /** Window in which list-changed notifications are coalesced into one. @default 50 */
   listChangedDebounceMs?: number;
   /** How long `ctx.elicit()`, `ctx.sample()` and `ctx.listRoots()` wait for the client. @default 60_000 */

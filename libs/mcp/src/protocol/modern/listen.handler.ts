@@ -8,6 +8,7 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import { META_SUBSCRIPTION_ID } from '../../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
+import { callerKeyOf } from '../../auth/caller-key.js';
 import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { listenNotifications } from './listen-notifications.js';
@@ -79,7 +80,9 @@ export class ListenHandler implements McpMethodGroup {
       honoured.resourceSubscriptions = [...resources];
     }
     if (!asked) throw new McpInvalidParamsException('The notification filter asks for no notifications');
-    this.listens.assertRoom();
+    const owner = { caller: callerKeyOf(ctx.auth, ctx.request) };
+    // Refused before the acknowledgement, so over HTTP the refusal is an HTTP answer.
+    this.listens.assertRoom(owner.caller);
 
     const subscriptionId = ctx.requestId;
     const stamped = listenNotifications(subscriptionId);
@@ -93,6 +96,7 @@ export class ListenHandler implements McpMethodGroup {
     const open = this.listens.start(
       { resources, lists, notify: (method, notificationParams) => send(stamped(method, notificationParams)) },
       ctx.signal,
+      owner,
     );
     await open.ended;
     return { _meta: { [META_SUBSCRIPTION_ID]: subscriptionId } };

@@ -2,7 +2,11 @@ import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/comm
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { McpNotAcceptableException, McpSessionNotFoundException } from '../../errors/mcp-transport.exceptions.js';
+import {
+  McpNotAcceptableException,
+  McpSessionNotFoundException,
+  McpTooManySessionsException,
+} from '../../errors/mcp-transport.exceptions.js';
 import { generateSessionId } from '../../session/session-id.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { rejectHttp } from '../http/http-rejection.js';
@@ -20,6 +24,8 @@ import {
   type McpPrincipalBinding,
 } from '../../auth/mcp-principal.js';
 import { bindRequestPrincipal, requestPrincipal } from '../../auth/request-principal.js';
+import { callerKeyOf } from '../../auth/caller-key.js';
+import { McpEventStreams } from '../http/event-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 
 /** DI token of the legacy transport's paths (from the module extras). */
@@ -40,7 +46,9 @@ interface LegacyStream {
 /**
  * The deprecated HTTP+SSE transport (protocol 2024-11-05) for old clients: `GET /sse` opens the
  * stream, whose first event names the `POST /messages?sessionId=…` endpoint; posts answer 202
- * and their responses travel on the stream. The stream is the session: it ends with it.
+ * and their responses travel on the stream. The stream is the session: it ends with it. Open
+ * streams count against `maxSessions` (each is a session to be) and, per caller, against
+ * `maxStreamsPerCaller`.
  */
 @Injectable()
 export class McpLegacySseHandler implements BeforeApplicationShutdown {
@@ -54,6 +62,7 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
     private readonly originPolicy: McpOriginPolicy,
     private readonly errors: McpErrorMapper,
     private readonly authenticator: McpAuthenticator,
+    private readonly eventStreams: McpEventStreams,
   ) {}
 
   async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -67,11 +76,22 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
       rejectHttp(res, new McpNotAcceptableException('GET needs Accept: text/event-stream'));
       return;
     }
+    if (this.streams.size >= this.options.maxSessions) {
+      rejectHttp(res, new McpTooManySessionsException(this.options.maxSessions));
+      return;
+    }
+    const principal = requestPrincipal(req);
     const id = generateSessionId();
     const stream = new SseStream(res, {
       keepAliveMs: this.options.keepAliveMs,
       maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
+    try {
+      this.eventStreams.hold(stream, callerKeyOf(principal, req));
+    } catch (error) {
+      rejectHttp(res, this.errors.toException(error, 'legacy SSE'));
+      return;
+    }
     stream.open();
     const connection = new SseConnection(stream);
     // HTTP+SSE is the transport of protocol 2024-11-05: it serves the legacy era only.
@@ -82,6 +102,11 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
       void session.close();
     });
     stream.sendEvent('endpoint', `${this.paths.messagesPath}?sessionId=${encodeURIComponent(id)}`);
+  }
+
+  /** Open streams (diagnostics and tests). */
+  get size(): number {
+    return this.streams.size;
   }
 
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
