@@ -31,8 +31,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * notifications the client opted in to. The acknowledgement goes first, with the honoured subset
  * (what the server's capabilities offer; resource URIs that exist, matched exactly); every
  * notification carries the listen's id as its subscription id. The stream ends when the client
- * cancels (closes the HTTP stream; `notifications/cancelled` on stdio and WebSocket) or when the
- * server shuts down, which answers the listen with its completion result.
+ * cancels (closes the HTTP stream; `notifications/cancelled` on stdio and WebSocket), or when the
+ * server ends it: the access token of the request expired, or the server shuts down. The server
+ * answers the listen with its completion result then (the end MCP 2026-07-28 defines for it); a
+ * client whose token expired listens again with a fresh one.
  */
 @Injectable()
 export class ListenHandler implements McpMethodGroup {
@@ -80,7 +82,7 @@ export class ListenHandler implements McpMethodGroup {
       honoured.resourceSubscriptions = [...resources];
     }
     if (!asked) throw new McpInvalidParamsException('The notification filter asks for no notifications');
-    const owner = { caller: callerKeyOf(ctx.auth, ctx.request) };
+    const owner = { caller: callerKeyOf(ctx.auth, ctx.request), principal: ctx.auth };
     // Refused before the acknowledgement, so over HTTP the refusal is an HTTP answer.
     this.listens.assertRoom(owner.caller);
 

@@ -278,14 +278,14 @@ export class McpHttpHandler {
       // Resuming a POST answer: replay it and carry the rest of it (its response included).
       const resumed = await this.bus.resumePostStream(session.id, lastEventId, connection);
       if (resumed === 'resumed') {
-        connection.open();
+        if (connection.open()) this.eventStreams.endWithToken(stream, auth);
         return;
       }
       if (resumed === 'gap') throw new McpStreamHistoryLostException(lastEventId);
     }
     stream.onClose(() => this.bus.detach(session.id, connection));
     if (await this.bus.attach(session.id, connection, lastEventId)) {
-      connection.open();
+      if (connection.open()) this.eventStreams.endWithToken(stream, auth);
       return;
     }
     // The session ended while the stream was being set up (a DELETE raced it).

@@ -23,7 +23,7 @@ import {
   type McpPrincipal,
   type McpPrincipalBinding,
 } from '../../auth/mcp-principal.js';
-import { bindRequestPrincipal, requestPrincipal } from '../../auth/request-principal.js';
+import { requestPrincipal } from '../../auth/request-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from '../http/event-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
@@ -39,16 +39,20 @@ export interface McpLegacySsePaths {
 interface LegacyStream {
   readonly connection: SseConnection;
   readonly session: ConnectionSession;
-  /** The `GET` that opened the stream: its principal (resource-server mode) is the stream's. */
-  readonly request: IncomingMessage;
+  /**
+   * The principal of the `GET` that opened the stream (resource-server mode), bound once: the
+   * stream is theirs, and only their POSTs reach it.
+   */
+  readonly owner: McpPrincipalBinding | undefined;
 }
 
 /**
  * The deprecated HTTP+SSE transport (protocol 2024-11-05) for old clients: `GET /sse` opens the
  * stream, whose first event names the `POST /messages?sessionId=…` endpoint; posts answer 202
- * and their responses travel on the stream. The stream is the session: it ends with it. Open
- * streams count against `maxSessions` (each is a session to be) and, per caller, against
- * `maxStreamsPerCaller`.
+ * and their responses travel on the stream. The stream is the session: it ends with it, and it
+ * ends when the access token of its `GET` expires (the client opens a new one with a fresh
+ * token). Open streams count against `maxSessions` (each is a session to be) and, per caller,
+ * against `maxStreamsPerCaller`.
  */
 @Injectable()
 export class McpLegacySseHandler implements BeforeApplicationShutdown {
@@ -96,12 +100,13 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
     const connection = new SseConnection(stream);
     // HTTP+SSE is the transport of protocol 2024-11-05: it serves the legacy era only.
     const session = this.connections.open('sse', connection, req, 'legacy');
-    this.streams.set(id, { connection, session, request: req });
+    this.streams.set(id, { connection, session, owner: principal && principalBinding(principal) });
     stream.onClose(() => {
       this.streams.delete(id);
       void session.close();
     });
     stream.sendEvent('endpoint', `${this.paths.messagesPath}?sessionId=${encodeURIComponent(id)}`);
+    this.eventStreams.endWithToken(stream, principal);
   }
 
   /** Open streams (diagnostics and tests). */
@@ -120,17 +125,17 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
     }
     const entry = this.streams.get(streamIdOf(req.url));
     // Another principal's stream is answered as an unknown one: its existence is not revealed.
-    if (!entry || !isSamePrincipal(boundTo(entry.request), auth)) {
+    if (!entry || !isSamePrincipal(entry.owner, auth)) {
       rejectHttp(res, new McpSessionNotFoundException('Open a stream with GET first'));
       return;
     }
-    // The same principal may come with a newer token (more scopes): it applies from this message.
-    bindRequestPrincipal(entry.request, auth);
     const payload = await readJsonPayload(req, res, this.options.maxBodyBytes);
     if (!payload) return;
     res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
-    // The answer travels on the stream, through the connection's one write path.
-    await entry.session.handle(payload.value);
+    // The answer travels on the stream, through the connection's one write path. The message
+    // runs as this POST's token says (a newer token of the owner may carry more scopes); the
+    // stream's owner never changes.
+    await entry.session.handle(payload.value, auth);
   }
 
   /** Streams close before the HTTP server does, which would otherwise wait for them. */
@@ -139,11 +144,6 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
     this.streams.clear();
   }
 }
-
-const boundTo = (request: IncomingMessage): McpPrincipalBinding | undefined => {
-  const principal = requestPrincipal(request);
-  return principal && principalBinding(principal);
-};
 
 const streamIdOf = (url: string | undefined): string => {
   const query = url?.split('?')[1] ?? '';
