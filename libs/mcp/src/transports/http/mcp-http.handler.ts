@@ -285,7 +285,10 @@ export class McpHttpHandler {
     }
     stream.onClose(() => this.bus.detach(session.id, connection));
     if (await this.bus.attach(session.id, connection, lastEventId)) {
-      if (connection.open()) this.eventStreams.endWithToken(stream, auth);
+      // Closed while it attached (the client left): its detach came first and found nothing,
+      // so the session would stay held, and never idle, by a stream that is gone.
+      if (stream.closed) this.bus.detach(session.id, connection);
+      else if (connection.open()) this.eventStreams.endWithToken(stream, auth);
       return;
     }
     // The session ended while the stream was being set up (a DELETE raced it).
@@ -346,7 +349,7 @@ export class McpHttpHandler {
   /**
    * Opens the SSE answer of a POST. With a live session it is logged, so a client that loses
    * the connection can resume it with `Last-Event-ID`; without one it only writes. `onClose`
-   * hears the stream close, however it closes.
+   * hears the stream close, however it closes. It ends with its session, or at shutdown.
    */
   private openPostStream(
     res: ServerResponse,
@@ -358,6 +361,7 @@ export class McpHttpHandler {
       maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
     if (onClose) stream.onClose(onClose);
+    this.eventStreams.trackAnswer(stream, session?.id);
     const connection = new SseConnection(stream, session ? { 'MCP-Session-Id': session.id } : undefined);
     connection.open();
     return this.bus.openPostStream(session?.id, connection);
