@@ -47,7 +47,7 @@ const KEEP_ALIVE_MS = 4_321;
 /** Longer than any timer but a token-expiry one of an hour-long token. */
 const TOKEN_TIMER_MS = 600_000;
 const IDLE_MS = 800;
-const SHORT_TOKEN_MS = 1_200;
+const SHORT_TOKEN_MS = 2_000;
 /** Each notification is about 7 KB, so a stalled client's buffers fill quickly. */
 const BIG_URI = `mem://big/${'x'.repeat(7_000)}`;
 /** Notifications sent at most while waiting for the server to cut a stalled client off. */

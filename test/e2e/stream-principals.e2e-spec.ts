@@ -18,7 +18,7 @@ import { STUB_ISSUER, StubTokenVerifier } from '../support/oauth/stub-verifier.j
 import { rawPost } from '../support/raw-http.js';
 import { openSseClient } from '../support/sse-client.js';
 
-const SHORT_TOKEN_MS = 1_000;
+const SHORT_TOKEN_MS = 2_000;
 const READ = ['notes:read'];
 const READ_WRITE = ['notes:read', 'notes:write'];
 
