@@ -17,9 +17,10 @@ const SHUTDOWN_RETRY_MS = 1_000;
  * - places per caller under `maxStreamsPerCaller` for the streams a client holds open (the
  *   standalone GET stream, legacy HTTP+SSE);
  * - the end of a held stream when the access token that opened it expires;
- * - the end of POST answer streams when their session ends, and at shutdown (after the listens
- *   were answered), with a `retry:` hint: a legacy client resumes the answer with
- *   `Last-Event-ID`, and a modern one's request is cancelled, as closing its stream means.
+ * - the end of POST answer streams when their session ends (on whichever instance it ends), and
+ *   at shutdown, after the listens were answered, with a `retry:` hint: a legacy client resumes
+ *   the answer with `Last-Event-ID`, and a modern one's request is cancelled, as closing its
+ *   stream means.
  * Each is tied to the stream's one close event, so every way a stream ends (the client leaves,
  * the server closes it, a slow consumer is cut off, the session ends, the instance shuts down)
  * gives its place back and stops its timer.
