@@ -30,6 +30,13 @@ export const MCP_RESOLVED_OPTIONS = Symbol('MCP_RESOLVED_OPTIONS');
 const positive = (value: number | undefined, fallback: number): number =>
   value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
 
+/**
+ * The default per-caller share of an instance-wide cap: a tenth. One caller can then never take
+ * the whole budget (ten callers at their caps are needed), while a client that opens a stream
+ * or a listen per session it really uses stays far below it.
+ */
+const perCallerShare = (instanceCap: number): number => Math.max(1, Math.floor(instanceCap / 10));
+
 const NUMERIC_OPTIONS = [
   'sessionIdleTimeoutMs',
   'maxSessions',
@@ -47,6 +54,8 @@ const NUMERIC_OPTIONS = [
   'clientRequestTimeoutMs',
   'maxArgumentDepth',
   'maxSessionsPerPrincipal',
+  'maxListensPerCaller',
+  'maxStreamsPerCaller',
 ] as const;
 
 /** A signing key long enough to resist guessing. */
@@ -118,11 +127,13 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
   if (problems.length > 0) throw new McpDefinitionError(problems.join('; '));
   assertValidIcons(options.serverInfo.icons, 'serverInfo');
   const { backend: _backend, ...rest } = options;
+  const maxSessions = Math.floor(positive(options.maxSessions, DEFAULT_MAX_SESSIONS));
+  const maxListens = Math.floor(positive(options.maxListens, DEFAULT_MAX_LISTENS));
   return {
     ...rest,
     sessions: options.sessions ?? true,
     sessionIdleTimeoutMs: positive(options.sessionIdleTimeoutMs, DEFAULT_SESSION_IDLE_TIMEOUT_MS),
-    maxSessions: Math.floor(positive(options.maxSessions, DEFAULT_MAX_SESSIONS)),
+    maxSessions,
     sessionCleanupIntervalMs: positive(options.sessionCleanupIntervalMs, DEFAULT_SESSION_CLEANUP_INTERVAL_MS),
     pageSize: Math.floor(positive(options.pageSize, DEFAULT_PAGE_SIZE)),
     maxBodyBytes: positive(options.maxBodyBytes, DEFAULT_BODY_LIMIT_BYTES),
@@ -133,13 +144,16 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     protocol: options.protocol ?? 'dual',
     requestStateTtlMs: positive(options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS),
     cacheHints: { ttlMs: 0, scope: 'public', ...options.cacheHints },
-    maxListens: Math.floor(positive(options.maxListens, DEFAULT_MAX_LISTENS)),
+    maxListens,
+    maxListensPerCaller: Math.floor(positive(options.maxListensPerCaller, perCallerShare(maxListens))),
     maxListenUris: Math.floor(positive(options.maxListenUris, DEFAULT_MAX_LISTEN_URIS)),
     maxSubscriptionsPerSession: Math.floor(
       positive(options.maxSubscriptionsPerSession, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION),
     ),
     replayBufferSize: Math.floor(positive(options.replayBufferSize, DEFAULT_REPLAY_BUFFER_SIZE)),
     maxStreamBufferBytes: positive(options.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES),
+    // One stream per session at most is held (legacy SSE streams are sessions too): the instance's budget.
+    maxStreamsPerCaller: Math.floor(positive(options.maxStreamsPerCaller, perCallerShare(maxSessions))),
     listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
     clientRequestTimeoutMs: positive(options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS),
     maxArgumentDepth: Math.floor(positive(options.maxArgumentDepth, DEFAULT_MAX_ARGUMENT_DEPTH)),

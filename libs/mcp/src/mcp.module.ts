@@ -21,6 +21,7 @@ import { McpToolRegistry } from './registry/mcp-tool.registry.js';
 import { McpSessionManager } from './session/mcp-session.manager.js';
 import { McpServerStats } from './session/mcp-server-stats.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
+import { McpEventStreams } from './transports/http/event-streams.js';
 import { ConnectionSessions } from './transports/shared/connection-sessions.js';
 import { McpOriginPolicy } from './transports/shared/origin-policy.js';
 import { SubscriptionsHandler } from './protocol/handlers/subscriptions.handler.js';
@@ -94,6 +95,7 @@ import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
     McpDispatcher,
     ConnectionSessions,
     McpHttpHandler,
+    McpEventStreams,
     McpOriginPolicy,
     McpAuthenticator,
     McpAccessPolicy,

@@ -7,7 +7,7 @@ import type { McpPrincipal } from './mcp-principal.js';
  */
 const principals = new WeakMap<object, McpPrincipal>();
 
-/** Records (or, for a newer token of the same principal, replaces) the principal of a request. */
+/** Records the principal of a request (once: a connection's owner never changes). */
 export function bindRequestPrincipal(request: object, principal: McpPrincipal | undefined): void {
   if (principal) principals.set(request, principal);
   else principals.delete(request);

@@ -98,6 +98,23 @@ export class McpTooManyListensException extends McpException {
   }
 }
 
+/**
+ * 429 `-32004`: the caller (the principal in resource-server mode, else the remote address)
+ * already holds `maxListensPerCaller` listen streams on this instance; one must end first.
+ * @publicApi
+ */
+export class McpListenQuotaExceededException extends McpException {
+  constructor(limit: number) {
+    super(
+      JsonRpcErrorCode.TooManyRequests,
+      'Too many listens',
+      `This caller already holds its limit of ${limit} subscriptions/listen streams; close one before opening another`,
+      { limit },
+      { status: 429, headers: { 'Retry-After': '5' } },
+    );
+  }
+}
+
 /** 400 `-32602`: a modern request whose `_meta` lacks a required field or has a malformed one. @publicApi */
 export class McpInvalidMetaException extends McpException {
   constructor(detail: string) {

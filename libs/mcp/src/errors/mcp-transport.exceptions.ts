@@ -119,6 +119,24 @@ export class McpSessionQuotaExceededException extends McpException {
 }
 
 /**
+ * 429: the caller (the principal in resource-server mode, else the remote address) already holds
+ * `maxStreamsPerCaller` event streams open (standalone GET streams, legacy SSE streams); one
+ * must close first.
+ * @publicApi
+ */
+export class McpStreamQuotaExceededException extends McpException {
+  constructor(limit: number) {
+    super(
+      JsonRpcErrorCode.TooManyRequests,
+      'Too many streams',
+      `This caller already holds its limit of ${limit} open event streams; close one before opening another`,
+      { limit },
+      { status: 429, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
+    );
+  }
+}
+
+/**
  * 503: the backend that holds sessions and subscriptions (Redis, ...) cannot be reached. Never a
  * 404: the session may well exist. Backends throw `McpBackendUnavailableError`; the mapper turns
  * it into this.

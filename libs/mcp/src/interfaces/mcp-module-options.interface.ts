@@ -15,7 +15,6 @@ export interface McpServerInfo {
 }
 
 /**
-<<<<<<< HEAD
  * Wire profile: the shapes of `resources/subscribe` and `resources/unsubscribe`.
  * - `strict` (default): the MCP schema's: `{}` for both results, and `-32002` "Resource not
  *   found" (with `data.uri`) for subscribing to an unknown resource. Every official client (SDK
@@ -25,12 +24,6 @@ export interface McpServerInfo {
  *   `{ unsubscribed: true, uri }`, and `-32601` for an unknown resource. The reference gateway
  *   serves these by default (it is the specified service); official SDK clients then need
  *   `client.request({ method: 'resources/subscribe', params }, schema)` with a schema of their own.
-=======
- * Wire profile (why two: docs/decisions/0001-wire-profiles.md).
- * - `gateway` (default): subscribe/unsubscribe answer `{ subscribed|unsubscribed: true, uri }` and
- *   subscribing to an unknown resource is `-32601`, as the reference gateway does.
- * - `strict`: the MCP schema's shapes (`{}` and `-32002`), which the official SDK client needs.
->>>>>>> main
  * @publicApi
  */
 export type McpWireProfile = 'gateway' | 'strict';
@@ -163,6 +156,15 @@ export interface McpModuleOptions {
    */
   maxSubscriptionsPerSession?: number;
   /**
+   * Most `subscriptions/listen` streams one caller holds at once on this instance: the principal
+   * in resource-server mode (`auth`), the remote address otherwise (`X-Forwarded-For` is not
+   * trusted: behind a proxy without `auth`, every client shares the proxy's address, so raise
+   * it there). Past it a listen answers 429 (`-32004`) with `Retry-After`, so one caller cannot
+   * take every place of `maxListens`.
+   * @default a tenth of `maxListens` (1_000 with the defaults)
+   */
+  maxListensPerCaller?: number;
+  /**
    * Where sessions, subscriptions and delivery state live. The in-memory default needs nothing;
    * a shared backend (`@nest-mcp/redis`) lets several instances behave as one.
    * @default new InMemoryMcpBackend()
@@ -180,6 +182,14 @@ export interface McpModuleOptions {
    * @default 1 MiB
    */
   maxStreamBufferBytes?: number;
+  /**
+   * Most event streams one caller holds open at once on this instance: standalone GET streams
+   * (the GETs of one session share a place) and legacy HTTP+SSE streams. The caller is the
+   * principal in resource-server mode (`auth`), the remote address otherwise (see
+   * `maxListensPerCaller`). Past it the GET answers 429 (`-32004`) with `Retry-After`.
+   * @default a tenth of `maxSessions` (1_000 with the defaults)
+   */
+  maxStreamsPerCaller?: number;
   /** Window in which list-changed notifications are coalesced into one. @default 50 */
   listChangedDebounceMs?: number;
   /** How long `ctx.elicit()`, `ctx.sample()` and `ctx.listRoots()` wait for the client. @default 60_000 */

@@ -8,6 +8,7 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import { META_SUBSCRIPTION_ID } from '../../mcp.constants.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
+import { callerKeyOf } from '../../auth/caller-key.js';
 import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { listenNotifications } from './listen-notifications.js';
@@ -30,8 +31,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * notifications the client opted in to. The acknowledgement goes first, with the honoured subset
  * (what the server's capabilities offer; resource URIs that exist, matched exactly); every
  * notification carries the listen's id as its subscription id. The stream ends when the client
- * cancels (closes the HTTP stream; `notifications/cancelled` on stdio and WebSocket) or when the
- * server shuts down, which answers the listen with its completion result.
+ * cancels (closes the HTTP stream; `notifications/cancelled` on stdio and WebSocket), or when the
+ * server ends it: the access token of the request expired, or the server shuts down. The server
+ * answers the listen with its completion result then (the end MCP 2026-07-28 defines for it); a
+ * client whose token expired listens again with a fresh one.
  */
 @Injectable()
 export class ListenHandler implements McpMethodGroup {
@@ -79,7 +82,9 @@ export class ListenHandler implements McpMethodGroup {
       honoured.resourceSubscriptions = [...resources];
     }
     if (!asked) throw new McpInvalidParamsException('The notification filter asks for no notifications');
-    this.listens.assertRoom();
+    const owner = { caller: callerKeyOf(ctx.auth, ctx.request), principal: ctx.auth };
+    // Refused before the acknowledgement, so over HTTP the refusal is an HTTP answer.
+    this.listens.assertRoom(owner.caller);
 
     const subscriptionId = ctx.requestId;
     const stamped = listenNotifications(subscriptionId);
@@ -93,6 +98,7 @@ export class ListenHandler implements McpMethodGroup {
     const open = this.listens.start(
       { resources, lists, notify: (method, notificationParams) => send(stamped(method, notificationParams)) },
       ctx.signal,
+      owner,
     );
     await open.ended;
     return { _meta: { [META_SUBSCRIPTION_ID]: subscriptionId } };

@@ -41,6 +41,8 @@ import { SseConnection } from './sse-connection.js';
 import { SseStream } from './sse.stream.js';
 import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../../auth/mcp-principal.js';
+import { callerKeyOf } from '../../auth/caller-key.js';
+import { McpEventStreams } from './event-streams.js';
 
 const ALLOW_ALL = 'GET, POST, DELETE';
 const ALLOW_STATELESS = 'POST';
@@ -66,6 +68,7 @@ export class McpHttpHandler {
     private readonly errors: McpErrorMapper,
     private readonly tools: McpToolRegistry,
     private readonly authenticator: McpAuthenticator,
+    private readonly eventStreams: McpEventStreams,
   ) {}
 
   /**
@@ -195,14 +198,18 @@ export class McpHttpHandler {
   ): Promise<void> {
     const envelope = await this.rejectingWithId(id, async () => this.modernEnvelope(req, payload));
     let stream: McpPostStream | undefined;
-    // Closing the answer stream before it ends cancels the request.
+    // The answer stream closing before the answer was written cancels the request, whichever
+    // side closed it: the client, or the server cutting off a slow consumer (whose response
+    // may still finish, cleanly, once the client drains it).
+    let answered = false;
     let dropped = false;
     let drop: (() => void) | undefined;
-    res.once('close', () => {
-      if (res.writableFinished) return;
+    const onClosed = () => {
+      if (answered || dropped) return;
       dropped = true;
       drop?.();
-    });
+    };
+    res.once('close', onClosed);
     const ctx: McpDispatchContext = {
       transport: 'streamable-http',
       request: req,
@@ -212,12 +219,13 @@ export class McpHttpHandler {
       onDropped: (listener) => (dropped ? listener() : (drop = listener)),
       sendRelated: (json) => {
         if (!accept.sse) return false;
-        stream ??= this.openPostStream(res, undefined);
+        stream ??= this.openPostStream(res, undefined, onClosed);
         stream.send(json);
         return true;
       },
     };
     const answer = await this.dispatcher.dispatch(payload, ctx);
+    answered = true;
     this.writeAnswer(res, answer, stream, accept, undefined);
   }
 
@@ -262,20 +270,26 @@ export class McpHttpHandler {
       keepAliveMs: this.options.keepAliveMs,
       maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
+    // The GETs of one session share a place: a reconnect replacing a stream that is still
+    // closing is not refused.
+    this.eventStreams.hold(stream, callerKeyOf(auth, req), session.id);
     const connection = new SseConnection(stream, { 'MCP-Session-Id': session.id });
 
     if (lastEventId !== undefined) {
       // Resuming a POST answer: replay it and carry the rest of it (its response included).
       const resumed = await this.bus.resumePostStream(session.id, lastEventId, connection);
       if (resumed === 'resumed') {
-        connection.open();
+        if (connection.open()) this.eventStreams.endWithToken(stream, auth);
         return;
       }
       if (resumed === 'gap') throw new McpStreamHistoryLostException(lastEventId);
     }
     stream.onClose(() => this.bus.detach(session.id, connection));
     if (await this.bus.attach(session.id, connection, lastEventId)) {
-      connection.open();
+      // Closed while it attached (the client left): its detach came first and found nothing,
+      // so the session would stay held, and never idle, by a stream that is gone.
+      if (stream.closed) this.bus.detach(session.id, connection);
+      else if (connection.open()) this.eventStreams.endWithToken(stream, auth);
       return;
     }
     // The session ended while the stream was being set up (a DELETE raced it).
@@ -335,13 +349,20 @@ export class McpHttpHandler {
 
   /**
    * Opens the SSE answer of a POST. With a live session it is logged, so a client that loses
-   * the connection can resume it with `Last-Event-ID`; without one it only writes.
+   * the connection can resume it with `Last-Event-ID`; without one it only writes. `onClose`
+   * hears the stream close, however it closes. It ends with its session, or at shutdown.
    */
-  private openPostStream(res: ServerResponse, session: McpSessionRecord | undefined): McpPostStream {
+  private openPostStream(
+    res: ServerResponse,
+    session: McpSessionRecord | undefined,
+    onClose?: () => void,
+  ): McpPostStream {
     const stream = new SseStream(res, {
       keepAliveMs: this.options.keepAliveMs,
       maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
+    if (onClose) stream.onClose(onClose);
+    this.eventStreams.trackAnswer(stream, session?.id);
     const connection = new SseConnection(stream, session ? { 'MCP-Session-Id': session.id } : undefined);
     connection.open();
     return this.bus.openPostStream(session?.id, connection);

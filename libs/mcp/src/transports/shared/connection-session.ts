@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { errorResponse, isInitializeMessage, isValidId } from '../../protocol/json-rpc.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
+import type { McpPrincipal } from '../../auth/mcp-principal.js';
 
 /** The services a connection-oriented transport needs (WebSocket, legacy SSE, stdio). */
 export interface ConnectionSessionServices {
@@ -70,8 +71,12 @@ export class ConnectionSession {
       .catch(() => undefined);
   }
 
-  /** Dispatches one parsed message and sends its answer, if any, on the connection. */
-  async handle(payload: unknown): Promise<void> {
+  /**
+   * Dispatches one parsed message and sends its answer, if any, on the connection. `auth` is the
+   * principal of the HTTP request that carried this one message (legacy SSE's POSTs); by default
+   * the principal of the request that opened the connection.
+   */
+  async handle(payload: unknown, auth?: McpPrincipal): Promise<void> {
     // Each request of a batch counts: a batch is not a way past the bound. One that does not
     // fit is refused whole, with one error, as the dispatcher refuses a batch it cannot take.
     const requests = requestsIn(payload);
@@ -83,7 +88,7 @@ export class ConnectionSession {
       this.inFlight += requests;
     }
     try {
-      const answer = await this.ordered(payload);
+      const answer = await this.ordered(payload, auth);
       if (answer) this.writeAnswer(answer.json);
     } catch (error) {
       // The dispatcher answers every failure itself; what lands here is a session lookup that
@@ -100,24 +105,24 @@ export class ConnectionSession {
     this.writeAnswer(JSON.stringify(errorResponse(isValidId(id) ? id : null, exception.toJsonRpcError())));
   }
 
-  private ordered(payload: unknown) {
+  private ordered(payload: unknown, principal: McpPrincipal | undefined) {
     const previous = this.initializing;
     if (isInitializeMessage(payload)) {
       // A second initialize waits for the first, then finds the session and is refused.
       const run = (async () => {
         if (previous) await previous;
-        return this.dispatch(payload);
+        return this.dispatch(payload, principal);
       })();
       this.initializing = run.catch(() => undefined);
       return run;
     }
-    return previous ? previous.then(() => this.dispatch(payload)) : this.dispatch(payload);
+    return previous ? previous.then(() => this.dispatch(payload, principal)) : this.dispatch(payload, principal);
   }
 
-  private async dispatch(payload: unknown) {
+  private async dispatch(payload: unknown, principal: McpPrincipal | undefined) {
     const send = (json: string) => this.connection.send(json);
-    // The principal of the request that opened the connection (resource-server mode).
-    const auth = requestPrincipal(this.request);
+    // The message's own principal, else that of the request that opened the connection.
+    const auth = principal ?? requestPrincipal(this.request);
     if (this.services.dispatcher.isModern(payload, { eras: this.eras })) {
       // A modern message stands alone, whatever this connection did before (MCP 2026-07-28).
       const modern = {

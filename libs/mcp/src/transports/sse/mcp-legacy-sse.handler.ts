@@ -2,7 +2,11 @@ import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/comm
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { McpNotAcceptableException, McpSessionNotFoundException } from '../../errors/mcp-transport.exceptions.js';
+import {
+  McpNotAcceptableException,
+  McpSessionNotFoundException,
+  McpTooManySessionsException,
+} from '../../errors/mcp-transport.exceptions.js';
 import { McpUnsupportedVersionException } from '../../errors/mcp-modern.exceptions.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
 import { generateSessionId } from '../../session/session-id.js';
@@ -21,7 +25,9 @@ import {
   type McpPrincipal,
   type McpPrincipalBinding,
 } from '../../auth/mcp-principal.js';
-import { bindRequestPrincipal, requestPrincipal } from '../../auth/request-principal.js';
+import { requestPrincipal } from '../../auth/request-principal.js';
+import { callerKeyOf } from '../../auth/caller-key.js';
+import { McpEventStreams } from '../http/event-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 
 /** DI token of the legacy transport's paths (from the module extras). */
@@ -35,14 +41,20 @@ export interface McpLegacySsePaths {
 interface LegacyStream {
   readonly connection: SseConnection;
   readonly session: ConnectionSession;
-  /** The `GET` that opened the stream: its principal (resource-server mode) is the stream's. */
-  readonly request: IncomingMessage;
+  /**
+   * The principal of the `GET` that opened the stream (resource-server mode), bound once: the
+   * stream is theirs, and only their POSTs reach it.
+   */
+  readonly owner: McpPrincipalBinding | undefined;
 }
 
 /**
  * The deprecated HTTP+SSE transport (protocol 2024-11-05) for old clients: `GET /sse` opens the
  * stream, whose first event names the `POST /messages?sessionId=…` endpoint; posts answer 202
- * and their responses travel on the stream. The stream is the session: it ends with it.
+ * and their responses travel on the stream. The stream is the session: it ends with it, and it
+ * ends when the access token of its `GET` expires (the client opens a new one with a fresh
+ * token). Open streams count against `maxSessions` (each is a session to be) and, per caller,
+ * against `maxStreamsPerCaller`.
  */
 @Injectable()
 export class McpLegacySseHandler implements BeforeApplicationShutdown {
@@ -56,6 +68,7 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
     private readonly originPolicy: McpOriginPolicy,
     private readonly errors: McpErrorMapper,
     private readonly authenticator: McpAuthenticator,
+    private readonly eventStreams: McpEventStreams,
   ) {}
 
   async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -75,21 +88,38 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
       rejectHttp(res, new McpNotAcceptableException('GET needs Accept: text/event-stream'));
       return;
     }
+    if (this.streams.size >= this.options.maxSessions) {
+      rejectHttp(res, new McpTooManySessionsException(this.options.maxSessions));
+      return;
+    }
+    const principal = requestPrincipal(req);
     const id = generateSessionId();
     const stream = new SseStream(res, {
       keepAliveMs: this.options.keepAliveMs,
       maxBufferedBytes: this.options.maxStreamBufferBytes,
     });
+    try {
+      this.eventStreams.hold(stream, callerKeyOf(principal, req));
+    } catch (error) {
+      rejectHttp(res, this.errors.toException(error, 'legacy SSE'));
+      return;
+    }
     stream.open();
     const connection = new SseConnection(stream);
     // HTTP+SSE is the transport of protocol 2024-11-05: it serves the legacy era only.
     const session = this.connections.open('sse', connection, req, 'legacy');
-    this.streams.set(id, { connection, session, request: req });
+    this.streams.set(id, { connection, session, owner: principal && principalBinding(principal) });
     stream.onClose(() => {
       this.streams.delete(id);
       void session.close();
     });
     stream.sendEvent('endpoint', `${this.paths.messagesPath}?sessionId=${encodeURIComponent(id)}`);
+    this.eventStreams.endWithToken(stream, principal);
+  }
+
+  /** Open streams (diagnostics and tests). */
+  get size(): number {
+    return this.streams.size;
   }
 
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
@@ -103,18 +133,17 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
     }
     const entry = this.streams.get(streamIdOf(req.url));
     // Another principal's stream is answered as an unknown one: its existence is not revealed.
-    if (!entry || !isSamePrincipal(boundTo(entry.request), auth)) {
+    if (!entry || !isSamePrincipal(entry.owner, auth)) {
       rejectHttp(res, new McpSessionNotFoundException('Open a stream with GET first'));
       return;
     }
     const payload = await readJsonPayload(req, res, this.options.maxBodyBytes);
     if (!payload) return;
-    // The same principal may come with a newer token (more scopes): it applies from this message
-    // (and only once the message is admitted: a refused POST changes nothing).
-    bindRequestPrincipal(entry.request, auth);
     res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
-    // The answer travels on the stream, through the connection's one write path.
-    await entry.session.handle(payload.value);
+    // The answer travels on the stream, through the connection's one write path. The message
+    // runs as this POST's token says (a newer token of the owner may carry more scopes); the
+    // stream's owner never changes.
+    await entry.session.handle(payload.value, auth);
   }
 
   /** Streams close before the HTTP server does, which would otherwise wait for them. */
@@ -123,11 +152,6 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
     this.streams.clear();
   }
 }
-
-const boundTo = (request: IncomingMessage): McpPrincipalBinding | undefined => {
-  const principal = requestPrincipal(request);
-  return principal && principalBinding(principal);
-};
 
 const streamIdOf = (url: string | undefined): string => {
   const query = url?.split('?')[1] ?? '';
