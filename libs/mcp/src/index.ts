@@ -19,9 +19,9 @@ export type * from './interfaces/mcp-tool-options.interface.js';
 export type * from './interfaces/mcp-resource-options.interface.js';
 export type * from './interfaces/mcp-prompt-options.interface.js';
 export type * from './interfaces/mcp-icon.interface.js';
-export type * from './interfaces/mcp-transport.interface.js';
+export type * from './model/mcp-transport.interface.js';
 export type * from './interfaces/mcp-completion.interface.js';
-export type * from './interfaces/mcp-cache.interface.js';
+export type * from './model/mcp-cache.interface.js';
 
 // Declaring capabilities
 export * from './decorators/index.js';
@@ -33,10 +33,10 @@ export { UriTemplate, UriTemplateError, MAX_URI_LENGTH, type UriVariables } from
 export type { McpRequestContext, McpRoundState } from './context/mcp-request-context.js';
 export { McpExecutionContext, isMcpContext } from './context/mcp-execution-context.js';
 export * from './errors/index.js';
-export { MCP_LOG_LEVELS, type McpLogLevel } from './logging/log-level.js';
+export { MCP_LOG_LEVELS, type McpLogLevel } from './model/log-level.js';
 export { McpInputRequiredSignal } from './protocol/modern/input-round.js';
-export * from './client-requests/client-request.errors.js';
-export type * from './client-requests/client-request.types.js';
+export * from './errors/client-request.errors.js';
+export type * from './context/client-request.types.js';
 
 // Services to inject
 export { ResourceNotificationService } from './notifications/resource-notification.service.js';
@@ -75,13 +75,13 @@ export {
   type McpInstanceMessageHandler,
 } from './backend/mcp-instance-messaging.js';
 // What a backend author needs to deliver the way the core does.
-export { ListenerIndex } from './notifications/listener-index.js';
+export { ListenerIndex } from './backend/delivery/listener-index.js';
 export {
   LIST_CHANGED_JSON,
   LIST_CHANGED_METHODS,
   RESOURCE_UPDATED,
   resourceUpdatedJson,
-} from './notifications/notification.messages.js';
+} from './backend/delivery/notification.messages.js';
 
 // Transports that need a helper
 export { runMcpStdio } from './transports/stdio/run-mcp-stdio.js';

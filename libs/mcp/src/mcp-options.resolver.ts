@@ -23,9 +23,6 @@ import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
 import { assertValidIcons } from './registry/icon-rules.js';
 import { authOptionProblems } from './auth/auth-options.validation.js';
 
-/** DI token of the options with defaults applied. */
-export const MCP_RESOLVED_OPTIONS = Symbol('MCP_RESOLVED_OPTIONS');
-
 /** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
 const positive = (value: number | undefined, fallback: number): number =>
   value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;

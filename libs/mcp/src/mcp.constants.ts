@@ -59,3 +59,6 @@ export const DEFAULT_MAX_LISTENS = 10_000;
 export const DEFAULT_MAX_LISTEN_URIS = 1_000;
 /** Life of one round's MRTR requestState: time for a person to answer a form, and no more. */
 export const DEFAULT_REQUEST_STATE_TTL_MS = 5 * 60 * 1000;
+
+/** DI token of the module options with defaults applied (`ResolvedMcpOptions`). */
+export const MCP_RESOLVED_OPTIONS = Symbol('MCP_RESOLVED_OPTIONS');

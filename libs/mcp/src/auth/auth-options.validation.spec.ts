@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { authOptionProblems } from './auth-options.validation.js';
-import type { McpAuthOptions } from './mcp-auth-options.interface.js';
+import type { McpAuthOptions } from '../interfaces/mcp-auth-options.interface.js';
 
 const good: McpAuthOptions = {
   resource: 'https://mcp.example.com/mcp',

@@ -1,4 +1,4 @@
-import type { McpAuthOptions } from './mcp-auth-options.interface.js';
+import type { McpAuthOptions } from '../interfaces/mcp-auth-options.interface.js';
 import { isScopeToken } from './scopes.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { principalKey, type McpPrincipal } from './mcp-principal.js';
+import { principalKey, type McpPrincipal } from '../model/mcp-principal.js';
 
 /**
  * Who a per-caller limit counts (tool-call rate, sessions): the principal in resource-server

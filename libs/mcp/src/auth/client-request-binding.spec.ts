@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { McpClientRequests } from '../client-requests/mcp-client-requests.js';
 import { McpTestClient } from '../testing/mcp-testing-module.js';
-import type { McpPrincipal } from './mcp-principal.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 
 const principal = (clientId: string, scopes: string[] = []): McpPrincipal => ({
   issuer: 'https://as.example.com',

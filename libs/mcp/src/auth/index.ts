@@ -1,12 +1,12 @@
-export type * from './mcp-auth-options.interface.js';
-export type * from './mcp-token-verifier.interface.js';
+export type * from '../interfaces/mcp-auth-options.interface.js';
+export type * from '../interfaces/mcp-token-verifier.interface.js';
 export {
   type McpPrincipal,
   type McpPrincipalBinding,
   principalBinding,
   principalDigest,
   isSamePrincipal,
-} from './mcp-principal.js';
+} from '../model/mcp-principal.js';
 export { McpInvalidTokenError, McpAuthServerUnavailableError } from './mcp-auth.errors.js';
 export * from './mcp-auth.exceptions.js';
 export { RequireScopes, MCP_REQUIRED_SCOPES_METADATA } from './require-scopes.decorator.js';

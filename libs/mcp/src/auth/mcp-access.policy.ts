@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CACHE_HINTS, type HintedResult } from '../protocol/modern/cache-hints.js';
-import type { McpPrincipal } from './mcp-principal.js';
+import { CACHE_HINTS, type HintedResult } from '../model/cache-hints.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 import { McpAuthenticator } from './mcp-authenticator.js';
 import { permits } from './scopes.js';
 

@@ -1,5 +1,5 @@
 import { McpException } from '../errors/mcp.exception.js';
-import { JsonRpcErrorCode } from '../protocol/json-rpc.js';
+import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
 
 /**

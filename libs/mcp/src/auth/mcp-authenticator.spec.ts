@@ -8,9 +8,9 @@ import {
   McpInvalidAuthRequestException,
   McpUnauthorizedException,
 } from './mcp-auth.exceptions.js';
-import type { McpAuthOptions } from './mcp-auth-options.interface.js';
+import type { McpAuthOptions } from '../interfaces/mcp-auth-options.interface.js';
 import { McpAuthenticator } from './mcp-authenticator.js';
-import type { McpTokenVerifier, McpVerifiedToken } from './mcp-token-verifier.interface.js';
+import type { McpTokenVerifier, McpVerifiedToken } from '../interfaces/mcp-token-verifier.interface.js';
 
 const RESOURCE = 'https://mcp.example.com/mcp';
 const PRM = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp';

@@ -2,17 +2,17 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { McpServiceUnavailableException } from '../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { findBearerToken } from './bearer-token.js';
-import type { McpAuthOptions } from './mcp-auth-options.interface.js';
+import type { McpAuthOptions } from '../interfaces/mcp-auth-options.interface.js';
 import { McpAuthServerUnavailableError, McpInvalidTokenError } from './mcp-auth.errors.js';
 import {
   McpInsufficientScopeException,
   McpInvalidAuthRequestException,
   McpUnauthorizedException,
 } from './mcp-auth.exceptions.js';
-import type { McpPrincipal } from './mcp-principal.js';
-import type { McpTokenVerifier, McpVerifiedToken } from './mcp-token-verifier.interface.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
+import type { McpTokenVerifier, McpVerifiedToken } from '../interfaces/mcp-token-verifier.interface.js';
 import { resourceMetadataUrl } from './resource-metadata.js';
 import { bindRequestPrincipal } from './request-principal.js';
 import { redactSecrets } from '../logging/redact.js';

@@ -12,7 +12,7 @@ import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from '../mcp.constants.js';
 import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
 import { asError, asSuccess, McpTestClient, request } from '../testing/mcp-testing-module.js';
-import type { McpPrincipal } from './mcp-principal.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 import { RequireScopes } from './require-scopes.decorator.js';
 import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
 

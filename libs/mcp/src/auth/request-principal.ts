@@ -1,4 +1,4 @@
-import type { McpPrincipal } from './mcp-principal.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 
 /**
  * The principal authenticated for a transport request, kept beside it (never on it: the request

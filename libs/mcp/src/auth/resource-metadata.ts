@@ -1,4 +1,4 @@
-import type { McpAuthOptions } from './mcp-auth-options.interface.js';
+import type { McpAuthOptions } from '../interfaces/mcp-auth-options.interface.js';
 
 /** RFC 9728 §3: the well-known suffix of Protected Resource Metadata. */
 export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';

@@ -1,4 +1,4 @@
-import type { McpPrincipal } from './mcp-principal.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 
 /** The scopes of `required` that `granted` lacks, in the order required. */
 export function missingScopes(granted: readonly string[], required: readonly string[]): string[] {

@@ -9,7 +9,7 @@ import type { McpSessionRecord, McpSessionStore } from '../backend/mcp-session.s
 import { McpSessionQuotaExceededException } from '../errors/mcp-transport.exceptions.js';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
-import { principalBinding, type McpPrincipal } from './mcp-principal.js';
+import { principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
 import { callerKeyOf } from './caller-key.js';
 
 const principal = (clientId: string, scopes: string[] = []): McpPrincipal => ({

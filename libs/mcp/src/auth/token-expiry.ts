@@ -1,4 +1,4 @@
-import type { McpPrincipal } from './mcp-principal.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 
 /** Longest delay a Node timer takes (about 24.8 days); later expiries are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

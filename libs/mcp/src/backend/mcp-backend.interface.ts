@@ -1,5 +1,4 @@
 import { IntrinsicException } from '@nestjs/common';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import type { McpInstanceMessaging } from './mcp-instance-messaging.js';
 import type { McpNotificationBus } from './mcp-notification.bus.js';
 import type { McpRateWindows } from './mcp-rate-windows.js';
@@ -7,9 +6,20 @@ import type { McpRequestStateNonces } from './mcp-request-state-nonces.js';
 import type { McpSessionStore } from './mcp-session.store.js';
 import type { McpSubscriptionStore } from './mcp-subscription.store.js';
 
+/**
+ * The module settings a backend builds its parts with (the module's options after defaults; a
+ * backend reads nothing else of them). @publicApi
+ */
+export interface McpBackendSettings {
+  /** Messages kept per session for `Last-Event-ID`, and events kept per POST answer. */
+  readonly replayBufferSize: number;
+  /** Idle time after which a session expires, in milliseconds. */
+  readonly sessionIdleTimeoutMs: number;
+}
+
 /** What a backend is given when the module starts. @publicApi */
 export interface McpBackendContext {
-  readonly options: ResolvedMcpOptions;
+  readonly options: McpBackendSettings;
 }
 
 /** The state seams of one running module, built by a backend. @publicApi */

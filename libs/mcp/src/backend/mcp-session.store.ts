@@ -1,7 +1,7 @@
 import type { McpProtocolVersion } from '../mcp.constants.js';
-import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
-import type { McpLogLevel } from '../logging/log-level.js';
-import type { McpPrincipalBinding } from '../auth/mcp-principal.js';
+import type { McpTransportKind } from '../model/mcp-transport.interface.js';
+import type { McpLogLevel } from '../model/log-level.js';
+import type { McpPrincipalBinding } from '../model/mcp-principal.js';
 
 /** What is known about a session; plain data, so any store (memory, Redis) can hold it. @publicApi */
 export interface McpSessionRecord {

@@ -1,4 +1,4 @@
-import { McpClientCapabilityError } from './client-request.errors.js';
+import { McpClientCapabilityError } from '../errors/client-request.errors.js';
 
 type Capabilities = Record<string, unknown> | undefined;
 

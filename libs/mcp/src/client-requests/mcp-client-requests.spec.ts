@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import type { McpSessionManager } from '../session/mcp-session.manager.js';
-import { McpClientRequestTimeoutError, McpClientUnreachableError } from './client-request.errors.js';
+import { McpClientRequestTimeoutError, McpClientUnreachableError } from '../errors/client-request.errors.js';
 import { LocalInstanceMessaging } from '../backend/in-memory/local-instance-messaging.js';
 import { McpClientRequests } from './mcp-client-requests.js';
 

@@ -1,17 +1,17 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_INSTANCE_MESSAGING } from '../backend/mcp-backend.tokens.js';
 import type { McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
-import type { JsonRpcResponse } from '../protocol/json-rpc.js';
+import type { JsonRpcResponse } from '../model/json-rpc.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
-import { principalDigest, type McpPrincipal } from '../auth/mcp-principal.js';
+import { principalDigest, type McpPrincipal } from '../model/mcp-principal.js';
 import { argumentDepthError } from '../schema/argument-depth.js';
 import {
   McpClientRequestError,
   McpClientRequestTimeoutError,
   McpClientUnreachableError,
-} from './client-request.errors.js';
+} from '../errors/client-request.errors.js';
 
 interface Pending {
   readonly method: string;

@@ -1,5 +1,5 @@
 import type { McpAnyProtocolVersion } from '../mcp.constants.js';
-import type { McpLogLevel } from '../logging/log-level.js';
+import type { McpLogLevel } from '../model/log-level.js';
 import type {
   McpClientRequestOptions,
   McpElicitFormParams,
@@ -8,11 +8,11 @@ import type {
   McpRoot,
   McpSamplingParams,
   McpSamplingResult,
-} from '../client-requests/client-request.types.js';
-import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
-import type { JsonRpcId } from '../protocol/json-rpc.js';
+} from './client-request.types.js';
+import type { McpTransportKind } from '../model/mcp-transport.interface.js';
+import type { JsonRpcId } from '../model/json-rpc.js';
 import type { McpSessionRecord } from '../backend/mcp-session.store.js';
-import type { McpPrincipal } from '../auth/mcp-principal.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 
 /**
  * Everything a handler may want to know about the MCP request it serves: the second argument

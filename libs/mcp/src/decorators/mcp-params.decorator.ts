@@ -1,6 +1,6 @@
 import { assignMetadata, type PipeTransform, type Type } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import type { McpPrincipal } from '../auth/mcp-principal.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 import { McpParamtype } from './mcp-paramtype.enum.js';
 
 type PipeArg = Type<PipeTransform> | PipeTransform;

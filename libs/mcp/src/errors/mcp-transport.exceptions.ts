@@ -1,4 +1,4 @@
-import { JsonRpcErrorCode } from '../protocol/json-rpc.js';
+import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import { McpException } from './mcp.exception.js';
 
 /**

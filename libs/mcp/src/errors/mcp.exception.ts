@@ -1,5 +1,5 @@
 import { IntrinsicException } from '@nestjs/common';
-import type { JsonRpcErrorObject } from '../protocol/json-rpc.js';
+import type { JsonRpcErrorObject } from '../model/json-rpc.js';
 
 /**
  * A protocol error with its JSON-RPC code. Throw it (or a subclass) from any MCP handler,

@@ -1,7 +1,7 @@
-import type { McpAuthOptions } from '../auth/mcp-auth-options.interface.js';
+import type { McpAuthOptions } from './mcp-auth-options.interface.js';
 import type { McpBackend } from '../backend/mcp-backend.interface.js';
 import type { McpProtocolEras, McpProtocolVersion } from '../mcp.constants.js';
-import type { McpCacheHints } from './mcp-cache.interface.js';
+import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
 
 /** Identity of the server, sent in the `initialize` result. @publicApi */

@@ -1,5 +1,5 @@
 import type { McpCompleter } from './mcp-completion.interface.js';
-import type { McpCacheHints } from './mcp-cache.interface.js';
+import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
 
 /** One argument of a prompt. @publicApi */

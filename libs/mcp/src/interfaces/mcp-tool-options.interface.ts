@@ -1,5 +1,5 @@
 import type { McpSchemaInput } from '../schema/schema.types.js';
-import type { McpCacheHints } from './mcp-cache.interface.js';
+import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
 
 /** Behaviour hints of a tool (clients treat them as untrusted). @publicApi */

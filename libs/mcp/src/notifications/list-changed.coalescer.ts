@@ -1,6 +1,6 @@
 import { redactSecrets } from '../logging/redact.js';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_NOTIFICATION_BUS } from '../backend/mcp-backend.tokens.js';
 import type { McpListKind, McpNotificationBus } from '../backend/mcp-notification.bus.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } fro
 import { MCP_INSTANCE_MESSAGING } from '../backend/mcp-backend.tokens.js';
 import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
-import type { JsonRpcId } from './json-rpc.js';
+import type { JsonRpcId } from '../model/json-rpc.js';
 
 /** The topic under which a cancellation travels to the instance that runs the request. */
 const CANCEL_TOPIC = 'cancel';

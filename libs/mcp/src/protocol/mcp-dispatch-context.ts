@@ -1,8 +1,8 @@
 import type { McpProtocolEras, McpProtocolVersion } from '../mcp.constants.js';
-import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
+import type { McpTransportKind } from '../model/mcp-transport.interface.js';
 import type { McpSessionRecord } from '../backend/mcp-session.store.js';
 import type { McpModernEnvelope } from './modern/modern-envelope.js';
-import type { McpPrincipal } from '../auth/mcp-principal.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 
 /** What a transport tells the dispatcher about one inbound message. */
 export interface McpDispatchContext {

@@ -6,7 +6,7 @@ import { McpException } from '../errors/mcp.exception.js';
 import { McpInternalErrorException, McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
 import { McpServiceUnavailableException } from '../errors/mcp-transport.exceptions.js';
 import { McpBackendUnavailableError } from '../backend/mcp-backend.interface.js';
-import { errorResponse, JsonRpcErrorCode, type JsonRpcErrorObject, type JsonRpcResponse } from './json-rpc.js';
+import { errorResponse, JsonRpcErrorCode, type JsonRpcErrorObject, type JsonRpcResponse } from '../model/json-rpc.js';
 
 /** The text of an `HttpException`, as Nest's `ValidationPipe` and friends shape it. */
 export function httpExceptionDetail(error: HttpException): string {

@@ -22,7 +22,7 @@ import {
   request,
   statelessContext,
 } from '../testing/mcp-testing-module.js';
-import type { JsonRpcResponse } from './json-rpc.js';
+import type { JsonRpcResponse } from '../model/json-rpc.js';
 
 const GREET_INPUT = {
   type: 'object',

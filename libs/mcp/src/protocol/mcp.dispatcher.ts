@@ -4,10 +4,10 @@ import {
   MODERN_PROTOCOL_VERSIONS,
   type McpModernProtocolVersion,
   type McpProtocolVersion,
+  MCP_RESOLVED_OPTIONS,
 } from '../mcp.constants.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { RequestContext } from '../context/request-context.js';
+import { RequestContext } from './request-context.js';
 import {
   McpInvalidParamsException,
   McpInvalidRequestException,
@@ -41,7 +41,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from './json-rpc.js';
+} from '../model/json-rpc.js';
 import type { McpAnswer } from './mcp-answer.js';
 import type { McpDispatchContext } from './mcp-dispatch-context.js';
 import { McpErrorMapper } from './mcp-error.mapper.js';
@@ -52,7 +52,7 @@ import { ListenHandler } from './modern/listen.handler.js';
 import { isModernMessage, readModernEnvelope } from './modern/modern-envelope.js';
 import { McpModernResults } from './modern/modern-results.js';
 import { McpMrtr, MRTR_METHODS } from './modern/mrtr.service.js';
-import { principalDigest } from '../auth/mcp-principal.js';
+import { principalDigest } from '../model/mcp-principal.js';
 
 /** Methods that work before `initialize` on transports that have sessions. */
 const PRE_INITIALIZE_METHODS = new Set(['initialize', 'ping']);

@@ -4,9 +4,9 @@ import type { McpRateWindow, McpRateWindows } from '../backend/mcp-rate-windows.
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpException } from '../errors/mcp.exception.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
-import { JsonRpcErrorCode } from './json-rpc.js';
+import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import { callerKeyOf } from '../auth/caller-key.js';
 
 /** Callers without a session tracked at once; the table is cleared when it fills. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
+import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import { DUPLICATE_PROMPT } from '../mcp.messages.js';
 import type { McpPromptArgument } from '../interfaces/mcp-prompt-options.interface.js';
 import { CompletingRegistry } from './completing-registry.js';

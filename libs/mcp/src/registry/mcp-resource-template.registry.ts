@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
+import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { UriTemplate, UriVariables } from '../templates/index.js';
 import { CompletingRegistry } from './completing-registry.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
+import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpHeaderParam } from './tool-header-params.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_TOOL, INVALID_TOOL_NAME } from '../mcp.messages.js';

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
-import type { McpPrincipal } from '../auth/mcp-principal.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
 import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';
 import { McpClientUnreachableException } from '../errors/mcp-protocol.exceptions.js';
-import type { McpTransportKind } from '../interfaces/mcp-transport.interface.js';
+import type { McpTransportKind } from '../model/mcp-transport.interface.js';
 import type { McpAnyProtocolVersion } from '../mcp.constants.js';
-import type { JsonRpcId } from '../protocol/json-rpc.js';
+import type { JsonRpcId } from '../model/json-rpc.js';
 
 const logger = new Logger('McpResources');
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
+import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpResourceNotFoundException } from '../errors/mcp-protocol.exceptions.js';
 import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';

@@ -14,7 +14,7 @@ import { McpBackendUnavailableError } from '../backend/mcp-backend.interface.js'
 import { McpResourceRegistry, type McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import { toContents } from './resource-contents.js';
 import { ForwardedReadContext, forwardedReadFacts, type ForwardedReadFacts } from './forwarded-read.context.js';
-import type { McpCacheHints } from '../interfaces/mcp-cache.interface.js';
+import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
 

@@ -17,9 +17,9 @@ import type {
 } from '../backend/mcp-session.store.js';
 import { McpSessionQuotaExceededException, McpTooManySessionsException } from '../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
-import { isSamePrincipal, principalBinding, type McpPrincipal } from '../auth/mcp-principal.js';
+import { isSamePrincipal, principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
 import { SessionQuota } from './session-quota.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;

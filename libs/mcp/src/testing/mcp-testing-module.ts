@@ -14,7 +14,7 @@ import type {
   JsonRpcId,
   JsonRpcResponse,
   JsonRpcSuccessResponse,
-} from '../protocol/json-rpc.js';
+} from '../model/json-rpc.js';
 import type { McpAnswer } from '../protocol/mcp-answer.js';
 import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
 import { McpDispatcher } from '../protocol/mcp.dispatcher.js';

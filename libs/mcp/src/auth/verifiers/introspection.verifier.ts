@@ -5,7 +5,7 @@ import type {
   McpTokenVerificationContext,
   McpTokenVerifier,
   McpVerifiedToken,
-} from '../mcp-token-verifier.interface.js';
+} from '../../interfaces/mcp-token-verifier.interface.js';
 import { requestAuthServer } from './auth-server-http.js';
 import { AuthorizationServerMetadata } from './authorization-server-metadata.js';
 import { audiencesOf, scopesOf } from './token-claims.js';

@@ -4,7 +4,7 @@ import type {
   McpTokenVerificationContext,
   McpTokenVerifier,
   McpVerifiedToken,
-} from '../mcp-token-verifier.interface.js';
+} from '../../interfaces/mcp-token-verifier.interface.js';
 import { AuthorizationServerMetadata } from './authorization-server-metadata.js';
 import { RemoteKeySet } from './remote-key-set.js';
 import { audiencesOf, scopesOf } from './token-claims.js';

@@ -1,9 +1,9 @@
 import { redactSecrets } from '../../logging/redact.js';
 import { Logger } from '@nestjs/common';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { DeliveryQueue } from '../../notifications/delivery-queue.js';
-import { ListenerIndex } from '../../notifications/listener-index.js';
-import { LIST_CHANGED_JSON, resourceUpdatedJson } from '../../notifications/notification.messages.js';
+import type { McpBackendSettings } from '../mcp-backend.interface.js';
+import { DeliveryQueue } from '../delivery/delivery-queue.js';
+import { ListenerIndex } from '../delivery/listener-index.js';
+import { LIST_CHANGED_JSON, resourceUpdatedJson } from '../delivery/notification.messages.js';
 import type {
   McpDeliveryReport,
   McpListener,
@@ -58,7 +58,7 @@ export class InMemoryNotificationBus implements McpNotificationBus {
   );
 
   constructor(
-    private readonly options: ResolvedMcpOptions,
+    private readonly options: McpBackendSettings,
     private readonly sessions: InMemorySessionStore,
     private readonly subscriptions: InMemorySubscriptionStore,
   ) {

@@ -1,4 +1,4 @@
-import { isSamePrincipal, type McpPrincipalBinding } from '../../auth/mcp-principal.js';
+import { isSamePrincipal, type McpPrincipalBinding } from '../../model/mcp-principal.js';
 import type { McpSessionEndReason, McpSessionPatch, McpSessionRecord, McpSessionStore } from '../mcp-session.store.js';
 
 /** Told, synchronously and inside `end`, that a session ended: the sibling stores clear it. */

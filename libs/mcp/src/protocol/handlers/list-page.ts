@@ -1,6 +1,6 @@
-import type { McpCacheHints } from '../../interfaces/mcp-cache.interface.js';
+import type { McpCacheHints } from '../../model/mcp-cache.interface.js';
 import type { Page } from '../../registry/keyed-collection.js';
-import { combineCacheHints, withCacheHints } from '../modern/cache-hints.js';
+import { combineCacheHints, withCacheHints } from '../../model/cache-hints.js';
 
 /**
  * The result of a list method: the wire descriptors under `key`, and `nextCursor` only when

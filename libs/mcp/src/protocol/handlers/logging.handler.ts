@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpSessionNotFoundException } from '../../errors/mcp-transport.exceptions.js';
-import { isLogLevel, MCP_LOG_LEVELS } from '../../logging/log-level.js';
+import { isLogLevel, MCP_LOG_LEVELS } from '../../model/log-level.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';

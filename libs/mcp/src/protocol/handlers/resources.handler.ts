@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
 import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-template.registry.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { listResult } from './list-page.js';
-import { withCacheHints } from '../modern/cache-hints.js';
+import { withCacheHints } from '../../model/cache-hints.js';
 import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpException } from '../../errors/mcp.exception.js';
@@ -11,7 +11,7 @@ import { McpSessionNotFoundException, McpSessionRequiredException } from '../../
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { MCP_SUBSCRIPTION_STORE } from '../../backend/mcp-backend.tokens.js';
 import type { McpSubscriptionStore } from '../../backend/mcp-subscription.store.js';
-import { JsonRpcErrorCode } from '../json-rpc.js';
+import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 

@@ -1,5 +1,5 @@
 import { HttpException, Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpException } from '../../errors/mcp.exception.js';
@@ -7,7 +7,7 @@ import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
 import { isToolResult, textContent, toolError, type McpToolResult } from '../../results/tool-result.helpers.js';
 import { httpExceptionDetail, McpErrorMapper } from '../mcp-error.mapper.js';
-import { isAtLeast } from '../protocol-version.js';
+import { isAtLeast } from '../../model/protocol-version.js';
 import { optionalObject, requireString } from './params.js';
 import { listResult } from './list-page.js';
 import { McpToolHooks } from '../../hooks/mcp-tool-hooks.js';

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { MODERN_PROTOCOL_VERSIONS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
 
 type CapabilitySource = () => Record<string, unknown>;

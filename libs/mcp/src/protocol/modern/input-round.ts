@@ -1,6 +1,6 @@
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
-import { JsonRpcErrorCode } from '../json-rpc.js';
+import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 
 /** One request of an `InputRequiredResult`: what the client is asked to run. */
 export interface McpInputRequest {

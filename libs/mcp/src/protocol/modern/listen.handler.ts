@@ -5,8 +5,7 @@ import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.
 import { McpNotAcceptableException } from '../../errors/mcp-transport.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { META_SUBSCRIPTION_ID } from '../../mcp.constants.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { META_SUBSCRIPTION_ID, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { InMemoryMcpBackend } from '../../backend/in-memory/in-memory.backend.js';
 import type { McpListener } from '../../backend/mcp-notification.bus.js';
-import type { McpPrincipal } from '../../auth/mcp-principal.js';
+import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { McpListenQuotaExceededException, McpTooManyListensException } from '../../errors/mcp-modern.exceptions.js';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
 import { McpListens } from './listens.registry.js';

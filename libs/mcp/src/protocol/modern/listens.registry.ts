@@ -2,11 +2,11 @@ import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/comm
 import { MCP_NOTIFICATION_BUS } from '../../backend/mcp-backend.tokens.js';
 import type { McpListener, McpNotificationBus } from '../../backend/mcp-notification.bus.js';
 import { CallerSlots } from '../../auth/caller-slots.js';
-import type { McpPrincipal } from '../../auth/mcp-principal.js';
+import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
 import { McpListenQuotaExceededException, McpTooManyListensException } from '../../errors/mcp-modern.exceptions.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 
 /** An open listen: it ends when its request is cancelled, its token expires or the server shuts down. */
 export interface OpenListen {

@@ -1,5 +1,5 @@
 import { McpInvalidMetaException } from '../../errors/mcp-modern.exceptions.js';
-import { isLogLevel, type McpLogLevel } from '../../logging/log-level.js';
+import { isLogLevel, type McpLogLevel } from '../../model/log-level.js';
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,

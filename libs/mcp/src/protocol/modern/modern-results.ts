@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { McpCacheHints } from '../../interfaces/mcp-cache.interface.js';
+import type { McpCacheHints } from '../../model/mcp-cache.interface.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { META_SERVER_INFO } from '../../mcp.constants.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
-import { CACHE_HINTS, type HintedResult } from './cache-hints.js';
+import { META_SERVER_INFO, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { CACHE_HINTS, type HintedResult } from '../../model/cache-hints.js';
 
 /** Results that carry caching hints (MCP 2026-07-28 `CacheableResult`). */
 const CACHEABLE = new Set([

@@ -9,10 +9,10 @@ import { McpInvalidRequestStateException } from '../../errors/mcp-modern.excepti
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { toolError } from '../../results/tool-result.helpers.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
-import { JsonRpcErrorCode, type JsonRpcRequest } from '../json-rpc.js';
+import { JsonRpcErrorCode, type JsonRpcRequest } from '../../model/json-rpc.js';
 import { InputRound } from './input-round.js';
 import { McpModernResults } from './modern-results.js';
 import { MAX_REQUEST_STATE_CHARS, RequestStateCodec, RequestStateTooLargeError } from './request-state.codec.js';

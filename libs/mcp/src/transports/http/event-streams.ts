@@ -1,10 +1,10 @@
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { CallerSlots } from '../../auth/caller-slots.js';
-import type { McpPrincipal } from '../../auth/mcp-principal.js';
+import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
 import { McpStreamQuotaExceededException } from '../../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { McpListens } from '../../protocol/modern/listens.registry.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { SseStream } from './sse.stream.js';

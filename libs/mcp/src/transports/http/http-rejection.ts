@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { McpException } from '../../errors/mcp.exception.js';
-import { errorResponse, type JsonRpcId } from '../../protocol/json-rpc.js';
+import { errorResponse, type JsonRpcId } from '../../model/json-rpc.js';
 
 /**
  * Answers a rejected HTTP request with the exception's JSON-RPC error body, status and headers,

@@ -19,16 +19,16 @@ import {
   SESSION_ID_HEADER,
   SUPPORTED_PROTOCOL_VERSIONS,
   type McpProtocolVersion,
+  MCP_RESOLVED_OPTIONS,
 } from '../../mcp.constants.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
-import { classifyMessage, isInitializeMessage, isValidId, type JsonRpcId } from '../../protocol/json-rpc.js';
+import { classifyMessage, isInitializeMessage, isValidId, type JsonRpcId } from '../../model/json-rpc.js';
 import { isModernMessage, readModernEnvelope, type McpModernEnvelope } from '../../protocol/modern/modern-envelope.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import type { McpAnswer } from '../../protocol/mcp-answer.js';
 import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
-import { isSupportedProtocolVersion } from '../../protocol/protocol-version.js';
+import { isSupportedProtocolVersion } from '../../model/protocol-version.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { readRequestBody } from './body-reader.js';
@@ -40,7 +40,7 @@ import { checkModernHeaders } from './modern-headers.js';
 import { SseConnection } from './sse-connection.js';
 import { SseStream } from './sse.stream.js';
 import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
-import type { McpPrincipal } from '../../auth/mcp-principal.js';
+import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from './event-streams.js';
 

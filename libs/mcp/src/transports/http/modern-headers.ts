@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { McpHeaderMismatchException } from '../../errors/mcp-modern.exceptions.js';
 import { METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER } from '../../mcp.constants.js';
-import type { JsonRpcRequest } from '../../protocol/json-rpc.js';
+import type { JsonRpcRequest } from '../../model/json-rpc.js';
 import type { McpModernEnvelope } from '../../protocol/modern/modern-envelope.js';
 import type { McpHeaderParam } from '../../registry/tool-header-params.js';
 

@@ -1,4 +1,4 @@
-import type { McpTransportKind } from '../../interfaces/mcp-transport.interface.js';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import type { McpNotificationBus } from '../../backend/mcp-notification.bus.js';
 import type { McpConnection, McpSessionRecord } from '../../backend/mcp-session.store.js';
 import { McpTooManyInFlightException } from '../../errors/mcp-transport.exceptions.js';
@@ -8,10 +8,10 @@ import type { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { CONNECTION_SCOPE_PREFIX, type McpInflightRequests } from '../../protocol/inflight-requests.js';
 import type { McpProtocolEras } from '../../mcp.constants.js';
 import { randomBytes } from 'node:crypto';
-import { errorResponse, isInitializeMessage, isValidId } from '../../protocol/json-rpc.js';
+import { errorResponse, isInitializeMessage, isValidId } from '../../model/json-rpc.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
-import type { McpPrincipal } from '../../auth/mcp-principal.js';
+import type { McpPrincipal } from '../../model/mcp-principal.js';
 
 /** The services a connection-oriented transport needs (WebSocket, legacy SSE, stdio). */
 export interface ConnectionSessionServices {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS, MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import {
   McpNotAcceptableException,
@@ -8,7 +8,6 @@ import {
   McpTooManySessionsException,
 } from '../../errors/mcp-transport.exceptions.js';
 import { McpUnsupportedVersionException } from '../../errors/mcp-modern.exceptions.js';
-import { MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
 import { generateSessionId } from '../../session/session-id.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { rejectHttp } from '../http/http-rejection.js';
@@ -24,7 +23,7 @@ import {
   principalBinding,
   type McpPrincipal,
   type McpPrincipalBinding,
-} from '../../auth/mcp-principal.js';
+} from '../../model/mcp-principal.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from '../http/event-streams.js';

@@ -2,7 +2,7 @@ import { redactSecrets } from '../../logging/redact.js';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Readable, Writable } from 'node:stream';
 import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { ConnectionSession } from '../shared/connection-session.js';
 import { ConnectionSessions } from '../shared/connection-sessions.js';

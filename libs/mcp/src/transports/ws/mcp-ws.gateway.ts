@@ -3,8 +3,7 @@ import type { OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../../mcp.constants.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { DEFAULT_BODY_LIMIT_BYTES, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { loadOptionalPeer } from '../../optional-peer.js';
 import { McpWsHandler } from './mcp-ws.handler.js';
 

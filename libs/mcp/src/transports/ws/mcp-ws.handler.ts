@@ -2,8 +2,7 @@ import { redactSecrets } from '../../logging/redact.js';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import { SESSION_ID_HEADER } from '../../mcp.constants.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp-options.resolver.js';
+import { SESSION_ID_HEADER, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
@@ -16,7 +15,7 @@ import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpException } from '../../errors/mcp.exception.js';
-import { errorResponse } from '../../protocol/json-rpc.js';
+import { errorResponse } from '../../model/json-rpc.js';
 
 /** Close code when the upgrade's access token expires (RFC 6455 1008, policy violation). */
 export const WS_CLOSE_POLICY_VIOLATION = 1008;

@@ -1,4 +1,4 @@
-import type { McpCacheHints, McpCacheScope } from '../../interfaces/mcp-cache.interface.js';
+import type { McpCacheHints, McpCacheScope } from './mcp-cache.interface.js';
 
 /**
  * Where a handler leaves the caching hints of its result. A symbol key: `JSON.stringify`

@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
-import { normalizePath, pathOf } from '../transports/http/request-path.js';
-import { protectedResourceMetadata, resourceMetadataPaths } from './resource-metadata.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { normalizePath, pathOf } from './request-path.js';
+import { protectedResourceMetadata, resourceMetadataPaths } from '../../auth/resource-metadata.js';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
-import type { JsonRpcMessage } from '../protocol/json-rpc.js';
+import type { McpDispatchContext } from './mcp-dispatch-context.js';
+import type { JsonRpcMessage } from '../model/json-rpc.js';
 import { RequestContext } from './request-context.js';
 
 function open(meta?: Record<string, unknown>) {

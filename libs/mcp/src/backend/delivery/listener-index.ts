@@ -1,4 +1,4 @@
-import type { McpListener, McpListKind } from '../backend/mcp-notification.bus.js';
+import type { McpListener, McpListKind } from '../mcp-notification.bus.js';
 import { LIST_CHANGED_METHODS, RESOURCE_UPDATED } from './notification.messages.js';
 
 /**

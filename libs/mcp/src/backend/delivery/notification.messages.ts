@@ -1,5 +1,5 @@
-import type { McpListKind } from '../backend/mcp-notification.bus.js';
-import type { JsonRpcNotification } from '../protocol/json-rpc.js';
+import type { McpListKind } from '../mcp-notification.bus.js';
+import type { JsonRpcNotification } from '../../model/json-rpc.js';
 
 export const RESOURCE_UPDATED = 'notifications/resources/updated';
 

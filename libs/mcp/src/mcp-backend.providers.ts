@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
-import type { McpModuleOptions, ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp-options.resolver.js';
-import { InMemoryMcpBackend } from './in-memory/in-memory.backend.js';
-import { LocalInstanceMessaging } from './in-memory/local-instance-messaging.js';
-import type { McpBackendParts } from './mcp-backend.interface.js';
+import type { McpModuleOptions, ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
+import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
+import { MCP_RESOLVED_OPTIONS } from './mcp.constants.js';
+import { InMemoryMcpBackend } from './backend/in-memory/in-memory.backend.js';
+import { LocalInstanceMessaging } from './backend/in-memory/local-instance-messaging.js';
+import type { McpBackendParts } from './backend/mcp-backend.interface.js';
 import {
   MCP_BACKEND_PARTS,
   MCP_INSTANCE_MESSAGING,
@@ -13,7 +13,7 @@ import {
   MCP_REQUEST_STATE_NONCES,
   MCP_SESSION_STORE,
   MCP_SUBSCRIPTION_STORE,
-} from './mcp-backend.tokens.js';
+} from './backend/mcp-backend.tokens.js';
 
 /** Closes the backend's connections and timers when the application shuts down. */
 @Injectable()

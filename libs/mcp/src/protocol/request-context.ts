@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { McpAnyProtocolVersion } from '../mcp.constants.js';
-import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
-import type { JsonRpcRequest } from '../protocol/json-rpc.js';
-import type { McpRequestContext, McpRoundState } from './mcp-request-context.js';
-import { passesLogLevel, type McpLogLevel } from '../logging/log-level.js';
+import type { McpDispatchContext } from './mcp-dispatch-context.js';
+import type { JsonRpcRequest } from '../model/json-rpc.js';
+import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';
+import { passesLogLevel, type McpLogLevel } from '../model/log-level.js';
 import { assertCanElicit, assertCanListRoots, assertCanSample } from '../client-requests/client-capabilities.js';
 import type {
   McpClientRequestOptions,
@@ -14,13 +14,13 @@ import type {
   McpRoot,
   McpSamplingParams,
   McpSamplingResult,
-} from '../client-requests/client-request.types.js';
-import { McpClientCapabilityError, McpClientUnreachableError } from '../client-requests/client-request.errors.js';
+} from '../context/client-request.types.js';
+import { McpClientCapabilityError, McpClientUnreachableError } from '../errors/client-request.errors.js';
 import type { McpClientRequests } from '../client-requests/mcp-client-requests.js';
 import { McpMissingClientCapabilityException } from '../errors/mcp-modern.exceptions.js';
-import { LazyAbortController } from '../protocol/inflight-requests.js';
-import type { McpModernEnvelope } from '../protocol/modern/modern-envelope.js';
-import type { InputRound, McpInputRequest } from '../protocol/modern/input-round.js';
+import { LazyAbortController } from './inflight-requests.js';
+import type { McpModernEnvelope } from './modern/modern-envelope.js';
+import type { InputRound, McpInputRequest } from './modern/input-round.js';
 
 const logger = new Logger('McpRequest');
 
