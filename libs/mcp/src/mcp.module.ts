@@ -13,6 +13,10 @@ import { PromptsHandler } from './protocol/handlers/prompts.handler.js';
 import { ResourcesHandler } from './protocol/handlers/resources.handler.js';
 import { ToolsHandler } from './protocol/handlers/tools.handler.js';
 import { McpDispatcher } from './protocol/mcp.dispatcher.js';
+import { McpInboundClassifier } from './protocol/inbound/inbound-classifier.js';
+import { McpMethods } from './protocol/handlers/mcp-methods.js';
+import { LegacyEra } from './protocol/eras/legacy.era.js';
+import { ModernEra } from './protocol/eras/modern.era.js';
 import { McpErrorMapper } from './protocol/mcp-error.mapper.js';
 import { McpPromptRegistry } from './registry/mcp-prompt.registry.js';
 import { McpResourceRegistry } from './registry/mcp-resource.registry.js';
@@ -77,6 +81,10 @@ import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
     McpHandlerFactory,
     McpExplorer,
     McpErrorMapper,
+    McpMethods,
+    McpInboundClassifier,
+    LegacyEra,
+    ModernEra,
     LifecycleHandler,
     ToolsHandler,
     ResourcesHandler,

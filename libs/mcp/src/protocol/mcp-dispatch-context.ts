@@ -1,7 +1,6 @@
-import type { McpProtocolEras, McpProtocolVersion } from '../mcp.constants.js';
+import type { McpProtocolVersion } from '../mcp.constants.js';
 import type { McpTransportKind } from '../model/mcp-transport.interface.js';
 import type { McpSessionRecord } from '../backend/mcp-session.store.js';
-import type { McpModernEnvelope } from './modern/modern-envelope.js';
 import type { McpPrincipal } from '../model/mcp-principal.js';
 
 /** What a transport tells the dispatcher about one inbound message. */
@@ -22,10 +21,6 @@ export interface McpDispatchContext {
    * upgrade, the socket, the session's GET stream). False when nothing can carry it.
    */
   readonly sendRelated?: (json: string) => boolean;
-  /** The eras served for this message; the module's `protocol` by default (legacy HTTP+SSE: `'legacy'`). */
-  readonly eras?: McpProtocolEras;
-  /** Modern era: the envelope the transport already read and checked its headers against. */
-  readonly envelope?: McpModernEnvelope;
   /**
    * Registers what to do when the transport drops the request (modern HTTP: the client closed its
    * answer stream); called at once when it was dropped already. A callback, not an AbortSignal:

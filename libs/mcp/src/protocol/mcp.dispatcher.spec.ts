@@ -23,6 +23,7 @@ import {
   statelessContext,
 } from '../testing/mcp-testing-module.js';
 import type { JsonRpcResponse } from '../model/json-rpc.js';
+import type { InboundFrame } from './inbound/inbound.js';
 
 const GREET_INPUT = {
   type: 'object',
@@ -165,7 +166,6 @@ const INSTRUCTIONS = 'Use the notes tools to manage notes.';
 
 const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 const MODERN_META = { [PROTOCOL_VERSION_META]: '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-const MODERN_ENVELOPE = { protocolVersion: '2026-07-28', clientCapabilities: {} };
 
 describe('McpDispatcher', () => {
   let client: McpTestClient;
@@ -823,16 +823,17 @@ describe('McpDispatcher', () => {
       expect(executions.get('record')).toBeUndefined();
     });
 
-    it.each([
-      ['a modern-only connection', httpContext({ sessionsEnabled: false, eras: 'modern' })],
-      ['a request the transport read as modern', httpContext({ sessionsEnabled: false, envelope: MODERN_ENVELOPE })],
-    ])('refuses any batch on %s with 400 -32600, running none of it', async (_what, ctx) => {
-      const answer = await client.answer([request('tools/call', { name: 'record', _meta: MODERN_META })], ctx);
+    it.each<[string, Partial<InboundFrame>]>([['a modern-only connection', { eras: 'modern' }]])(
+      'refuses any batch on %s with 400 -32600, running none of it',
+      async (_what, frame) => {
+        const ctx = httpContext({ sessionsEnabled: false });
+        const answer = await client.answer([request('tools/call', { name: 'record', _meta: MODERN_META })], ctx, frame);
 
-      expect(answer?.status).toBe(400);
-      expect(asError(parseAnswer(answer))).toMatchObject({ id: null, error: { code: -32600 } });
-      expect(executions.get('record')).toBeUndefined();
-    });
+        expect(answer?.status).toBe(400);
+        expect(asError(parseAnswer(answer))).toMatchObject({ id: null, error: { code: -32600 } });
+        expect(executions.get('record')).toBeUndefined();
+      },
+    );
 
     it.each([
       ['tools/call with the modern _meta', { name: 'record', _meta: MODERN_META }, 'tools/call'],

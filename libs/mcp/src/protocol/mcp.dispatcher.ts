@@ -1,39 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
-import {
-  FALLBACK_HEADER_PROTOCOL_VERSION,
-  MODERN_PROTOCOL_VERSIONS,
-  type McpModernProtocolVersion,
-  type McpProtocolVersion,
-  MCP_RESOLVED_OPTIONS,
-} from '../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { RequestContext } from './request-context.js';
-import {
-  McpInvalidParamsException,
-  McpInvalidRequestException,
-  McpMethodNotFoundException,
-} from '../errors/mcp-protocol.exceptions.js';
-import {
-  McpInvalidMetaException,
-  McpModernEraDisabledException,
-  McpModernMethodNotFoundException,
-  McpUnsupportedVersionException,
-} from '../errors/mcp-modern.exceptions.js';
+import { Injectable } from '@nestjs/common';
+import { McpInvalidRequestException } from '../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../errors/mcp.exception.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { McpServerStats } from '../session/mcp-server-stats.js';
-import { LifecycleHandler } from './handlers/lifecycle.handler.js';
-import type { McpMethodFn, McpMethodGroup } from './handlers/mcp-method.types.js';
-import { PromptsHandler } from './handlers/prompts.handler.js';
-import { ResourcesHandler } from './handlers/resources.handler.js';
-import { SubscriptionsHandler } from './handlers/subscriptions.handler.js';
-import { LoggingHandler } from './handlers/logging.handler.js';
-import { CompletionHandler } from './handlers/completion.handler.js';
-import { ToolsHandler } from './handlers/tools.handler.js';
 import {
-  classifyMessage,
   errorResponse,
-  hasMalformedParams,
   isValidId,
   JsonRpcErrorCode,
   successResponse,
@@ -47,153 +18,80 @@ import type { McpDispatchContext } from './mcp-dispatch-context.js';
 import { McpErrorMapper } from './mcp-error.mapper.js';
 import { LazyAbortController, McpInflightRequests, McpRequestCancelledError } from './inflight-requests.js';
 import { McpClientRequests } from '../client-requests/mcp-client-requests.js';
-import { DiscoverHandler } from './modern/discover.handler.js';
-import { ListenHandler } from './modern/listen.handler.js';
-import { isModernMessage, readModernEnvelope } from './modern/modern-envelope.js';
-import { McpModernResults } from './modern/modern-results.js';
-import { McpMrtr, MRTR_METHODS } from './modern/mrtr.service.js';
-import { principalDigest } from '../model/mcp-principal.js';
-
-/** Methods that work before `initialize` on transports that have sessions. */
-const PRE_INITIALIZE_METHODS = new Set(['initialize', 'ping']);
-
-/** The methods of the modern era (MCP 2026-07-28); everything else is not found there. */
-const MODERN_METHODS = new Set([
-  'server/discover',
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  'subscriptions/listen',
-]);
-
-/** The result a round that needs input answers with, in place of the handler's. */
-const INPUT_REQUIRED: unique symbol = Symbol('input-required');
+import type { Inbound, InboundMessage } from './inbound/inbound.js';
+import { LegacyEra } from './eras/legacy.era.js';
+import { ModernEra } from './eras/modern.era.js';
 
 /**
- * The transport-agnostic protocol core: one entry, `dispatch(message, ctx)`, for every transport
- * and both protocol eras. Each message is classified on its own
- * (docs/decisions/0003-two-protocol-eras-on-one-endpoint.md): the modern era
- * (per-request `_meta`, `server/discover`) is served statelessly under 2026-07-28; everything
- * else is the legacy era of `initialize` and sessions. It checks framing, routes methods, gates
- * features, and turns every failure into the right JSON-RPC error. It never touches HTTP,
- * sockets or streams.
+ * The transport-agnostic protocol core: one entry, `dispatch(inbound, ctx)`, for every transport
+ * and both protocol eras, on frames the inbound classifier has classified already (each message's
+ * era decided once, a modern request's envelope and headers checked;
+ * docs/decisions/0003-two-protocol-eras-on-one-endpoint.md). It admits batches, runs each request
+ * in its era with what every request gets (counting, cancellation, the error mapper), handles
+ * notifications and client answers, and serializes every answer, in one place. It never touches
+ * HTTP, sockets or streams.
  */
 @Injectable()
 export class McpDispatcher {
-  private readonly methods = new Map<string, McpMethodFn>();
-  private readonly modernMethods = new Map<string, McpMethodFn>();
-  private readonly groups: McpMethodGroup[];
-
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly sessions: McpSessionManager,
     private readonly errors: McpErrorMapper,
     private readonly stats: McpServerStats,
     private readonly inflight: McpInflightRequests,
     private readonly clientRequests: McpClientRequests,
-    private readonly mrtr: McpMrtr,
-    private readonly results: McpModernResults,
-    lifecycle: LifecycleHandler,
-    tools: ToolsHandler,
-    private readonly resources: ResourcesHandler,
-    private readonly prompts: PromptsHandler,
-    subscriptions: SubscriptionsHandler,
-    logging: LoggingHandler,
-    private readonly completion: CompletionHandler,
-    discover: DiscoverHandler,
-    listen: ListenHandler,
-  ) {
-    this.groups = [lifecycle, tools, resources, subscriptions, prompts, logging, completion];
-    for (const group of this.groups) {
-      for (const [name, fn] of Object.entries(group.methods())) {
-        this.methods.set(name, fn);
-        if (MODERN_METHODS.has(name)) this.modernMethods.set(name, fn);
+    private readonly legacy: LegacyEra,
+    private readonly modern: ModernEra,
+  ) {}
+
+  /**
+   * Handles one classified frame (a message, or a batch on 2025-03-26). Resolves to the answer to
+   * send, serialized, or `undefined` when nothing is to be answered (notifications, responses, a
+   * cancelled request). Never rejects: every failure, serialization included, becomes a JSON-RPC
+   * error here.
+   */
+  async dispatch(inbound: Inbound, ctx: McpDispatchContext): Promise<McpAnswer | undefined> {
+    switch (inbound.kind) {
+      case 'single': {
+        const outcome = await this.dispatchOne(inbound.message, ctx);
+        return outcome && this.toAnswer(outcome);
+      }
+      case 'refused':
+        return this.toAnswer(failure(null, inbound.error, 'batch'));
+      case 'batch': {
+        const refusal = this.refuseBatch(inbound.elements, ctx);
+        if (refusal) return this.toAnswer(failure(null, refusal, 'batch'));
+        // A modern notification inside a batch is dropped (a modern request there was refused
+        // when it was classified): nothing written for 2026-07-28 runs from a batch.
+        const outcomes = await Promise.all(
+          inbound.elements.map((message) =>
+            message.kind === 'notification' && message.era === 'modern'
+              ? Promise.resolve(undefined)
+              : this.dispatchOne(message, ctx),
+          ),
+        );
+        const parts: string[] = [];
+        for (const outcome of outcomes) {
+          if (outcome) parts.push(this.errors.serialize(outcome.response, outcome.method));
+        }
+        return parts.length > 0 ? { json: `[${parts.join(',')}]`, status: 200 } : undefined;
       }
     }
-    for (const group of [discover, listen]) {
-      for (const [name, fn] of Object.entries(group.methods())) this.modernMethods.set(name, fn);
-    }
-    lifecycle.useCapabilities(() => this.capabilities());
-    discover.useCapabilities(() => this.modernCapabilities());
-    listen.useCapabilities(() => this.modernCapabilities());
   }
 
   /**
-   * Handles one parsed JSON value (a message, or a batch on 2025-03-26). Resolves to the answer
-   * to send, serialized, or `undefined` when nothing is to be answered (notifications,
-   * responses, a cancelled request). Never rejects: every failure, serialization included,
-   * becomes a JSON-RPC error here.
+   * A batch is admitted on a transport with sessions only once `initialize` negotiated
+   * 2025-03-26, and without sessions only under that version (the header's; none means
+   * 2025-03-26): 2025-06-18 removed batches.
    */
-  async dispatch(payload: unknown, ctx: McpDispatchContext): Promise<McpAnswer | undefined> {
-    if (!Array.isArray(payload)) {
-      const outcome = await this.dispatchOne(payload, ctx);
-      return outcome && this.toAnswer(outcome);
-    }
-    const refusal = this.refuseBatch(payload, ctx);
-    if (refusal) return this.toAnswer(refusal);
-    const outcomes = await Promise.all(payload.map((item) => this.dispatchBatchElement(item, ctx)));
-    const parts: string[] = [];
-    for (const outcome of outcomes) if (outcome) parts.push(this.errors.serialize(outcome.response, outcome.method));
-    return parts.length > 0 ? { json: `[${parts.join(',')}]`, status: 200 } : undefined;
-  }
-
-  /** True when a message is served under the modern era on this endpoint. */
-  isModern(payload: unknown, ctx: Pick<McpDispatchContext, 'eras' | 'envelope'>, headerVersion?: unknown): boolean {
-    if (ctx.envelope) return true;
-    const eras = ctx.eras ?? this.options.protocol;
-    if (eras === 'modern') return true;
-    return isModernMessage(payload, headerVersion);
-  }
-
-  /**
-   * The version that governs a legacy message: negotiated, else the header's, else 2025-03-26
-   * (docs/decisions/0006-protocol-version-negotiation.md).
-   */
-  versionOf(ctx: McpDispatchContext): McpProtocolVersion {
-    return ctx.session?.protocolVersion ?? ctx.headerProtocolVersion ?? FALLBACK_HEADER_PROTOCOL_VERSION;
-  }
-
-  /** Capabilities are declared only for the features that exist. */
-  capabilities(): Record<string, unknown> {
-    const capabilities: Record<string, unknown> = {};
-    for (const group of this.groups) {
-      const entry = group.capability?.();
-      if (entry) capabilities[entry[0]] = entry[1];
-    }
-    return capabilities;
-  }
-
-  /** The modern era's: the same, with resource subscriptions always offered (`subscriptions/listen` needs no session). */
-  modernCapabilities(): Record<string, unknown> {
-    const capabilities = this.capabilities();
-    if (capabilities.resources) capabilities.resources = { ...capabilities.resources, subscribe: true };
-    return capabilities;
-  }
-
-  /**
-   * A batch is legacy by definition: MCP 2026-07-28 has none, and 2025-06-18 removed them. So it
-   * is refused whole on a modern-only endpoint (or connection), on a transport with sessions
-   * before `initialize`, and under any version but 2025-03-26 (the negotiated one, or, without
-   * sessions, the header's; none means 2025-03-26).
-   */
-  private refuseBatch(batch: unknown[], ctx: McpDispatchContext): Outcome | undefined {
-    const version = this.versionOf(ctx);
+  private refuseBatch(elements: readonly InboundMessage[], ctx: McpDispatchContext): McpException | undefined {
     let detail: string | undefined;
-    if (ctx.envelope || (ctx.eras ?? this.options.protocol) === 'modern') {
-      detail = 'JSON-RPC batches do not exist in MCP 2026-07-28: send one request per message';
-    } else if (ctx.sessionsEnabled && !ctx.session) {
+    const version = this.legacy.versionOf(ctx);
+    if (ctx.sessionsEnabled && !ctx.session) {
       detail = 'JSON-RPC batches need a session that negotiated 2025-03-26: send initialize first, on its own';
     } else if (version !== '2025-03-26') detail = `JSON-RPC batches are not supported on protocol version ${version}`;
-    else if (batch.length === 0) detail = 'An empty batch is not a valid request';
-    else if (batch.some((item) => (item as { method?: unknown } | null)?.method === 'initialize')) {
-      detail = 'initialize must not be sent in a batch';
-    }
-    return detail === undefined ? undefined : failure(null, new McpInvalidRequestException(detail), 'batch');
+    else if (elements.length === 0) detail = 'An empty batch is not a valid request';
+    else if (elements.some(namesInitialize)) detail = 'initialize must not be sent in a batch';
+    return detail === undefined ? undefined : new McpInvalidRequestException(detail);
   }
 
   private toAnswer(outcome: Outcome): McpAnswer {
@@ -203,117 +101,27 @@ export class McpDispatcher {
       : { json, status: outcome.status };
   }
 
-  /**
-   * One element of an admitted batch: always the legacy era. An element written for the modern
-   * era (its `_meta` protocol version, or `server/discover`) is refused with `-32600` and never
-   * runs: it would otherwise skip the checks a modern request gets on its own (its headers).
-   */
-  private async dispatchBatchElement(value: unknown, ctx: McpDispatchContext): Promise<Outcome | undefined> {
-    // Admitted batches are neither on a modern-only endpoint nor modern by their headers, so an
-    // element that is not modern by itself is dispatched as the legacy request it is.
-    if (!isModernMessage(value)) return this.dispatchOne(value, ctx);
-    const id = (value as { id?: unknown }).id;
-    // A modern notification has no id to answer: it is dropped like any unknown notification.
-    if (id === undefined) return undefined;
-    const exception = new McpInvalidRequestException(
-      'A 2026-07-28 request cannot be part of a JSON-RPC batch: send it on its own',
-    );
-    return failure(isValidId(id) ? id : null, exception, 'batch');
-  }
-
-  private async dispatchOne(value: unknown, ctx: McpDispatchContext): Promise<Outcome | undefined> {
-    const classified = classifyMessage(value);
-    switch (classified.kind) {
+  private async dispatchOne(message: InboundMessage, ctx: McpDispatchContext): Promise<Outcome | undefined> {
+    switch (message.kind) {
       case 'invalid':
-        return failure(classified.id, new McpInvalidRequestException(classified.detail), 'message');
+        return failure(message.id, message.error, message.method ?? 'message');
       case 'notification':
-        await this.handleNotification(classified.message, ctx);
+        await this.handleNotification(message.notification, ctx);
         return undefined;
       case 'response':
         // An answer to a server→client request, taken only from the session that was asked.
-        if (ctx.session) this.clientRequests.receive(ctx.session.id, classified.message, ctx.auth);
+        if (ctx.session) this.clientRequests.receive(ctx.session.id, message.response, ctx.auth);
         return undefined;
-      case 'request':
-        return this.isModern(classified.message, ctx)
-          ? this.handleModern(classified.message, ctx)
-          : this.handleLegacy(classified.message, ctx);
+      case 'request': {
+        if (message.era === 'legacy') {
+          return this.run(message.request, ctx, (controller) => this.legacy.serve(message.request, ctx, controller));
+        }
+        const outcome = await this.run(message.request, ctx, (controller) =>
+          this.modern.serve(message, ctx, controller),
+        );
+        return outcome && modernError(outcome);
+      }
     }
-  }
-
-  /** A legacy-era request: sessions, `initialize`, the negotiated version. */
-  private async handleLegacy(request: JsonRpcRequest, ctx: McpDispatchContext): Promise<Outcome | undefined> {
-    return this.run(request, ctx, async (controller) => {
-      const method = this.methods.get(request.method);
-      if (!method || !this.isAvailable(request.method)) throw new McpMethodNotFoundException(request.method);
-      if (ctx.sessionsEnabled && !ctx.session && !PRE_INITIALIZE_METHODS.has(request.method)) {
-        throw new McpInvalidRequestException('Send initialize before any other request', 'Server not initialized');
-      }
-      if (hasMalformedParams(request)) throw new McpInvalidParamsException("The 'params' member must be an object");
-      const params = request.params ?? {};
-      const context = new RequestContext({
-        rpc: request,
-        params,
-        dispatch: ctx,
-        protocolVersion: this.versionOf(ctx),
-        controller,
-        clientRequests: this.clientRequests,
-      });
-      try {
-        return await method(params, context, ctx);
-      } finally {
-        context.complete();
-      }
-    });
-  }
-
-  /**
-   * A modern-era request (MCP 2026-07-28), served statelessly: the `_meta` envelope checked
-   * first, then the version, then the method; `resultType`, the server's identity and caching
-   * hints on every result; `input_required` when a handler asks the client (MRTR).
-   */
-  private async handleModern(request: JsonRpcRequest, ctx: McpDispatchContext): Promise<Outcome | undefined> {
-    const outcome = await this.run(request, ctx, async (controller) => {
-      const eras = ctx.eras ?? this.options.protocol;
-      if (eras === 'legacy') throw new McpModernEraDisabledException();
-      if (request.method === 'initialize' && !isModernMessage(request)) {
-        // A legacy client in 'modern' mode: named versions are the only diagnostic it can show.
-        throw new McpUnsupportedVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
-      }
-      if (hasMalformedParams(request))
-        throw new McpInvalidMetaException("A modern request needs 'params' with '_meta'");
-      const params = request.params ?? {};
-      const envelope = ctx.envelope ?? readModernEnvelope(params);
-      if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(envelope.protocolVersion)) {
-        throw new McpUnsupportedVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
-      }
-      const method = this.modernMethods.get(request.method);
-      if (!method || !this.isAvailable(request.method)) throw new McpModernMethodNotFoundException(request.method);
-      // The request state of a multi round-trip request is bound to the principal (resource-server mode).
-      const principal = principalDigest(ctx.auth);
-      const round = MRTR_METHODS.has(request.method)
-        ? await this.mrtr.openRound(request, params, principal)
-        : undefined;
-      const context = new RequestContext({
-        rpc: request,
-        params,
-        dispatch: ctx,
-        protocolVersion: envelope.protocolVersion as McpModernProtocolVersion,
-        controller,
-        modern: { envelope, round },
-      });
-      let result: Record<string, unknown> | typeof INPUT_REQUIRED;
-      try {
-        result = round
-          ? await round.race(method(params, context, ctx), INPUT_REQUIRED)
-          : await method(params, context, ctx);
-      } finally {
-        context.complete();
-      }
-      if (result === INPUT_REQUIRED) return this.mrtr.inputRequired(round!, request, params, principal);
-      const retried = params.inputResponses !== undefined || params.requestState !== undefined;
-      return this.results.complete(request.method, result, retried);
-    });
-    return outcome && modernError(outcome);
   }
 
   /**
@@ -375,13 +183,6 @@ export class McpDispatcher {
     // Other notifications (and any "notification" naming a request method) are ignored: a
     // message without an id never runs a handler.
   }
-
-  private isAvailable(method: string): boolean {
-    if (method.startsWith('resources/')) return this.resources.available;
-    if (method.startsWith('prompts/')) return this.prompts.available;
-    if (method === 'completion/complete') return this.completion.available;
-    return true;
-  }
 }
 
 /** A response before serialization, with the HTTP status it rides on. */
@@ -399,6 +200,10 @@ const failure = (id: JsonRpcId | null, exception: McpException, method: string):
   headers: exception.httpHeaders,
   method,
 });
+
+const namesInitialize = (message: InboundMessage): boolean =>
+  (message.kind === 'request' && message.request.method === 'initialize') ||
+  (message.kind === 'invalid' && message.method === 'initialize');
 
 /**
  * The modern era answers "resource not found" with `-32602` and `data: { uri }`, never `-32002`.

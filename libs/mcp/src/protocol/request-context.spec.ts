@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { McpDispatchContext } from './mcp-dispatch-context.js';
 import type { JsonRpcMessage } from '../model/json-rpc.js';
 import { RequestContext } from './request-context.js';
+import { LegacyEraContext } from './eras/legacy-era.context.js';
+import type { McpClientRequests } from '../client-requests/mcp-client-requests.js';
 
 function open(meta?: Record<string, unknown>) {
   const sent: JsonRpcMessage[] = [];
@@ -15,7 +17,7 @@ function open(meta?: Record<string, unknown>) {
     rpc: { jsonrpc: '2.0', id: 7, method: 'tools/call', params },
     params,
     dispatch,
-    protocolVersion: '2025-11-25',
+    era: new LegacyEraContext('2025-11-25', dispatch, {} as McpClientRequests),
   });
   return { context, complete: () => context.complete(), sent };
 }

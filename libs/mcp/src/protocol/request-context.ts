@@ -1,10 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import type { McpAnyProtocolVersion } from '../mcp.constants.js';
 import type { McpDispatchContext } from './mcp-dispatch-context.js';
 import type { JsonRpcRequest } from '../model/json-rpc.js';
 import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';
-import { passesLogLevel, type McpLogLevel } from '../model/log-level.js';
+import type { McpLogLevel } from '../model/log-level.js';
 import { assertCanElicit, assertCanListRoots, assertCanSample } from '../client-requests/client-capabilities.js';
 import type {
   McpClientRequestOptions,
@@ -15,12 +13,10 @@ import type {
   McpSamplingParams,
   McpSamplingResult,
 } from '../context/client-request.types.js';
-import { McpClientCapabilityError, McpClientUnreachableError } from '../errors/client-request.errors.js';
-import type { McpClientRequests } from '../client-requests/mcp-client-requests.js';
-import { McpMissingClientCapabilityException } from '../errors/mcp-modern.exceptions.js';
+import { McpClientCapabilityError } from '../errors/client-request.errors.js';
 import { LazyAbortController } from './inflight-requests.js';
-import type { McpModernEnvelope } from './modern/modern-envelope.js';
-import type { InputRound, McpInputRequest } from './modern/input-round.js';
+import type { McpInputRequest } from './modern/input-round.js';
+import type { EraRequest, McpEraContext } from './eras/era-context.js';
 
 const logger = new Logger('McpRequest');
 
@@ -29,12 +25,9 @@ export interface RequestContextInit {
   readonly rpc: JsonRpcRequest;
   readonly params: Record<string, unknown>;
   readonly dispatch: McpDispatchContext;
-  readonly protocolVersion: McpAnyProtocolVersion;
+  /** What the request's era decides: capabilities, log level, how the client is asked. */
+  readonly era: McpEraContext;
   readonly controller?: LazyAbortController;
-  /** Legacy era: where pushed server→client requests go. */
-  readonly clientRequests?: McpClientRequests;
-  /** Modern era: the request's envelope, and its MRTR round when the method may ask the client. */
-  readonly modern?: { readonly envelope: McpModernEnvelope; readonly round?: InputRound };
 }
 
 type Bound = 'sendNotification' | 'reportProgress' | 'log' | 'elicit' | 'sample' | 'listRoots';
@@ -42,29 +35,25 @@ type Bound = 'sendNotification' | 'reportProgress' | 'log' | 'elicit' | 'sample'
 /**
  * The context of one request, handed to its handler. Its methods are bound on first access
  * (handlers may destructure them), so a request that never reports progress or asks the client
- * pays for none of it. Asking the client is a pushed request in the legacy era and an MRTR round
- * in the modern one; handler code is the same for both.
+ * pays for none of it. What differs between the protocol eras (asking the client is a pushed
+ * request in the legacy era and an MRTR round in the modern one) is its era context's: handler
+ * code is the same for both.
  */
-export class RequestContext implements McpRequestContext {
+export class RequestContext implements McpRequestContext, EraRequest {
   readonly meta?: Record<string, unknown>;
-  readonly protocolVersion: McpAnyProtocolVersion;
   private readonly rpc: JsonRpcRequest;
   private readonly dispatch: McpDispatchContext;
   private readonly controller: LazyAbortController;
-  private readonly clientRequests?: McpClientRequests;
-  private readonly modern?: RequestContextInit['modern'];
-  private completed = false;
+  private readonly eraContext: McpEraContext;
+  private done = false;
   private lastProgress = -Infinity;
   private bound?: Partial<Record<Bound, unknown>>;
-  private localState?: Map<string, unknown>;
 
   constructor(init: RequestContextInit) {
     this.rpc = init.rpc;
     this.dispatch = init.dispatch;
-    this.protocolVersion = init.protocolVersion;
+    this.eraContext = init.era;
     this.controller = init.controller ?? new LazyAbortController();
-    this.clientRequests = init.clientRequests;
-    this.modern = init.modern;
     const meta = init.params._meta;
     if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) this.meta = meta as Record<string, unknown>;
   }
@@ -75,8 +64,11 @@ export class RequestContext implements McpRequestContext {
   get method() {
     return this.rpc.method;
   }
-  get era(): 'legacy' | 'modern' {
-    return this.modern ? 'modern' : 'legacy';
+  get era() {
+    return this.eraContext.era;
+  }
+  get protocolVersion() {
+    return this.eraContext.protocolVersion;
   }
   get sessionId() {
     return this.dispatch.session?.id;
@@ -97,27 +89,19 @@ export class RequestContext implements McpRequestContext {
     return this.controller.signal;
   }
   get clientCapabilities(): Readonly<Record<string, unknown>> | undefined {
-    return this.modern ? this.modern.envelope.clientCapabilities : this.dispatch.session?.clientCapabilities;
+    return this.eraContext.clientCapabilities;
   }
-
   get roundState(): McpRoundState {
-    const round = this.modern?.round;
-    const values = round ? undefined : (this.localState ??= new Map<string, unknown>());
-    return {
-      get: <T>(key: string) => (round ? round.state[key] : values!.get(key)) as T | undefined,
-      set: (key: string, value: unknown) => {
-        if (round) {
-          if (value === undefined) delete round.state[key];
-          else round.state[key] = value;
-        } else if (value === undefined) values!.delete(key);
-        else values!.set(key, value);
-      },
-    };
+    return this.eraContext.roundState;
+  }
+  /** True once the response is decided. */
+  get completed(): boolean {
+    return this.done;
   }
 
   /** The response is decided: related messages sent from now on are dropped. */
   complete(): void {
-    this.completed = true;
+    this.done = true;
   }
 
   get sendNotification(): McpRequestContext['sendNotification'] {
@@ -147,7 +131,7 @@ export class RequestContext implements McpRequestContext {
 
   get log(): McpRequestContext['log'] {
     return this.bind('log', async (level: McpLogLevel, data: unknown, loggerName?: string) => {
-      if (!this.logs(level)) return;
+      if (!this.eraContext.logs(level)) return;
       this.sendRelated({
         jsonrpc: '2.0',
         method: 'notifications/message',
@@ -162,13 +146,8 @@ export class RequestContext implements McpRequestContext {
       async (params: McpElicitFormParams | McpElicitUrlParams, options?: McpClientRequestOptions) => {
         const url = params.mode === 'url';
         this.assertCapability(() => assertCanElicit(this.clientCapabilities, url ? 'url' : 'form'));
-        // The modern era dropped elicitationId: an out-of-band outcome is learnt by the retry.
-        const wire = url && !this.modern ? { ...params, elicitationId: params.elicitationId ?? randomUUID() } : params;
-        return (await this.ask(
-          'elicitation/create',
-          wire as unknown as Record<string, unknown>,
-          options,
-        )) as McpElicitResult;
+        const wire = this.eraContext.elicitation(params as unknown as Record<string, unknown>, url);
+        return (await this.ask('elicitation/create', wire, options)) as McpElicitResult;
       },
     );
   }
@@ -188,22 +167,11 @@ export class RequestContext implements McpRequestContext {
     });
   }
 
-  /** Legacy: the session's `logging/setLevel` (everything until set). Modern: `_meta` logLevel, nothing without it. */
-  private logs(level: McpLogLevel): boolean {
-    if (!this.modern) return passesLogLevel(level, this.dispatch.session?.logLevel);
-    const minimum = this.modern.envelope.logLevel;
-    return minimum !== undefined && passesLogLevel(level, minimum);
-  }
-
-  /** A missing capability is the handler's error in the legacy era and the request's `-32021` in the modern one. */
   private assertCapability(check: () => void): void {
     try {
       check();
     } catch (error) {
-      if (this.modern && error instanceof McpClientCapabilityError) {
-        throw new McpMissingClientCapabilityException(capabilityObject(error.capability));
-      }
-      throw error;
+      throw error instanceof McpClientCapabilityError ? this.eraContext.capabilityError(error) : error;
     }
   }
 
@@ -212,7 +180,7 @@ export class RequestContext implements McpRequestContext {
    * makes a value JSON cannot hold (a BigInt, a cycle) the handler's own error.
    */
   private sendRelated(message: object): void {
-    if (this.completed) {
+    if (this.done) {
       logger.debug(`Dropped a related message: request ${String(this.rpc.id)} already has its response`);
       return;
     }
@@ -222,41 +190,14 @@ export class RequestContext implements McpRequestContext {
     }
   }
 
-  /** Asks the client: an MRTR round (modern) or a pushed request on this request's channel (legacy). */
   private ask(method: McpInputRequest['method'], params: Record<string, unknown>, options?: McpClientRequestOptions) {
-    if (this.modern) {
-      const round = this.modern.round;
-      if (!round) throw new McpClientUnreachableError(method, `${this.rpc.method} cannot ask the client for input`);
-      return round.ask(method, params, options?.key);
-    }
-    const session = this.dispatch.session;
-    const send = this.dispatch.sendRelated;
-    if (!session || !this.clientRequests || !send) {
-      throw new McpClientUnreachableError(method, 'the request has no session with a channel to the client');
-    }
-    if (this.completed) {
-      throw new McpClientUnreachableError(method, `request ${String(this.rpc.id)} already has its response`);
-    }
-    return this.clientRequests.request(session.id, method, params, {
-      send,
-      signal: this.controller.signal,
-      timeoutMs: options?.timeoutMs,
-      principal: this.dispatch.auth,
-    });
+    return this.eraContext.ask(method, params, options, this);
   }
 
   private bind<T>(name: Bound, fn: T): T {
     const bound = (this.bound ??= {});
     return (bound[name] ??= fn) as T;
   }
-}
-
-/** `'sampling.tools'` → `{ sampling: { tools: {} } }`, the shape `-32021` reports. */
-function capabilityObject(path: string): Record<string, unknown> {
-  return path
-    .split('.')
-    .reverse()
-    .reduce<Record<string, unknown>>((inner, name) => ({ [name]: inner }), {});
 }
 
 const isProgressToken = (value: unknown): value is string | number =>

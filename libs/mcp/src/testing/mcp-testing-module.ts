@@ -18,6 +18,10 @@ import type {
 import type { McpAnswer } from '../protocol/mcp-answer.js';
 import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
 import { McpDispatcher } from '../protocol/mcp.dispatcher.js';
+import { McpInboundClassifier } from '../protocol/inbound/inbound-classifier.js';
+import type { InboundFrame } from '../protocol/inbound/inbound.js';
+import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 
 export const TEST_SERVER_INFO = { name: 't', version: '1' } as const;
 
@@ -93,26 +97,39 @@ export function asError(response: JsonRpcResponse | JsonRpcResponse[] | undefine
   return response;
 }
 
-/** A small client over the dispatcher of a testing module. */
+/** A small client over the inbound classifier and the dispatcher of a testing module, as transports use them. */
 export class McpTestClient {
   readonly dispatcher: McpDispatcher;
+  readonly classifier: McpInboundClassifier;
+  private readonly options: ResolvedMcpOptions;
 
   constructor(readonly module: TestingModule) {
     this.dispatcher = module.get(McpDispatcher);
+    this.classifier = module.get(McpInboundClassifier);
+    this.options = module.get(MCP_RESOLVED_OPTIONS);
   }
 
   static async create(fixture: McpFixture = {}): Promise<McpTestClient> {
     return new McpTestClient(await createMcpModule(fixture));
   }
 
-  /** Dispatches and parses the answer back (the dispatcher itself answers serialized JSON). */
-  async dispatch(payload: unknown, ctx: McpDispatchContext = statelessContext()) {
-    return parseAnswer(await this.dispatcher.dispatch(payload, ctx));
+  /**
+   * Classifies and dispatches, and parses the answer back (the dispatcher itself answers
+   * serialized JSON). `frame` is what the transport knows of it: the eras it serves (the module's
+   * `protocol` by default), HTTP headers.
+   */
+  async dispatch(payload: unknown, ctx: McpDispatchContext = statelessContext(), frame?: Partial<InboundFrame>) {
+    return parseAnswer(await this.answer(payload, ctx, frame));
   }
 
-  /** Dispatches and returns the answer as the transports get it (serialized, with its status). */
-  answer(payload: unknown, ctx: McpDispatchContext = statelessContext()): Promise<McpAnswer | undefined> {
-    return this.dispatcher.dispatch(payload, ctx);
+  /** Classifies and dispatches, and returns the answer as the transports get it (serialized, with its status). */
+  answer(
+    payload: unknown,
+    ctx: McpDispatchContext = statelessContext(),
+    frame?: Partial<InboundFrame>,
+  ): Promise<McpAnswer | undefined> {
+    const inbound = this.classifier.classify(payload, { eras: this.options.protocol, ...frame });
+    return this.dispatcher.dispatch(inbound, ctx);
   }
 
   /** Sends a request and returns its `result`; fails when the answer is an error. */

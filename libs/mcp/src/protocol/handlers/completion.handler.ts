@@ -8,6 +8,7 @@ import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-templat
 import { optionalObject, requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import { McpMethods } from './mcp-methods.js';
 
 /** The most values one completion answer may carry (MCP). */
 const MAX_VALUES = 100;
@@ -19,17 +20,20 @@ export class CompletionHandler implements McpMethodGroup {
     private readonly prompts: McpPromptRegistry,
     private readonly templates: McpResourceTemplateRegistry,
     private readonly access: McpAccessPolicy,
-  ) {}
+    methods: McpMethods,
+  ) {
+    methods.add(this);
+  }
 
   methods(): Record<string, McpMethodFn> {
     return { 'completion/complete': (params, ctx) => this.complete(params, ctx) };
   }
 
   capability(): [string, Record<string, unknown>] | undefined {
-    return this.available ? ['completions', {}] : undefined;
+    return this.available() ? ['completions', {}] : undefined;
   }
 
-  get available(): boolean {
+  available(): boolean {
     return this.prompts.hasCompleters || this.templates.hasCompleters;
   }
 

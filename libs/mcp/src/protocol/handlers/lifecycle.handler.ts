@@ -9,25 +9,20 @@ import { principalBinding } from '../../model/mcp-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
-
-type CapabilitySource = () => Record<string, unknown>;
+import { McpMethods } from './mcp-methods.js';
 
 /** `initialize` and `ping`. */
 @Injectable()
 export class LifecycleHandler implements McpMethodGroup {
-  private capabilities: CapabilitySource = () => ({});
   private readonly serverInfo: Record<string, unknown>;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly sessions: McpSessionManager,
+    private readonly table: McpMethods,
   ) {
+    table.add(this);
     this.serverInfo = Object.fromEntries(Object.entries(options.serverInfo).filter(([, v]) => v !== undefined));
-  }
-
-  /** The dispatcher tells us how to compute capabilities (they depend on what is registered). */
-  useCapabilities(source: CapabilitySource): void {
-    this.capabilities = source;
   }
 
   methods(): Record<string, McpMethodFn> {
@@ -68,7 +63,7 @@ export class LifecycleHandler implements McpMethodGroup {
     }
     const result: Record<string, unknown> = {
       protocolVersion,
-      capabilities: this.capabilities(),
+      capabilities: this.table.capabilities(),
       serverInfo: this.serverInfo,
     };
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions;

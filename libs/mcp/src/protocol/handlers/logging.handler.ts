@@ -6,11 +6,17 @@ import { isLogLevel, MCP_LOG_LEVELS } from '../../model/log-level.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpMethods } from './mcp-methods.js';
 
 /** `logging/setLevel`: the least severe level a session wants in `notifications/message`. */
 @Injectable()
 export class LoggingHandler implements McpMethodGroup {
-  constructor(private readonly sessions: McpSessionManager) {}
+  constructor(
+    private readonly sessions: McpSessionManager,
+    methods: McpMethods,
+  ) {
+    methods.add(this);
+  }
 
   methods(): Record<string, McpMethodFn> {
     return { 'logging/setLevel': (params, ctx, dispatch) => this.setLevel(params, ctx, dispatch) };

@@ -14,4 +14,6 @@ export interface McpMethodGroup {
   methods(): Record<string, McpMethodFn>;
   /** The capability this group declares in `initialize`, when the feature is present. */
   capability?(): [name: string, value: Record<string, unknown>] | undefined;
+  /** False while the feature is absent: its methods are then not found. @default always present */
+  available?(): boolean;
 }

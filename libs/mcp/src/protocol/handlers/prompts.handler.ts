@@ -8,6 +8,7 @@ import { listResult } from './list-page.js';
 import { optionalObject, requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import { McpMethods } from './mcp-methods.js';
 
 /** `prompts/list` and `prompts/get`. */
 @Injectable()
@@ -16,7 +17,10 @@ export class PromptsHandler implements McpMethodGroup {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly prompts: McpPromptRegistry,
     private readonly access: McpAccessPolicy,
-  ) {}
+    methods: McpMethods,
+  ) {
+    methods.add(this);
+  }
 
   methods(): Record<string, McpMethodFn> {
     return {
@@ -29,7 +33,7 @@ export class PromptsHandler implements McpMethodGroup {
     return this.prompts.size > 0 ? ['prompts', { listChanged: true }] : undefined;
   }
 
-  get available(): boolean {
+  available(): boolean {
     return this.prompts.size > 0;
   }
 

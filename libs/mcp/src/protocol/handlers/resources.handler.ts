@@ -10,6 +10,7 @@ import { withCacheHints } from '../../model/cache-hints.js';
 import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import { McpMethods } from './mcp-methods.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read`. */
 @Injectable()
@@ -20,7 +21,10 @@ export class ResourcesHandler implements McpMethodGroup {
     private readonly templates: McpResourceTemplateRegistry,
     private readonly resolver: McpResourceResolver,
     private readonly access: McpAccessPolicy,
-  ) {}
+    methods: McpMethods,
+  ) {
+    methods.add(this);
+  }
 
   methods(): Record<string, McpMethodFn> {
     return {
@@ -31,11 +35,11 @@ export class ResourcesHandler implements McpMethodGroup {
   }
 
   capability(): [string, Record<string, unknown>] | undefined {
-    return this.available ? ['resources', { subscribe: this.options.sessions, listChanged: true }] : undefined;
+    return this.available() ? ['resources', { subscribe: this.options.sessions, listChanged: true }] : undefined;
   }
 
   /** Resources may be registered at runtime, so availability is checked per request. */
-  get available(): boolean {
+  available(): boolean {
     return this.resolver.inUse;
   }
 

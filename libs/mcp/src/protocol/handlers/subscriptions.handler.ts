@@ -14,6 +14,7 @@ import type { McpSubscriptionStore } from '../../backend/mcp-subscription.store.
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpMethods } from './mcp-methods.js';
 
 /**
  * `resources/subscribe` and `resources/unsubscribe`: exact URIs, per session (spec 4.4, 4.5).
@@ -28,9 +29,16 @@ export class SubscriptionsHandler implements McpMethodGroup {
     @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
     private readonly resolver: McpResourceResolver,
     @Inject(MCP_SUBSCRIPTION_STORE) private readonly subscriptions: McpSubscriptionStore,
+    methods: McpMethods,
   ) {
+    methods.add(this);
     this.strict = options.wireProfile === 'strict';
     this.limit = options.maxSubscriptionsPerSession;
+  }
+
+  /** Subscribing needs resources (static, runtime or templates) to exist at all. */
+  available(): boolean {
+    return this.resolver.inUse;
   }
 
   methods(): Record<string, McpMethodFn> {

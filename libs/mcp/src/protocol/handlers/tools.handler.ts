@@ -16,6 +16,7 @@ import { McpInputRequiredSignal } from '../modern/input-round.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
+import { McpMethods } from './mcp-methods.js';
 
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
 const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
@@ -33,7 +34,10 @@ export class ToolsHandler implements McpMethodGroup {
     private readonly hooks: McpToolHooks,
     private readonly rateLimiter: McpToolRateLimiter,
     private readonly access: McpAccessPolicy,
-  ) {}
+    methods: McpMethods,
+  ) {
+    methods.add(this);
+  }
 
   methods(): Record<string, McpMethodFn> {
     return {

@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MODERN_PROTOCOL_VERSIONS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
-
-type CapabilitySource = () => Record<string, unknown>;
+import { McpMethods } from '../handlers/mcp-methods.js';
 
 /**
  * `server/discover` (MCP 2026-07-28): the versions, capabilities and identity of the server.
@@ -12,13 +11,11 @@ type CapabilitySource = () => Record<string, unknown>;
  */
 @Injectable()
 export class DiscoverHandler implements McpMethodGroup {
-  private capabilities: CapabilitySource = () => ({});
-
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions) {}
-
-  /** The dispatcher tells it how to compute the modern capabilities (they depend on what is registered). */
-  useCapabilities(source: CapabilitySource): void {
-    this.capabilities = source;
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly table: McpMethods,
+  ) {
+    table.add(this, 'modern');
   }
 
   methods(): Record<string, McpMethodFn> {
@@ -28,7 +25,7 @@ export class DiscoverHandler implements McpMethodGroup {
   private discover(): Record<string, unknown> {
     const result: Record<string, unknown> = {
       supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
-      capabilities: this.capabilities(),
+      capabilities: this.table.modernCapabilities(),
     };
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
     return result;

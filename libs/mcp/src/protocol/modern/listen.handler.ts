@@ -12,8 +12,7 @@ import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.j
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { listenNotifications } from './listen-notifications.js';
 import { McpListens } from './listens.registry.js';
-
-type CapabilitySource = () => Record<string, unknown>;
+import { McpMethods } from '../handlers/mcp-methods.js';
 
 /** The list filters of a listen: the filter flag, the list it follows, the capability that offers it. */
 const LIST_FILTERS: ReadonlyArray<readonly [flag: string, kind: McpListKind]> = [
@@ -37,17 +36,13 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  */
 @Injectable()
 export class ListenHandler implements McpMethodGroup {
-  private capabilities: CapabilitySource = () => ({});
-
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly resolver: McpResourceResolver,
     private readonly listens: McpListens,
-  ) {}
-
-  /** The dispatcher tells it how to compute the modern capabilities. */
-  useCapabilities(source: CapabilitySource): void {
-    this.capabilities = source;
+    private readonly table: McpMethods,
+  ) {
+    table.add(this, 'modern');
   }
 
   methods(): Record<string, McpMethodFn> {
@@ -57,7 +52,7 @@ export class ListenHandler implements McpMethodGroup {
   private async listen(params: Record<string, unknown>, ctx: McpRequestContext, dispatch: McpDispatchContext) {
     const filter = params.notifications;
     if (!isObject(filter)) throw new McpInvalidParamsException("'notifications' (the notification filter) is required");
-    const capabilities = this.capabilities();
+    const capabilities = this.table.modernCapabilities();
     const honoured: Record<string, unknown> = {};
     const lists = new Set<McpListKind>();
     let asked = false;

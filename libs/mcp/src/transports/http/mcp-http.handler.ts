@@ -21,9 +21,9 @@ import {
   type McpProtocolVersion,
   MCP_RESOLVED_OPTIONS,
 } from '../../mcp.constants.js';
-import { classifyMessage, isInitializeMessage, isValidId, type JsonRpcId } from '../../model/json-rpc.js';
-import { isModernMessage, readModernEnvelope, type McpModernEnvelope } from '../../protocol/modern/modern-envelope.js';
-import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
+import { isValidId, type JsonRpcId } from '../../model/json-rpc.js';
+import { isInitializeFrame, type Inbound } from '../../protocol/inbound/inbound.js';
+import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
 import type { McpAnswer } from '../../protocol/mcp-answer.js';
 import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
@@ -36,7 +36,6 @@ import { answerPreflight } from './cors.js';
 import { rejectHttp } from './http-rejection.js';
 import { MCP_RAW_BODY, readJsonPayload, rejectBody, type McpHttpRequest } from './json-payload.js';
 import { negotiateAccept, type AcceptNegotiation } from './media-type.js';
-import { checkModernHeaders } from './modern-headers.js';
 import { SseConnection } from './sse-connection.js';
 import { SseStream } from './sse.stream.js';
 import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
@@ -66,7 +65,7 @@ export class McpHttpHandler {
     @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
     private readonly originPolicy: McpOriginPolicy,
     private readonly errors: McpErrorMapper,
-    private readonly tools: McpToolRegistry,
+    private readonly classifier: McpInboundClassifier,
     private readonly authenticator: McpAuthenticator,
     private readonly eventStreams: McpEventStreams,
   ) {}
@@ -130,14 +129,13 @@ export class McpHttpHandler {
     if (!body) return;
     const payload = body.value;
     const id = readableId(payload);
-    // The header is ignored on initialize itself: that is where the version is negotiated. So a
-    // modern header does not make an initialize modern (only its `_meta`, or 'modern' mode does).
-    const initialize = isInitializeMessage(payload);
-    if (this.dispatcher.isModern(payload, {}, initialize ? undefined : req.headers[PROTOCOL_VERSION_HEADER])) {
-      return this.handleModernPost(req, res, payload, id, accept, auth);
-    }
+    // Classified once, here: the era of the frame, and a modern request's envelope and headers.
+    const inbound = this.classifier.classify(payload, { eras: this.options.protocol, headers: req.headers });
+    if (inbound.era === 'modern') return this.handleModernPost(req, res, inbound, accept, auth);
+    // The header is not read on initialize itself: that is where the version is negotiated.
+    const initialize = isInitializeFrame(inbound);
     const headerVersion = initialize ? undefined : await this.rejectingWithId(id, async () => this.headerVersion(req));
-    const session = await this.rejectingWithId(id, () => this.sessionForPost(req, payload, auth));
+    const session = await this.rejectingWithId(id, () => this.sessionForPost(req, initialize, auth));
 
     let stream: McpPostStream | undefined;
     const ctx: McpDispatchContext = {
@@ -157,7 +155,7 @@ export class McpHttpHandler {
         return ctx.session !== undefined && this.bus.sendToSession(ctx.session.id, json);
       },
     };
-    const answer = await this.dispatcher.dispatch(payload, ctx);
+    const answer = await this.dispatcher.dispatch(inbound, ctx);
     this.writeAnswer(res, answer, stream, accept, ctx.session);
   }
 
@@ -174,7 +172,8 @@ export class McpHttpHandler {
       stream.finish();
     } else if (!answer) {
       if (!res.writableEnded) res.writeHead(202).end();
-    } else if (!accept.json) {
+    } else if (!accept.json && answer.status === 200) {
+      // A refusal with its own status (400, 404, ...) is plain JSON: an event stream rides on 200.
       const sse = this.openPostStream(res, session);
       sse.send(answer.json);
       sse.finish();
@@ -191,12 +190,10 @@ export class McpHttpHandler {
   private async handleModernPost(
     req: IncomingMessage,
     res: ServerResponse,
-    payload: unknown,
-    id: JsonRpcId | null,
+    inbound: Inbound,
     accept: AcceptNegotiation,
     auth: McpPrincipal | undefined,
   ): Promise<void> {
-    const envelope = await this.rejectingWithId(id, async () => this.modernEnvelope(req, payload));
     let stream: McpPostStream | undefined;
     // The answer stream closing before the answer was written cancels the request, whichever
     // side closed it: the client, or the server cutting off a slow consumer (whose response
@@ -215,7 +212,6 @@ export class McpHttpHandler {
       request: req,
       sessionsEnabled: false,
       auth,
-      envelope,
       onDropped: (listener) => (dropped ? listener() : (drop = listener)),
       sendRelated: (json) => {
         if (!accept.sse) return false;
@@ -224,26 +220,9 @@ export class McpHttpHandler {
         return true;
       },
     };
-    const answer = await this.dispatcher.dispatch(payload, ctx);
+    const answer = await this.dispatcher.dispatch(inbound, ctx);
     answered = true;
     this.writeAnswer(res, answer, stream, accept, undefined);
-  }
-
-  /**
-   * The envelope of a modern request, read and checked against the headers (in the order the
-   * specification's conformance suite asks: `_meta` fields, then headers, then the version).
-   * Undefined when the dispatcher answers without one: notifications, a legacy `initialize` in
-   * `'modern'` mode, any request in `'legacy'` mode.
-   */
-  private modernEnvelope(req: IncomingMessage, payload: unknown): McpModernEnvelope | undefined {
-    if (this.options.protocol === 'legacy') return undefined;
-    const classified = classifyMessage(payload);
-    if (classified.kind !== 'request') return undefined;
-    const request = classified.message;
-    if (request.method === 'initialize' && !isModernMessage(request)) return undefined;
-    const envelope = readModernEnvelope(request.params);
-    checkModernHeaders(req.headers, request, envelope, (tool) => this.tools.get(tool)?.headerParams);
-    return envelope;
   }
 
   private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -312,11 +291,11 @@ export class McpHttpHandler {
   /** Which session a POST belongs to; throws the 400/404 rejections. */
   private async sessionForPost(
     req: IncomingMessage,
-    payload: unknown,
+    initialize: boolean,
     auth: McpPrincipal | undefined,
   ): Promise<McpSessionRecord | undefined> {
     if (!this.options.sessions) return undefined;
-    if (isInitializeMessage(payload)) {
+    if (initialize) {
       // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
       // is minted; a live one makes the dispatcher refuse a second initialize.
       return this.sessions.resolve(req.headers[SESSION_ID_HEADER], auth);

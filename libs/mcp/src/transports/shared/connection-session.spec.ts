@@ -8,6 +8,10 @@ import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { FakeConnection } from '../../testing/fake-connection.js';
 import { sessionRecord } from '../../testing/backend-contract.js';
 import { ConnectionSession } from './connection-session.js';
+import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
+import type { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
+
+const classifier = new McpInboundClassifier({ get: () => undefined } as unknown as McpToolRegistry);
 
 describe('ConnectionSession', () => {
   it('closing never rejects, even when the backend cannot end the session (callers fire and forget it)', async () => {
@@ -18,7 +22,6 @@ describe('ConnectionSession', () => {
     } as unknown as McpSessionManager;
     const bus = { attach: async () => true, detach: () => undefined } as unknown as McpNotificationBus;
     const dispatcher = {
-      isModern: () => false,
       dispatch: async (_payload: unknown, ctx: { session?: unknown }) => {
         ctx.session = session;
         return { json: '{}', status: 200 };
@@ -26,6 +29,7 @@ describe('ConnectionSession', () => {
     } as unknown as McpDispatcher;
     const connection = new ConnectionSession(
       {
+        classifier,
         dispatcher,
         sessions,
         bus,
@@ -36,6 +40,7 @@ describe('ConnectionSession', () => {
       new FakeConnection(),
       {},
       10,
+      'dual',
     );
     await connection.handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
 
@@ -47,7 +52,6 @@ describe('ConnectionSession', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const dispatched: unknown[] = [];
     const dispatcher = {
-      isModern: () => false,
       dispatch: async (payload: unknown) => {
         dispatched.push(payload);
         await held;
@@ -57,6 +61,7 @@ describe('ConnectionSession', () => {
     const connection = new FakeConnection();
     const session = new ConnectionSession(
       {
+        classifier,
         dispatcher,
         sessions: {} as McpSessionManager,
         bus: {} as McpNotificationBus,
@@ -67,6 +72,7 @@ describe('ConnectionSession', () => {
       connection,
       {},
       3,
+      'dual',
     );
     const rpc = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } });
 

@@ -3,18 +3,21 @@ import type { McpNotificationBus } from '../../backend/mcp-notification.bus.js';
 import type { McpConnection, McpSessionRecord } from '../../backend/mcp-session.store.js';
 import { McpTooManyInFlightException } from '../../errors/mcp-transport.exceptions.js';
 import type { McpException } from '../../errors/mcp.exception.js';
-import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
+import type { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
 import type { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { CONNECTION_SCOPE_PREFIX, type McpInflightRequests } from '../../protocol/inflight-requests.js';
 import type { McpProtocolEras } from '../../mcp.constants.js';
 import { randomBytes } from 'node:crypto';
-import { errorResponse, isInitializeMessage, isValidId } from '../../model/json-rpc.js';
+import { errorResponse, isValidId } from '../../model/json-rpc.js';
+import { isInitializeFrame, type Inbound } from '../../protocol/inbound/inbound.js';
+import type { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 
 /** The services a connection-oriented transport needs (WebSocket, legacy SSE, stdio). */
 export interface ConnectionSessionServices {
+  readonly classifier: McpInboundClassifier;
   readonly dispatcher: McpDispatcher;
   readonly sessions: McpSessionManager;
   readonly bus: McpNotificationBus;
@@ -50,7 +53,7 @@ export class ConnectionSession {
     private readonly connection: McpConnection,
     private readonly request: unknown,
     private readonly maxInFlight: number,
-    private readonly eras?: McpProtocolEras,
+    private readonly eras: McpProtocolEras,
     private readonly writeAnswer: (json: string) => boolean = (json) => connection.send(json),
   ) {}
 
@@ -88,7 +91,7 @@ export class ConnectionSession {
       this.inFlight += requests;
     }
     try {
-      const answer = await this.ordered(payload, auth);
+      const answer = await this.ordered(this.services.classifier.classify(payload, { eras: this.eras }), auth);
       if (answer) this.writeAnswer(answer.json);
     } catch (error) {
       // The dispatcher answers every failure itself; what lands here is a session lookup that
@@ -105,25 +108,25 @@ export class ConnectionSession {
     this.writeAnswer(JSON.stringify(errorResponse(isValidId(id) ? id : null, exception.toJsonRpcError())));
   }
 
-  private ordered(payload: unknown, principal: McpPrincipal | undefined) {
+  private ordered(inbound: Inbound, principal: McpPrincipal | undefined) {
     const previous = this.initializing;
-    if (isInitializeMessage(payload)) {
+    if (isInitializeFrame(inbound)) {
       // A second initialize waits for the first, then finds the session and is refused.
       const run = (async () => {
         if (previous) await previous;
-        return this.dispatch(payload, principal);
+        return this.dispatch(inbound, principal);
       })();
       this.initializing = run.catch(() => undefined);
       return run;
     }
-    return previous ? previous.then(() => this.dispatch(payload, principal)) : this.dispatch(payload, principal);
+    return previous ? previous.then(() => this.dispatch(inbound, principal)) : this.dispatch(inbound, principal);
   }
 
-  private async dispatch(payload: unknown, principal: McpPrincipal | undefined) {
+  private async dispatch(inbound: Inbound, principal: McpPrincipal | undefined) {
     const send = (json: string) => this.connection.send(json);
     // The message's own principal, else that of the request that opened the connection.
     const auth = principal ?? requestPrincipal(this.request);
-    if (this.services.dispatcher.isModern(payload, { eras: this.eras })) {
+    if (inbound.era === 'modern') {
       // A modern message stands alone, whatever this connection did before (MCP 2026-07-28).
       const modern = {
         transport: this.transport,
@@ -131,8 +134,9 @@ export class ConnectionSession {
         sessionsEnabled: false,
         connectionId: this.id,
         auth,
+        sendRelated: send,
       };
-      return this.services.dispatcher.dispatch(payload, { ...modern, eras: this.eras, sendRelated: send });
+      return this.services.dispatcher.dispatch(inbound, modern);
     }
     // A fresh record per message: a log level set over HTTP applies here at once.
     if (this.session) this.session = await this.services.sessions.resolve(this.session.id, auth);
@@ -143,10 +147,9 @@ export class ConnectionSession {
       session: this.session,
       auth,
       connectionId: this.id,
-      eras: this.eras,
       sendRelated: send,
     };
-    const answer = await this.services.dispatcher.dispatch(payload, ctx);
+    const answer = await this.services.dispatcher.dispatch(inbound, ctx);
     if (!this.session && ctx.session) await this.adopt(ctx.session);
     return answer;
   }

@@ -8,6 +8,7 @@ import { type McpProtocolEras, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.
 import { McpInflightRequests } from '../../protocol/inflight-requests.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
+import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { ConnectionSession, type ConnectionSessionServices } from './connection-session.js';
 
@@ -18,13 +19,14 @@ export class ConnectionSessions {
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    classifier: McpInboundClassifier,
     dispatcher: McpDispatcher,
     sessions: McpSessionManager,
     @Inject(MCP_NOTIFICATION_BUS) bus: McpNotificationBus,
     errors: McpErrorMapper,
     inflight: McpInflightRequests,
   ) {
-    this.services = { dispatcher, sessions, bus, errors, inflight };
+    this.services = { classifier, dispatcher, sessions, bus, errors, inflight };
   }
 
   /** The session manager, for transports that look a session up themselves. */
@@ -45,7 +47,8 @@ export class ConnectionSessions {
     eras?: McpProtocolEras,
     answer?: (json: string) => boolean,
   ): ConnectionSession {
-    const { maxInFlightRequests } = this.options;
-    return new ConnectionSession(this.services, transport, connection, request, maxInFlightRequests, eras, answer);
+    const { maxInFlightRequests, protocol } = this.options;
+    const served = eras ?? protocol;
+    return new ConnectionSession(this.services, transport, connection, request, maxInFlightRequests, served, answer);
   }
 }

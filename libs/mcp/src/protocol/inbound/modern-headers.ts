@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { McpHeaderMismatchException } from '../../errors/mcp-modern.exceptions.js';
 import { METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER } from '../../mcp.constants.js';
 import type { JsonRpcRequest } from '../../model/json-rpc.js';
-import type { McpModernEnvelope } from '../../protocol/modern/modern-envelope.js';
+import type { McpModernEnvelope } from './modern-envelope.js';
 import type { McpHeaderParam } from '../../registry/tool-header-params.js';
 
 /** Methods whose `Mcp-Name` header mirrors a body field. */

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { IncomingHttpHeaders } from 'node:http';
 import { McpHeaderMismatchException } from '../../errors/mcp-modern.exceptions.js';
 import type { JsonRpcRequest } from '../../model/json-rpc.js';
-import type { McpModernEnvelope } from '../../protocol/modern/modern-envelope.js';
+import type { McpModernEnvelope } from './modern-envelope.js';
 import type { McpHeaderParam } from '../../registry/tool-header-params.js';
 import { checkModernHeaders } from './modern-headers.js';
 

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { McpModernMethodNotFoundException } from '../../errors/mcp-modern.exceptions.js';
+import { principalDigest } from '../../model/mcp-principal.js';
+import { McpMethods } from '../handlers/mcp-methods.js';
+import type { InboundModernRequest } from '../inbound/inbound.js';
+import type { LazyAbortController } from '../inflight-requests.js';
+import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import { McpModernResults } from '../modern/modern-results.js';
+import { McpMrtr, MRTR_METHODS } from '../modern/mrtr.service.js';
+import { RequestContext } from '../request-context.js';
+import { ModernEraContext } from './modern-era.context.js';
+
+/** The result a round that needs input answers with, in place of the handler's. */
+const INPUT_REQUIRED: unique symbol = Symbol('input-required');
+
+/**
+ * MCP 2026-07-28, served statelessly: every request carries its own envelope (checked when it
+ * was classified), results carry `resultType`, the server's identity and caching hints, and a
+ * handler that asks the client answers `input_required` (multi round-trip requests).
+ */
+@Injectable()
+export class ModernEra {
+  constructor(
+    private readonly methods: McpMethods,
+    private readonly mrtr: McpMrtr,
+    private readonly results: McpModernResults,
+  ) {}
+
+  /** Serves one request; throws what answers it otherwise. */
+  async serve(
+    { request, envelope }: InboundModernRequest,
+    ctx: McpDispatchContext,
+    controller: LazyAbortController,
+  ): Promise<Record<string, unknown>> {
+    const method = this.methods.find('modern', request.method);
+    if (!method) throw new McpModernMethodNotFoundException(request.method);
+    const params = request.params ?? {};
+    // The request state of a multi round-trip request is bound to the principal (resource-server mode).
+    const principal = principalDigest(ctx.auth);
+    const round = MRTR_METHODS.has(request.method) ? await this.mrtr.openRound(request, params, principal) : undefined;
+    const context = new RequestContext({
+      rpc: request,
+      params,
+      dispatch: ctx,
+      controller,
+      era: new ModernEraContext(envelope, round),
+    });
+    let result: Record<string, unknown> | typeof INPUT_REQUIRED;
+    try {
+      result = round
+        ? await round.race(method(params, context, ctx), INPUT_REQUIRED)
+        : await method(params, context, ctx);
+    } finally {
+      context.complete();
+    }
+    if (result === INPUT_REQUIRED) return this.mrtr.inputRequired(round!, request, params, principal);
+    const retried = params.inputResponses !== undefined || params.requestState !== undefined;
+    return this.results.complete(request.method, result, retried);
+  }
+}

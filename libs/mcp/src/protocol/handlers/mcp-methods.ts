@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import type { McpEra } from '../inbound/inbound.js';
+import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+
+/**
+ * The methods both eras serve. MCP 2026-07-28 removed `initialize`, `ping`, sessions'
+ * subscriptions and `logging/setLevel`; groups that exist only in it register as `'modern'`.
+ */
+const SHARED_METHODS: ReadonlySet<string> = new Set([
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+]);
+
+interface Entry {
+  readonly fn: McpMethodFn;
+  readonly group: McpMethodGroup;
+}
+
+/**
+ * The method table of the protocol core: every method group (`tools/*`, `resources/*`, ...)
+ * registers itself here when it is built, and the eras look their methods up here. It also
+ * derives what the groups declare: the capabilities of each era, and whether a feature is there
+ * at all (a method of an absent feature is not found).
+ */
+@Injectable()
+export class McpMethods {
+  private readonly legacy = new Map<string, Entry>();
+  private readonly modern = new Map<string, Entry>();
+  private readonly groups: McpMethodGroup[] = [];
+
+  /** Adds a group's methods; `only` restricts them to one era (`server/discover`, `subscriptions/listen`). */
+  add(group: McpMethodGroup, only?: McpEra): void {
+    this.groups.push(group);
+    for (const [name, fn] of Object.entries(group.methods())) {
+      const entry = { fn, group };
+      if (only !== 'modern') this.legacy.set(name, entry);
+      if (only === 'modern' || (only === undefined && SHARED_METHODS.has(name))) this.modern.set(name, entry);
+    }
+  }
+
+  /** The implementation of `method` in `era`, when it is served there and its feature is present. */
+  find(era: McpEra, method: string): McpMethodFn | undefined {
+    const entry = (era === 'modern' ? this.modern : this.legacy).get(method);
+    return entry && entry.group.available?.() !== false ? entry.fn : undefined;
+  }
+
+  /** Capabilities are declared only for the features that exist (`initialize`). */
+  capabilities(): Record<string, unknown> {
+    const capabilities: Record<string, unknown> = {};
+    for (const group of this.groups) {
+      const entry = group.capability?.();
+      if (entry) capabilities[entry[0]] = entry[1];
+    }
+    return capabilities;
+  }
+
+  /** The modern era's (`server/discover`): resource subscriptions always offered (`subscriptions/listen` needs no session). */
+  modernCapabilities(): Record<string, unknown> {
+    const capabilities = this.capabilities();
+    if (capabilities.resources) capabilities.resources = { ...capabilities.resources, subscribe: true };
+    return capabilities;
+  }
+}

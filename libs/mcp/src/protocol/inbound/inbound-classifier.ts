@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { McpInvalidRequestException } from '../../errors/mcp-protocol.exceptions.js';
+import {
+  McpInvalidMetaException,
+  McpModernEraDisabledException,
+  McpUnsupportedVersionException,
+} from '../../errors/mcp-modern.exceptions.js';
+import { McpException } from '../../errors/mcp.exception.js';
+import { MODERN_PROTOCOL_VERSIONS, PROTOCOL_VERSION_HEADER } from '../../mcp.constants.js';
+import {
+  classifyMessage,
+  hasMalformedParams,
+  isValidId,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+} from '../../model/json-rpc.js';
+import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
+import type { McpHeaderParam } from '../../registry/tool-header-params.js';
+import type { Inbound, InboundFrame, InboundMessage, McpEra } from './inbound.js';
+import { isModernMessage, readModernEnvelope, type McpModernEnvelope } from './modern-envelope.js';
+import { checkModernHeaders } from './modern-headers.js';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The method a message names, when it names one (for the log line of a refusal). */
+const methodOf = (value: unknown): string | undefined =>
+  isObject(value) && typeof value.method === 'string' ? value.method : undefined;
+
+const isModernVersion = (value: unknown): boolean =>
+  typeof value === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(value);
+
+/**
+ * The one place where an inbound frame is classified, for every transport (Streamable HTTP,
+ * legacy HTTP+SSE, WebSocket, stdio) and every element of a batch: JSON-RPC framing, the era that
+ * serves each message, and for a modern request its envelope and header cross-check, in the order
+ * the MCP 2026-07-28 conformance suite asks (`_meta` fields, then headers, then the version).
+ * Whatever does not hold becomes an `invalid` message carrying the exception to answer with; the
+ * dispatcher then works on typed messages and never asks which era a message is again.
+ */
+@Injectable()
+export class McpInboundClassifier {
+  private readonly headerParamsOf = (tool: string): readonly McpHeaderParam[] | undefined =>
+    this.tools.get(tool)?.headerParams;
+
+  constructor(private readonly tools: McpToolRegistry) {}
+
+  classify(payload: unknown, frame: InboundFrame): Inbound {
+    if (Array.isArray(payload)) return this.batch(payload, frame);
+    const era = this.eraOf(payload, frame);
+    return { kind: 'single', era, message: era === 'modern' ? this.modern(payload, frame) : legacy(payload) };
+  }
+
+  /**
+   * Modern when the endpoint serves only the modern era, or the message says so: its `_meta`
+   * protocol version, `server/discover`, or a modern `MCP-Protocol-Version` header. The header is
+   * not read on `initialize`, where the version is negotiated: a modern header does not make an
+   * `initialize` modern.
+   */
+  private eraOf(value: unknown, frame: InboundFrame): McpEra {
+    if (frame.eras === 'modern') return 'modern';
+    const header =
+      frame.headers && methodOf(value) !== 'initialize' ? frame.headers[PROTOCOL_VERSION_HEADER] : undefined;
+    return isModernMessage(value, header) ? 'modern' : 'legacy';
+  }
+
+  /**
+   * A batch is legacy by definition (MCP 2026-07-28 has none, 2025-06-18 removed them): refused
+   * whole where the frame is modern, and each element written for the modern era is refused on
+   * its own, never run, since it would skip the header checks a modern request gets alone.
+   */
+  private batch(items: unknown[], frame: InboundFrame): Inbound {
+    // (A modern MCP-Protocol-Version on a batch is the HTTP transport's to refuse: no legacy
+    // session speaks that version.)
+    if (frame.eras === 'modern') {
+      const detail = 'JSON-RPC batches do not exist in MCP 2026-07-28: send one request per message';
+      return { kind: 'refused', era: 'modern', error: new McpInvalidRequestException(detail) };
+    }
+    return { kind: 'batch', era: 'legacy', elements: items.map(batchElement) };
+  }
+
+  private modern(value: unknown, frame: InboundFrame): InboundMessage {
+    const classified = classifyMessage(value);
+    switch (classified.kind) {
+      case 'invalid':
+        return invalid(classified.id, new McpInvalidRequestException(classified.detail), value);
+      case 'response':
+        return { kind: 'response', response: classified.message };
+      case 'notification':
+        return { kind: 'notification', era: 'modern', notification: classified.message };
+      case 'request': {
+        const request = classified.message;
+        try {
+          return { kind: 'request', era: 'modern', request, envelope: this.envelopeOf(request, frame) };
+        } catch (error) {
+          if (error instanceof McpException) return invalid(request.id, error, request);
+          throw error;
+        }
+      }
+    }
+  }
+
+  /** The checked envelope of a modern request; throws the refusal that answers it. */
+  private envelopeOf(request: JsonRpcRequest, frame: InboundFrame): McpModernEnvelope {
+    if (frame.eras === 'legacy') throw new McpModernEraDisabledException();
+    if (request.method === 'initialize' && !isModernMessage(request)) {
+      // A legacy client of a modern-only endpoint: named versions are the only diagnostic it can show.
+      throw new McpUnsupportedVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+    }
+    if (hasMalformedParams(request)) throw new McpInvalidMetaException("A modern request needs 'params' with '_meta'");
+    const envelope = readModernEnvelope(request.params);
+    if (frame.headers) checkModernHeaders(frame.headers, request, envelope, this.headerParamsOf);
+    if (!isModernVersion(envelope.protocolVersion)) {
+      throw new McpUnsupportedVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+    }
+    return envelope;
+  }
+}
+
+/** A message of the legacy era: JSON-RPC framing only (sessions and versions come later). */
+function legacy(value: unknown): InboundMessage {
+  const classified = classifyMessage(value);
+  switch (classified.kind) {
+    case 'invalid':
+      return invalid(classified.id, new McpInvalidRequestException(classified.detail), value);
+    case 'request':
+      return { kind: 'request', era: 'legacy', request: classified.message };
+    case 'notification':
+      return { kind: 'notification', era: 'legacy', notification: classified.message };
+    case 'response':
+      return { kind: 'response', response: classified.message };
+  }
+}
+
+/** One element of a batch: legacy, unless it was written for the modern era (then refused, or dropped if a notification). */
+function batchElement(value: unknown): InboundMessage {
+  if (!isModernMessage(value)) return legacy(value);
+  // Without an id there is nothing to answer: the dispatcher drops it.
+  if (!Object.hasOwn(value as object, 'id')) {
+    return { kind: 'notification', era: 'modern', notification: value as JsonRpcNotification };
+  }
+  const id = (value as { id?: unknown }).id;
+  const error = new McpInvalidRequestException(
+    'A 2026-07-28 request cannot be part of a JSON-RPC batch: send it on its own',
+  );
+  return invalid(isValidId(id) ? id : null, error, value);
+}
+
+function invalid(id: JsonRpcId | null, error: McpException, value: unknown): InboundMessage {
+  const method = methodOf(value);
+  return method === undefined ? { kind: 'invalid', id, error } : { kind: 'invalid', id, error, method };
+}
