@@ -12,7 +12,7 @@
  * "Nothing arrived" is always proved by a later marker notification on the same stream.
  */
 import { ResourceNotFoundError, SdkError, SdkErrorCode, type McpSubscription } from '@modelcontextprotocol/client';
-import { McpListens } from '@app/mcp/protocol/modern/listens.registry.js';
+import { McpListens } from '@app/mcp/protocol/listen/listens.registry.js';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { within } from '../support/http-wire.js';
 import {

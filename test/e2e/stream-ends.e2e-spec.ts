@@ -23,7 +23,7 @@ import {
 } from '@app/mcp';
 import { FaultInjector, FaultyMcpBackend } from '@app/mcp/testing/index.js';
 import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
-import { McpListens } from '@app/mcp/protocol/modern/listens.registry.js';
+import { McpListens } from '@app/mcp/protocol/listen/listens.registry.js';
 import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { McpEventStreams } from '@app/mcp/transports/http/event-streams.js';
 import { McpLegacySseHandler } from '@app/mcp/transports/sse/mcp-legacy-sse.handler.js';

@@ -10,7 +10,7 @@ import 'reflect-metadata';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import http, { type IncomingMessage } from 'node:http';
 import { McpResourceService, ResourceNotificationService } from '@app/mcp';
-import { McpListens } from '@app/mcp/protocol/modern/listens.registry.js';
+import { McpListens } from '@app/mcp/protocol/listen/listens.registry.js';
 import { McpEventStreams } from '@app/mcp/transports/http/event-streams.js';
 import { McpLegacySseHandler } from '@app/mcp/transports/sse/mcp-legacy-sse.handler.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';

@@ -157,10 +157,18 @@ export function openSse(
     headers = {},
     body,
     timeoutMs = 5_000,
-  }: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {},
+    localAddress,
+  }: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    timeoutMs?: number;
+    /** The client address to send from (any 127.x.y.z reaches a server on 127.0.0.1). */
+    localAddress?: string;
+  } = {},
 ): Promise<OpenSse> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent: false });
+    const req = http.request(url, { method, headers, agent: false, localAddress });
     let socket: Socket | undefined;
     req.on('socket', (s) => (socket = s));
     const timer = setTimeout(() => {

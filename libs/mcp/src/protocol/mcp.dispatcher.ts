@@ -21,6 +21,8 @@ import { McpClientRequests } from '../client-requests/mcp-client-requests.js';
 import type { Inbound, InboundMessage } from './inbound/inbound.js';
 import { LegacyEra } from './eras/legacy.era.js';
 import { ModernEra } from './eras/modern.era.js';
+import { McpListens } from './listen/listens.registry.js';
+import { callerKeyOf } from '../auth/caller-key.js';
 
 /**
  * The transport-agnostic protocol core: one entry, `dispatch(inbound, ctx)`, for every transport
@@ -41,6 +43,7 @@ export class McpDispatcher {
     private readonly clientRequests: McpClientRequests,
     private readonly legacy: LegacyEra,
     private readonly modern: ModernEra,
+    private readonly listens: McpListens,
   ) {}
 
   /**
@@ -155,7 +158,10 @@ export class McpDispatcher {
       if (controller.reason instanceof McpRequestCancelledError) return undefined;
       return { response: successResponse(request.id, result), status: 200, method: request.method };
     } catch (error) {
-      if (controller.reason instanceof McpRequestCancelledError) return undefined;
+      // Cancelled, by the transport or by the work itself (a listen its client cancelled): no answer.
+      if (controller.reason instanceof McpRequestCancelledError || error instanceof McpRequestCancelledError) {
+        return undefined;
+      }
       return failure(request.id, this.errors.toException(error, request.method), request.method);
     } finally {
       finish?.();
@@ -169,9 +175,14 @@ export class McpDispatcher {
       if (notification.method === 'notifications/cancelled') {
         const scope = ctx.connectionId ?? session?.id;
         const { requestId, reason } = notification.params ?? {};
+        const why = typeof reason === 'string' ? reason : undefined;
         // Unknown, finished or malformed ids are ignored, as the specification asks.
-        if (scope !== undefined && isValidId(requestId)) {
-          this.inflight.cancel(scope, requestId, typeof reason === 'string' ? reason : undefined);
+        if (!isValidId(requestId)) return;
+        if (scope !== undefined) this.inflight.cancel(scope, requestId, why);
+        else {
+          // Stateless HTTP (the modern era): a listen of the same caller, named by its id.
+          const caller = callerKeyOf(ctx.auth, ctx.request);
+          if (caller !== undefined) this.listens.cancel(caller, requestId, why);
         }
       } else if (notification.method === 'notifications/initialized' && session && !session.initialized) {
         session.initialized = true;

@@ -5,7 +5,7 @@ import { closeWhenExpired } from '../../auth/token-expiry.js';
 import { McpStreamQuotaExceededException } from '../../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import { McpListens } from '../../protocol/modern/listens.registry.js';
+import { McpListens } from '../../protocol/listen/listens.registry.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { SseStream } from './sse.stream.js';
 

@@ -6,7 +6,7 @@ import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { ConnectionSession } from '../shared/connection-session.js';
 import { ConnectionSessions } from '../shared/connection-sessions.js';
-import { McpListens } from '../../protocol/modern/listens.registry.js';
+import { McpListens } from '../../protocol/listen/listens.registry.js';
 import { decodeJsonText } from '../shared/json-text.js';
 import { LineSplitter } from './line-splitter.js';
 import { StdioConnection } from './stdio.connection.js';

@@ -76,7 +76,7 @@ export class ListenHandler implements McpMethodGroup {
       honoured.resourceSubscriptions = [...resources];
     }
     if (!asked) throw new McpInvalidParamsException('The notification filter asks for no notifications');
-    const owner = { caller: callerKeyOf(ctx.auth, ctx.request), principal: ctx.auth };
+    const owner = { caller: callerKeyOf(ctx.auth, ctx.request), principal: ctx.auth, requestId: ctx.requestId };
     // Refused before the acknowledgement, so over HTTP the refusal is an HTTP answer.
     this.listens.assertRoom(owner.caller);
 

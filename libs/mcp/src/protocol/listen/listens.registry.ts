@@ -3,6 +3,8 @@ import { MCP_NOTIFICATION_BUS } from '../../backend/mcp-backend.tokens.js';
 import type { McpListener, McpNotificationBus } from '../../backend/mcp-notification.bus.js';
 import { CallerSlots } from '../../auth/caller-slots.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
+import type { JsonRpcId } from '../../model/json-rpc.js';
+import { McpRequestCancelledError } from '../inflight-requests.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
 import { McpListenQuotaExceededException, McpTooManyListensException } from '../../errors/mcp-modern.exceptions.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
@@ -20,6 +22,11 @@ export interface ListenOwner {
   readonly caller?: string;
   /** The principal of the request that opened it: the listen ends when its access token expires. */
   readonly principal?: McpPrincipal;
+  /**
+   * The id of the `subscriptions/listen` request: with `caller`, what a `notifications/cancelled`
+   * sent on another HTTP request names it by (`cancel`).
+   */
+  readonly requestId?: JsonRpcId;
 }
 
 /**
@@ -33,6 +40,8 @@ export interface ListenOwner {
 export class McpListens implements BeforeApplicationShutdown {
   private readonly open = new Set<() => void>();
   private readonly perCaller: CallerSlots;
+  /** Listens a caller can cancel by request id, by `caller` and id. */
+  private readonly cancellable = new Map<string, Set<(reason?: string) => void>>();
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -74,12 +83,21 @@ export class McpListens implements BeforeApplicationShutdown {
         finish();
         reject(signal.reason instanceof Error ? signal.reason : new Error('The listen was cancelled'));
       };
+      const cancelKey =
+        owner.caller !== undefined && owner.requestId !== undefined
+          ? cancellationKey(owner.caller, owner.requestId)
+          : undefined;
+      const onCancel = (reason?: string) => {
+        finish();
+        reject(new McpRequestCancelledError(reason ?? 'The client cancelled the listen'));
+      };
       finish = () => {
         this.open.delete(endGracefully);
         remove();
         release();
         expiry?.cancel();
         signal.removeEventListener('abort', onAbort);
+        if (cancelKey !== undefined) this.forget(cancelKey, onCancel);
       };
       const endGracefully = () => {
         finish();
@@ -91,10 +109,35 @@ export class McpListens implements BeforeApplicationShutdown {
         return;
       }
       signal.addEventListener('abort', onAbort, { once: true });
+      if (cancelKey !== undefined) {
+        let listens = this.cancellable.get(cancelKey);
+        if (!listens) this.cancellable.set(cancelKey, (listens = new Set()));
+        listens.add(onCancel);
+      }
       // The token was checked when the listen opened; nothing renews it on this stream.
       expiry = closeWhenExpired(owner.principal, endGracefully);
     });
     return { ended };
+  }
+
+  /**
+   * Cancels the listens `caller` opened with request id `requestId` (a `notifications/cancelled`
+   * that came on another HTTP request than the listen's own stream): they end without an answer,
+   * as a cancelled request does. Another caller's listen with the same id is never touched.
+   * @returns how many listens it cancelled
+   */
+  cancel(caller: string, requestId: JsonRpcId, reason?: string): number {
+    const listens = this.cancellable.get(cancellationKey(caller, requestId));
+    if (!listens) return 0;
+    const cancelled = [...listens];
+    for (const cancel of cancelled) cancel(reason);
+    return cancelled.length;
+  }
+
+  private forget(key: string, cancel: (reason?: string) => void): void {
+    const listens = this.cancellable.get(key);
+    if (!listens?.delete(cancel) || listens.size > 0) return;
+    this.cancellable.delete(key);
   }
 
   /** Ends every listen with its completion result, and lets those answers go out. */
@@ -107,3 +150,7 @@ export class McpListens implements BeforeApplicationShutdown {
     return this.endAll();
   }
 }
+
+/** `caller` and a request id as one key: ids of either type never collide (`1` and `"1"`). */
+const cancellationKey = (caller: string, requestId: JsonRpcId): string =>
+  `${caller}\u0000${typeof requestId === 'number' ? 'n' : 's'}${requestId}`;
