@@ -1,12 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { McpConnection, McpPostStream, McpPostStreamResume } from '@nest-mcp/server';
+import type { McpConnection, McpPostStream, McpPostStreamResume, McpPostStreams } from '@nest-mcp/server';
 import { OrderedWriter, type LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { BusMessage, RedisPubSub } from './redis-pubsub.js';
 import type { RedisScripts } from './redis-scripts.js';
+
+/** How soon a client whose resumed answer was drained by a shutdown should reconnect. */
+const DRAIN_RETRY_MS = 1_000;
 
 /** POST answers kept per session for resumption; older ones are forgotten. */
 const POST_STREAMS_PER_SESSION = 16;
@@ -29,7 +32,7 @@ interface ResumedTarget {
  * publishes it to that connection's instance (in the same script). The events reach the resumed
  * connection in order, once (`OrderedWriter`).
  */
-export class RedisPostStreams {
+export class RedisPostStreams implements McpPostStreams {
   private readonly logger = new Logger('McpRedis');
   /** Streams written by this instance, by owner string (`<instance> <token>`). */
   private readonly writers = new Map<string, RedisPostWriter>();
@@ -98,8 +101,8 @@ export class RedisPostStreams {
   }
 
   /** Graceful shutdown: resumed connections close with a retry hint (their answers stay logged). */
-  drain(retryMs: number): void {
-    for (const target of this.resumed.values()) target.writer.connection.close(retryMs);
+  async drain(): Promise<void> {
+    for (const target of this.resumed.values()) target.writer.connection.close(DRAIN_RETRY_MS);
     this.resumed.clear();
   }
 

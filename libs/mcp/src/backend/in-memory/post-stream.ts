@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { McpConnection } from '../mcp-session.store.js';
-import type { McpPostStream, McpPostStreamResume } from '../mcp-notification.bus.js';
+import type { McpPostStream, McpPostStreamResume } from '../mcp-post-streams.js';
 
 interface LoggedEvent {
   readonly seq: number;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
-import type { McpNotificationBus } from '../../backend/mcp-notification.bus.js';
+import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import type { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
 import type { McpInflightRequests } from '../../protocol/inflight-requests.js';
@@ -16,7 +16,7 @@ describe('ConnectionSession', () => {
       end: () => Promise.reject(new McpBackendUnavailableError('down')),
       resolve: async () => session,
     } as unknown as McpSessionManager;
-    const bus = { attach: async () => true, detach: () => undefined } as unknown as McpNotificationBus;
+    const liveStreams = { attach: async () => true, detach: () => undefined } as unknown as McpLiveStreams;
     const dispatcher = {
       isModern: () => false,
       dispatch: async (_payload: unknown, ctx: { session?: unknown }) => {
@@ -28,7 +28,7 @@ describe('ConnectionSession', () => {
       {
         dispatcher,
         sessions,
-        bus,
+        liveStreams,
         errors: new McpErrorMapper(),
         inflight: { abortScope: () => undefined } as unknown as McpInflightRequests,
       },
@@ -59,7 +59,7 @@ describe('ConnectionSession', () => {
       {
         dispatcher,
         sessions: {} as McpSessionManager,
-        bus: {} as McpNotificationBus,
+        liveStreams: {} as McpLiveStreams,
         errors: new McpErrorMapper(),
         inflight: { abortScope: () => undefined } as unknown as McpInflightRequests,
       },
