@@ -387,6 +387,20 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         expect(await parts.fanout.listChanged('tools')).toEqual({ sessions: 1, listeners: 0 });
       });
 
+      it('counts a session among list-change audiences once it held a stream, not for a logged POST answer', async () => {
+        const { parts, session } = await single();
+        const answer = new FakeConnection();
+        const post = parts.postStreams.open(session.id, answer);
+        post.send('{"jsonrpc":"2.0","method":"notifications/progress"}');
+        await answer.waitForCount(1);
+
+        expect(await parts.fanout.listChanged('tools')).toEqual({ sessions: 0, listeners: 0 });
+        const stream = new FakeConnection();
+        await parts.liveStreams.attach(session.id, stream);
+        expect(await parts.fanout.listChanged('tools')).toEqual({ sessions: 1, listeners: 0 });
+        await stream.waitFor(listChanged);
+      });
+
       it('tells modern listeners of a URI, and only them', async () => {
         const parts = await (await deploy()).instance();
         const a = listener(['db://a']);
