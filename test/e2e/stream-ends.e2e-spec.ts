@@ -1,7 +1,8 @@
 /**
  * Every long-lived stream has an owner, a bound and an end, reached on every close path
  * (issue 19): the standalone GET stream, a modern listen, a legacy HTTP+SSE stream, a WebSocket
- * that joined a session and the SSE answer of a POST, each closed by the client, by the server,
+ * that joined a session and the SSE answer of a POST (on its own connection, or resumed on a
+ * GET), each closed by the client, by the server,
  * for being too slow, at the expiry of the token that opened it, by the end of its session and
  * by a shutdown. After each close the client saw the end, every place it held is given back
  * (listens, per-caller stream places, the session's held stream), its timers are stopped
@@ -325,7 +326,42 @@ const POST_ANSWER: Path = {
   },
 };
 
-const PATHS = [GET_STREAM, LISTEN, LEGACY_SSE, WEBSOCKET, POST_ANSWER];
+/** A POST answer whose client lost it and resumed it on a GET (`Last-Event-ID: p:...`). */
+const RESUMED_POST_ANSWER: Path = {
+  name: 'a POST answer resumed on a GET',
+  causes: ['client', 'answered', 'deleted', 'shutdown'],
+  async open(h, token) {
+    const session = await authedSession(h.endpoint, token);
+    const gate = `resumed-${++gates}`;
+    const post = await openSse(h.endpoint, {
+      method: 'POST',
+      headers: mcpPostHeaders({ ...headersOf(token, session), accept: 'text/event-stream' }),
+      body: JSON.stringify(
+        rpc(8, 'tools/call', {
+          name: 'progress_then_gate',
+          arguments: { count: 2, gate },
+          _meta: { progressToken: 'p' },
+        }),
+      ),
+    });
+    const first = await post.waitForEvent((event) => event.data.includes('"progress":1'));
+    await post.waitForEvent((event) => event.data.includes('"progress":2'));
+    const resumed = await openSseClient(h.endpoint, { headers: headersOf(token, session), lastEventId: first.id });
+    expect(resumed.status).toBe(200);
+    await resumed.waitFor((event) => event.data.includes('"progress":2'));
+    // The answer moved: the POST's own connection was let go.
+    await within(post.ended, 5_000, 'the superseded POST answer ended');
+    return {
+      session: session.sessionId,
+      ended: resumed.ended,
+      held: () => true,
+      close: () => resumed.close(),
+      answer: () => h.app.get(Gates).gate(gate).open(),
+    };
+  },
+};
+
+const PATHS = [GET_STREAM, LISTEN, LEGACY_SSE, WEBSOCKET, POST_ANSWER, RESUMED_POST_ANSWER];
 const rows = (filter: (cause: Cause) => boolean) =>
   PATHS.flatMap((path) => path.causes.filter(filter).map((cause) => [path.name, CAUSES[cause], path, cause] as const));
 

@@ -120,7 +120,7 @@ export class RedisMcpBackend implements McpBackend {
     const ends = new SessionEnds();
     const holders = new RemoteHolders();
     const pubsub = new RedisPubSub(subscriber, redis, keys, instanceId);
-    const posts = new RedisPostStreams(scripts, redis, keys, pubsub, options.replayBufferSize);
+    const posts = new RedisPostStreams(scripts, redis, keys, pubsub, ends, options.replayBufferSize);
     const sessions = new RedisSessionStore(scripts, redis, keys, ttlMs, ends, holders);
     const subscriptions = new RedisSubscriptionStore(scripts, redis, keys);
     // Fan-out and live streams share one state: the streams held here and their URI index.

@@ -122,6 +122,10 @@ function listener(resources: string[], lists: McpListKind[] = []): McpListener &
 
 const seqOf = (eventId: string | undefined): number => Number(eventId?.split(':').at(-1));
 
+/** A progress notification, serialized, as a POST answer carries it. */
+const progress = (n: number): string =>
+  `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":${n}}}`;
+
 /** The replay guard of an instance: every backend the contract checks has one. */
 function noncesOf(parts: McpBackendParts): McpRequestStateNonces {
   expect(parts.requestStateNonces).toBeDefined();
@@ -601,6 +605,50 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         await live.waitForCount(1);
         expect(await parts.postStreams.resume(session.id, live.sent[0].eventId!, new FakeConnection())).toBe('unknown');
       });
+
+      it('ends the answers of a session with it: every connection carrying one closes, a resumed one included', async () => {
+        const { parts, session } = await single();
+        const answer = new FakeConnection();
+        const post = parts.postStreams.open(session.id, answer);
+        post.send(progress(1));
+        post.send(progress(2));
+        await answer.waitForCount(2);
+        const resumed = new FakeConnection();
+        expect(await parts.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+        await resumed.waitForCount(1);
+        const other = new FakeConnection();
+        parts.postStreams.open(session.id, other).send(progress(1));
+        await other.waitForCount(1);
+
+        await parts.sessions.end(session.id, 'deleted');
+
+        await resumed.waitClosed();
+        await other.waitClosed();
+      });
+
+      it('drains: a resumed answer closes with a retry hint, stays logged, and resumes again', async () => {
+        const { parts, session } = await single();
+        const answer = new FakeConnection();
+        const post = parts.postStreams.open(session.id, answer);
+        post.send(progress(1));
+        post.send(progress(2));
+        await answer.waitForCount(2);
+        const resumed = new FakeConnection();
+        expect(await parts.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+        await resumed.waitForCount(1);
+
+        await parts.postStreams.drain();
+
+        expect(resumed.closed).toBe(true);
+        expect(resumed.closedWith).toBeGreaterThan(0);
+        post.send('{"jsonrpc":"2.0","id":7,"result":{}}');
+        post.finish();
+        const again = new FakeConnection();
+        expect(await parts.postStreams.resume(session.id, resumed.sent[0].eventId!, again)).toBe('resumed');
+        await again.waitFor((sent) => sent.message.id === 7);
+        await again.waitClosed();
+        expect(again.sent.map((sent) => seqOf(sent.eventId))).toEqual([3]);
+      });
     });
 
     describe('request-state nonces (McpRequestStateNonces, the replay guard of MRTR requestState)', () => {
@@ -767,6 +815,22 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
           await resumed.waitFor((sent) => sent.message.id === 9);
           expect(resumed.sent.map((sent) => seqOf(sent.eventId))).toEqual([2, 3]);
           post.finish();
+          await resumed.waitClosed();
+        });
+
+        it('ending a session on one instance ends its answer resumed on another', async () => {
+          const { a, b, session } = await two();
+          const answer = new FakeConnection();
+          const post = a.postStreams.open(session.id, answer);
+          post.send(progress(1));
+          post.send(progress(2));
+          await answer.waitForCount(2);
+          const resumed = new FakeConnection();
+          expect(await b.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+          await resumed.waitForCount(1);
+
+          await a.sessions.end(session.id, 'deleted');
+
           await resumed.waitClosed();
         });
       });
