@@ -25,8 +25,12 @@ export type McpPostStreamResume =
  * The logs of POST answers (their SSE events, `replayBufferSize` of them kept per answer) and
  * their resumption: a client whose answer stream dropped sends `GET` with the last event id it
  * saw, on any instance, and gets what it missed, then the rest of the answer live. A backend
- * seam (see `McpBackend`). An answer is logged while its session lives; the session store's
- * `end` removes the logs with the session.
+ * seam (see `McpBackend`).
+ *
+ * An answer is logged while its session lives. When the session ends (the session store's
+ * `end`, on any instance) its logs go with it, and every instance closes the connections it
+ * holds that carry one of its answers, a resumed one included: no transport knows a resumed
+ * answer's connection as an answer, so nothing else would end it.
  * @publicApi
  */
 export interface McpPostStreams {
