@@ -124,7 +124,12 @@ describe('the backend seam under faults', () => {
     await app.get(ResourceNotificationService).notifyResourceUpdated('fault://doc');
 
     expect(backend.faults.calls).toEqual(
-      expect.arrayContaining(['sessions.create', 'sessions.access', 'subscriptions.subscribe', 'bus.resourceUpdated']),
+      expect.arrayContaining([
+        'sessions.create',
+        'sessions.access',
+        'subscriptions.subscribe',
+        'fanout.resourceUpdated',
+      ]),
     );
   });
 
@@ -270,8 +275,8 @@ describe('the backend seam under faults', () => {
 
     it('the list-changed coalescer', async () => {
       const { app } = await start({ listChangedDebounceMs: 1 });
-      const sent = backend.faults.gate('bus.listChanged');
-      backend.faults.fail('bus.listChanged');
+      const sent = backend.faults.gate('fanout.listChanged');
+      backend.faults.fail('fanout.listChanged');
       app.get(McpResourceService).register('fault://runtime', () => 'x');
       await sent.reached;
       sent.release();
@@ -305,7 +310,7 @@ describe('the backend seam under faults', () => {
     it('a GET racing a DELETE does not keep a live stream for the deleted session', async () => {
       const { endpoint, app } = await start();
       const { sessionId, headers } = await openSession(endpoint);
-      const held = backend.faults.gate('bus.attach');
+      const held = backend.faults.gate('liveStreams.attach');
       const opening = openSseClient(endpoint, { headers });
       await held.reached;
       expect((await rawRequest(endpoint, 'DELETE', headers)).status).toBe(204);
@@ -314,7 +319,7 @@ describe('the backend seam under faults', () => {
       const stream = await opening;
       expect(stream.status).toBe(404);
       await stream.ended;
-      expect(app.get(McpSessionManager)['bus'].holds(sessionId)).toBe(false);
+      expect(app.get(McpSessionManager)['liveStreams'].holds(sessionId)).toBe(false);
     });
 
     it('maxSessions holds under concurrent initializes on a slow backend', async () => {
@@ -330,7 +335,7 @@ describe('the backend seam under faults', () => {
       const { origin, app } = await start();
       const manager = app.get(McpSessionManager);
       const ended = new Promise<string>((resolve) => manager.onSessionEnd((id) => resolve(id)));
-      const held = backend.faults.gate('bus.attach');
+      const held = backend.faults.gate('liveStreams.attach');
       const ws = await openWs(wsUrl(origin));
       await ws.send(initializeRequest(1));
       await held.reached;

@@ -9,13 +9,13 @@
  */
 import { jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
+import { MCP_FANOUT } from '@app/mcp/backend/mcp-backend.tokens.js';
 import {
   McpDefinitionError,
   McpResourceService,
   ResourceNotificationService,
   type McpListKind,
-  type McpNotificationBus,
+  type McpFanout,
 } from '@app/mcp';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSession, rawRequest } from '../support/raw-http.js';
@@ -42,16 +42,16 @@ const pad = (n: number): string => String(n).padStart(4, '0');
 const LIST_CHANGED: McpListKind = 'resources';
 
 /**
- * Counts the bus broadcasts of `method`. `nextSent()` resolves once a broadcast that starts
+ * Counts the fan-out broadcasts of `method`. `nextSent()` resolves once a broadcast that starts
  * after the call has been handed to every stream (its promise settled): one that started
  * earlier, inside an earlier window, does not count.
  */
-function watchBroadcasts(bus: McpNotificationBus, kind: McpListKind): { nextSent(): Promise<void>; count(): number } {
-  const broadcast = bus.listChanged.bind(bus);
+function watchBroadcasts(fanout: McpFanout, kind: McpListKind): { nextSent(): Promise<void>; count(): number } {
+  const broadcast = fanout.listChanged.bind(fanout);
   let started = 0;
   let sent = 0;
   const waiters = new Set<{ after: number; resolve: () => void }>();
-  jest.spyOn(bus, 'listChanged').mockImplementation(async (changed: McpListKind) => {
+  jest.spyOn(fanout, 'listChanged').mockImplementation(async (changed: McpListKind) => {
     if (changed !== kind) return broadcast(changed);
     const ordinal = ++started;
     const reached = await broadcast(changed);
@@ -268,7 +268,7 @@ describe('runtime resources', () => {
   });
 
   it('a burst of 100 registrations in one debounce window sends exactly one list_changed to an open stream', async () => {
-    const listChanged = watchBroadcasts(gateway.app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS), LIST_CHANGED);
+    const listChanged = watchBroadcasts(gateway.app.get<McpFanout>(MCP_FANOUT), LIST_CHANGED);
     const session = await newSession();
     expect((await session.subscribe('system://info')).result).toEqual({ subscribed: true, uri: 'system://info' });
     const stream = await session.openStream();

@@ -3,8 +3,8 @@
  * in flight is refused, so nothing outlives the session. Gates hold the work at the exact point
  * of the race (after the session was found alive), the test ends the session, then opens them.
  */
-import { ResourceNotificationService, type McpNotificationBus, type McpSubscriptionStore } from '@app/mcp';
-import { MCP_NOTIFICATION_BUS, MCP_SUBSCRIPTION_STORE } from '@app/mcp/backend/mcp-backend.tokens.js';
+import { ResourceNotificationService, type McpLiveStreams, type McpSubscriptionStore } from '@app/mcp';
+import { MCP_LIVE_STREAMS, MCP_SUBSCRIPTION_STORE } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { GatedTemplates } from '../fixtures/gated.templates.js';
 import { Gates } from '../fixtures/gates.js';
@@ -72,7 +72,7 @@ describe('a GET stream whose session is deleted while it is set up', () => {
   afterAll(() => fixture.close());
 
   it(`answers 404 and never streams (${ROUNDS} rounds)`, async () => {
-    const bus = fixture.app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
+    const liveStreams = fixture.app.get<McpLiveStreams>(MCP_LIVE_STREAMS);
     const notifier = fixture.app.get(ResourceNotificationService);
 
     for (let round = 0; round < ROUNDS; round++) {
@@ -90,7 +90,7 @@ describe('a GET stream whose session is deleted while it is set up', () => {
         body: { jsonrpc: '2.0', id: null, error: SESSION_NOT_FOUND },
       });
       expect(stream.events).toEqual([]);
-      expect(bus.holds(sessionId)).toBe(false);
+      expect(liveStreams.holds(sessionId)).toBe(false);
       // Nothing reaches the ended session afterwards either.
       expect(await notifier.notifyResourceListChanged()).toEqual({ sessions: 0, listeners: 0 });
     }

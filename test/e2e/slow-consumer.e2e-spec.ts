@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
-import { McpResourceService, ResourceNotificationService, type McpNotificationBus } from '@app/mcp';
-import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
+import { McpResourceService, ResourceNotificationService, type McpLiveStreams } from '@app/mcp';
+import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { BasicTools } from '../fixtures/basic.tools.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { openSession } from '../support/raw-http.js';
@@ -65,7 +65,7 @@ describe('a slow consumer', () => {
 
   it('is cut off at the buffer cap without blocking others, and resumes from the outbox', async () => {
     const notifier = fixture.app.get(ResourceNotificationService);
-    const bus = fixture.app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
+    const liveStreams = fixture.app.get<McpLiveStreams>(MCP_LIVE_STREAMS);
     const slow = rawSession(fixture.endpoint, await openSession(fixture.endpoint));
     const healthy = rawSession(fixture.endpoint, await openSession(fixture.endpoint));
     await slow.subscribe(BIG_URI);
@@ -75,12 +75,12 @@ describe('a slow consumer', () => {
 
     // Emit until the server gives up on the stalled stream (bounded: 5,000 × 7 KB = 35 MB).
     let sent = 0;
-    while (bus.holds(slow.sessionId) && sent < 5_000) {
+    while (liveStreams.holds(slow.sessionId) && sent < 5_000) {
       await notifier.notifyResourceUpdated(BIG_URI);
       sent++;
       if (sent % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
-    expect(bus.holds(slow.sessionId)).toBe(false);
+    expect(liveStreams.holds(slow.sessionId)).toBe(false);
     expect(sent).toBeLessThan(5_000);
 
     // Other sessions were not held up meanwhile.

@@ -1,7 +1,8 @@
 /**
  * Every long-lived stream has an owner, a bound and an end, reached on every close path
  * (issue 19): the standalone GET stream, a modern listen, a legacy HTTP+SSE stream, a WebSocket
- * that joined a session and the SSE answer of a POST, each closed by the client, by the server,
+ * that joined a session and the SSE answer of a POST (on its own connection, or resumed on a
+ * GET), each closed by the client, by the server,
  * for being too slow, at the expiry of the token that opened it, by the end of its session and
  * by a shutdown. After each close the client saw the end, every place it held is given back
  * (listens, per-caller stream places, the session's held stream), its timers are stopped
@@ -19,10 +20,10 @@ import {
   McpResourceService,
   ResourceNotificationService,
   type McpBackend,
-  type McpNotificationBus,
+  type McpLiveStreams,
 } from '@app/mcp';
 import { FaultInjector, FaultyMcpBackend } from '@app/mcp/testing/index.js';
-import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
+import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { McpListens } from '@app/mcp/protocol/listen/listens.registry.js';
 import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { McpEventStreams } from '@app/mcp/transports/http/event-streams.js';
@@ -111,8 +112,8 @@ class Harness {
   get endpoint(): string {
     return `${this.origin}/mcp`;
   }
-  get bus(): McpNotificationBus {
-    return this.app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
+  get liveStreams(): McpLiveStreams {
+    return this.app.get<McpLiveStreams>(MCP_LIVE_STREAMS);
   }
   get listens(): McpListens {
     return this.app.get(McpListens);
@@ -131,7 +132,7 @@ class Harness {
       this.eventStreams.size === 0 &&
       this.eventStreams.answerCount === 0 &&
       this.legacy.size === 0 &&
-      (session === undefined || !this.bus.holds(session))
+      (session === undefined || !this.liveStreams.holds(session))
     );
   }
 
@@ -177,7 +178,7 @@ const GET_STREAM: Path = {
     const session = await authedSession(h.endpoint, token);
     await call(h.endpoint, token, session, 'resources/subscribe', { uri: BIG_URI });
     const headers = headersOf(token, session);
-    const held = () => h.bus.holds(session.sessionId);
+    const held = () => h.liveStreams.holds(session.sessionId);
     const replace = async () => {
       const newer = await openSseClient(h.endpoint, { headers });
       expect(newer.status).toBe(200);
@@ -255,7 +256,7 @@ const LEGACY_SSE: Path = {
       messages = `${h.origin}${(await stream.waitFor((event) => event.event === 'endpoint')).data}`;
       opened = { ended: stream.ended, close: () => stream.close() };
     }
-    const before = new Set(h.bus.heldSessions());
+    const before = new Set(h.liveStreams.heldSessions());
     const post = async (message: object) => expect((await rawPost(messages, message, bearer(token))).status).toBe(202);
     await post(
       rpc(1, 'initialize', {
@@ -265,10 +266,13 @@ const LEGACY_SSE: Path = {
       }),
     );
     let session: string | undefined;
-    await until(() => (session = [...h.bus.heldSessions()].find((id) => !before.has(id))) !== undefined, 'attached');
+    await until(
+      () => (session = [...h.liveStreams.heldSessions()].find((id) => !before.has(id))) !== undefined,
+      'attached',
+    );
     await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     await post(rpc(2, 'resources/subscribe', { uri: BIG_URI }));
-    return { ...opened, session, isSession: true, held: () => h.bus.holds(session!) };
+    return { ...opened, session, isSession: true, held: () => h.liveStreams.holds(session!) };
   },
 };
 
@@ -281,12 +285,12 @@ const WEBSOCKET: Path = {
     const client = await openWs(wsUrl(h.origin), {
       headers: { ...bearer(token), 'mcp-session-id': session.sessionId },
     });
-    await until(() => h.bus.holds(session.sessionId), 'the socket joined its session');
+    await until(() => h.liveStreams.holds(session.sessionId), 'the socket joined its session');
     if (stalled) client.socket.pause();
     return {
       session: session.sessionId,
       ended: client.closed,
-      held: () => h.bus.holds(session.sessionId),
+      held: () => h.liveStreams.holds(session.sessionId),
       close: () => void client.close(),
       drain: () => client.socket.resume(),
     };
@@ -322,7 +326,42 @@ const POST_ANSWER: Path = {
   },
 };
 
-const PATHS = [GET_STREAM, LISTEN, LEGACY_SSE, WEBSOCKET, POST_ANSWER];
+/** A POST answer whose client lost it and resumed it on a GET (`Last-Event-ID: p:...`). */
+const RESUMED_POST_ANSWER: Path = {
+  name: 'a POST answer resumed on a GET',
+  causes: ['client', 'answered', 'deleted', 'shutdown'],
+  async open(h, token) {
+    const session = await authedSession(h.endpoint, token);
+    const gate = `resumed-${++gates}`;
+    const post = await openSse(h.endpoint, {
+      method: 'POST',
+      headers: mcpPostHeaders({ ...headersOf(token, session), accept: 'text/event-stream' }),
+      body: JSON.stringify(
+        rpc(8, 'tools/call', {
+          name: 'progress_then_gate',
+          arguments: { count: 2, gate },
+          _meta: { progressToken: 'p' },
+        }),
+      ),
+    });
+    const first = await post.waitForEvent((event) => event.data.includes('"progress":1'));
+    await post.waitForEvent((event) => event.data.includes('"progress":2'));
+    const resumed = await openSseClient(h.endpoint, { headers: headersOf(token, session), lastEventId: first.id });
+    expect(resumed.status).toBe(200);
+    await resumed.waitFor((event) => event.data.includes('"progress":2'));
+    // The answer moved: the POST's own connection was let go.
+    await within(post.ended, 5_000, 'the superseded POST answer ended');
+    return {
+      session: session.sessionId,
+      ended: resumed.ended,
+      held: () => true,
+      close: () => resumed.close(),
+      answer: () => h.app.get(Gates).gate(gate).open(),
+    };
+  },
+};
+
+const PATHS = [GET_STREAM, LISTEN, LEGACY_SSE, WEBSOCKET, POST_ANSWER, RESUMED_POST_ANSWER];
 const rows = (filter: (cause: Cause) => boolean) =>
   PATHS.flatMap((path) => path.causes.filter(filter).map((cause) => [path.name, CAUSES[cause], path, cause] as const));
 
@@ -341,7 +380,7 @@ async function flood(h: Harness, opened: Opened): Promise<number> {
 /** A GET whose client goes away while the backend attaches the stream (held at a gate). */
 async function leaveWhileAttaching(h: Harness, token: string): Promise<Opened> {
   const session = await authedSession(h.endpoint, token);
-  const attach = h.faults.gate('bus.attach');
+  const attach = h.faults.gate('liveStreams.attach');
   const socket = connect(h.port, '127.0.0.1');
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   const headers = Object.entries({ ...headersOf(token, session), accept: 'text/event-stream' })
@@ -355,7 +394,12 @@ async function leaveWhileAttaching(h: Harness, token: string): Promise<Opened> {
   // The server saw it leave (the stream gave its place back) before the attach goes on.
   await until(() => h.eventStreams.size === 0, 'the server saw the client leave');
   attach.release();
-  return { session: session.sessionId, ended: closed, held: () => h.bus.holds(session.sessionId), close: () => {} };
+  return {
+    session: session.sessionId,
+    ended: closed,
+    held: () => h.liveStreams.holds(session.sessionId),
+    close: () => {},
+  };
 }
 
 /** Closes `opened` the way `cause` says. */

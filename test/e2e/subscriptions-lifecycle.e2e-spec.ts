@@ -5,8 +5,8 @@
  * `ResourceNotificationService.notifyResourceUpdated(uri)` reports how many sessions it reached,
  * which is the subscription store's view of "who is subscribed to uri".
  */
-import { ResourceNotificationService, type McpNotificationBus } from '@app/mcp';
-import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
+import { ResourceNotificationService, type McpLiveStreams } from '@app/mcp';
+import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSession, rawPost, rawRequest } from '../support/raw-http.js';
@@ -122,7 +122,7 @@ describe('subscriptions and the end of a session', () => {
     // Spec 6.2 rule 5: after a lost stream the client reopens it. The idle clock starts when the
     // stream ends, not when it was opened (an open stream keeps its session alive: docs/decisions/0004-sessions.md).
     await start({ MCP_SESSION_IDLE_TIMEOUT_MS: String(IDLE_TIMEOUT_MS), MCP_SESSION_CLEANUP_INTERVAL_MS: '100000' });
-    const bus = gateway.app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
+    const liveStreams = gateway.app.get<McpLiveStreams>(MCP_LIVE_STREAMS);
     const session = await newSession(INFO);
     const first = await openStream(session);
     const opened = Date.now();
@@ -130,7 +130,7 @@ describe('subscriptions and the end of a session', () => {
     expect(first.isEnded).toBe(false);
 
     first.close();
-    await waitUntil(() => !bus.holds(session.sessionId), 5_000, 'the server noticing the drop');
+    await waitUntil(() => !liveStreams.holds(session.sessionId), 5_000, 'the server noticing the drop');
     const second = await openStream(session);
     expect(second.status).toBe(200);
     expect(await notifier.notifyResourceUpdated(INFO)).toEqual({ sessions: 1, listeners: 0 });

@@ -4,8 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { McpNotificationBus } from '@app/mcp';
-import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
+import type { McpLiveStreams } from '@app/mcp';
+import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { AppModule } from '../../src/app.module.js';
 import { loadGatewayConfig, portOf } from '../../src/gateway.config.js';
 
@@ -49,12 +49,12 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ru
   await app.listen(portOf(config.url), '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
-  const bus = app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
+  const liveStreams = app.get<McpLiveStreams>(MCP_LIVE_STREAMS);
   return {
     app,
     origin,
     endpoint: `${origin}/mcp`,
-    streamHeld: async (sessionId) => bus.holds(sessionId),
+    streamHeld: async (sessionId) => liveStreams.holds(sessionId),
     close: () => app.close(),
   };
 }

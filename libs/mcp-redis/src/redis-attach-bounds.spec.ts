@@ -105,7 +105,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     const { parts, sid, epoch } = await start();
     const stream = new FakeConnection();
 
-    const commands = await scriptCommands(() => parts.bus.attach(sid, stream, `g:${epoch}-0:0`));
+    const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, `g:${epoch}-0:0`));
 
     expect(isResync(stream.summary)).toBe(true);
     expect(rangeReads(commands, `${prefix}{ev}`)).toEqual([]);
@@ -116,7 +116,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     const { parts, sid, epoch } = await start();
     const stream = new FakeConnection();
 
-    const commands = await scriptCommands(() => parts.bus.attach(sid, stream, `g:${epoch}-0:${LOGGED - 10}`));
+    const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, `g:${epoch}-0:${LOGGED - 10}`));
 
     expect(stream.summary).toEqual(['notifications/resources/updated db://b']);
     expect(stream.sent[0].eventId).toBe(`g:${epoch}-0:${LOGGED - 5}`);
@@ -129,13 +129,13 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
   it('the window is a setting: one entry past it resyncs unread, at it replays', async () => {
     const { parts, sid, epoch } = await start({ replayWindow: 100 });
     const past = new FakeConnection();
-    const pastReads = await scriptCommands(() => parts.bus.attach(sid, past, `g:${epoch}-0:${LOGGED - 101}`));
+    const pastReads = await scriptCommands(() => parts.liveStreams.attach(sid, past, `g:${epoch}-0:${LOGGED - 101}`));
     expect(isResync(past.summary)).toBe(true);
     expect(rangeReads(pastReads, `${prefix}{ev}`)).toEqual([]);
 
     const at = new FakeConnection();
     // The resync above wrote 5 outbox entries: this id has seen them.
-    const atReads = await scriptCommands(() => parts.bus.attach(sid, at, `g:${epoch}-5:${LOGGED - 100}`));
+    const atReads = await scriptCommands(() => parts.liveStreams.attach(sid, at, `g:${epoch}-5:${LOGGED - 100}`));
     expect(at.summary).toEqual(['notifications/resources/updated db://b']);
     expect(rangeReads(atReads, `${prefix}{ev}`)).toEqual([
       ['XRANGE', 1],
@@ -171,7 +171,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     for (const forge of forged) {
       const lastEventId = forge(Number(await raw.hget(`${prefix}s:{${sid}}`, 'seq')));
       const stream = new FakeConnection();
-      const commands = await scriptCommands(() => parts.bus.attach(sid, stream, lastEventId));
+      const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, lastEventId));
       const shown = lastEventId.slice(0, 80);
       expect([shown, isResync(stream.summary)]).toEqual([shown, true]);
       expect([shown, rangeReads(commands, `${prefix}{ev}`)]).toEqual([shown, []]);
@@ -182,10 +182,10 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
   it('an outbox cursor further back than the outbox keeps resyncs without reading it', async () => {
     const { parts, sid, epoch } = await start({}, { replayBufferSize: 3 });
     // Two resyncs: 10 outbox sequences, of which the outbox keeps the last 3.
-    for (let i = 0; i < 2; i++) await parts.bus.attach(sid, new FakeConnection(), 'nonsense');
+    for (let i = 0; i < 2; i++) await parts.liveStreams.attach(sid, new FakeConnection(), 'nonsense');
     const stream = new FakeConnection();
 
-    const commands = await scriptCommands(() => parts.bus.attach(sid, stream, `g:${epoch}-6:${LOGGED}`));
+    const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, `g:${epoch}-6:${LOGGED}`));
 
     expect(isResync(stream.summary)).toBe(true);
     expect(rangeReads(commands, `${prefix}s:{${sid}}:out`)).toEqual([]);
@@ -193,7 +193,9 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     const resumed = new FakeConnection();
     const last = stream.sent.at(-1)!.eventId!;
     const lastOut = Number(/-(\d+):/.exec(last)![1]);
-    const replayed = await scriptCommands(() => parts.bus.attach(sid, resumed, `g:${epoch}-${lastOut - 2}:${LOGGED}`));
+    const replayed = await scriptCommands(() =>
+      parts.liveStreams.attach(sid, resumed, `g:${epoch}-${lastOut - 2}:${LOGGED}`),
+    );
     expect(resumed.summary).toEqual(stream.summary.slice(-2));
     expect(rangeReads(replayed, `${prefix}s:{${sid}}:out`)).toEqual([['XRANGE', 2]]);
   });
@@ -203,7 +205,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     for (let i = 0; i < 30; i++) await parts.subscriptions.subscribe(sid, `db://many/${i}`);
     const stream = new FakeConnection();
 
-    const commands = await scriptCommands(() => parts.bus.attach(sid, stream, 'nonsense'));
+    const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, 'nonsense'));
 
     // 32 updates and 3 list changes, each with its own id, in order.
     expect(stream.sent).toHaveLength(35);
@@ -212,7 +214,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     expect(outboxWrites(commands, sid)).toBe(4);
     // The outbox holds the last 4 of them: a resume from the 31st replays the last 4.
     const resumed = new FakeConnection();
-    await parts.bus.attach(sid, resumed, stream.sent[30].eventId);
+    await parts.liveStreams.attach(sid, resumed, stream.sent[30].eventId);
     expect(resumed.sent.map((sent) => sent.json)).toEqual(stream.sent.slice(31).map((sent) => sent.json));
   });
 });

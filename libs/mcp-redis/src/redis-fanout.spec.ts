@@ -55,10 +55,10 @@ async function awayAfterOneUpdate(parts: McpBackendParts) {
   const sid = await session(parts);
   await parts.subscriptions.subscribe(sid, 'db://a');
   const first = new FakeConnection();
-  await parts.bus.attach(sid, first);
-  await parts.bus.resourceUpdated('db://a');
+  await parts.liveStreams.attach(sid, first);
+  await parts.fanout.resourceUpdated('db://a');
   const seen = await first.waitFor(updated('db://a'));
-  parts.bus.detach(sid, first);
+  parts.liveStreams.detach(sid, first);
   return { sid, seen };
 }
 
@@ -96,17 +96,17 @@ describe('Redis fan-out', () => {
         const sid = await session(a);
         await a.subscriptions.subscribe(sid, uri);
         const stream = new FakeConnection();
-        await a.bus.attach(sid, stream);
+        await a.liveStreams.attach(sid, stream);
         streams.push(stream);
       }
       const before = await commandsRun();
-      expect((await a.bus.resourceUpdated(uri)).sessions).toBe(subscribers);
+      expect((await a.fanout.resourceUpdated(uri)).sessions).toBe(subscribers);
       const used = (await commandsRun()) - before;
       for (const stream of streams) await stream.waitFor(updated(uri));
       return used;
     };
     // The log's first entry checks for a log that outlived its counter (one more command, once).
-    await a.bus.resourceUpdated('db://first');
+    await a.fanout.resourceUpdated('db://first');
     const few = await measure('db://few', 5);
     const many = await measure('db://many', 300);
     expect(many).toBe(few);
@@ -117,7 +117,7 @@ describe('Redis fan-out', () => {
     const [a] = await instances(1);
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://a');
-    for (let i = 0; i < 5; i++) await a.bus.resourceUpdated('db://a');
+    for (let i = 0; i < 5; i++) await a.fanout.resourceUpdated('db://a');
     expect(await raw.exists(`${prefix}s:{${sid}}:out`)).toBe(0);
     expect(await raw.xlen(`${prefix}{ev}`)).toBe(5);
   });
@@ -127,17 +127,17 @@ describe('Redis fan-out', () => {
     const sid = await session(a);
     await b.subscriptions.subscribe(sid, 'db://base');
     const stream = new FakeConnection();
-    await a.bus.attach(sid, stream);
+    await a.liveStreams.attach(sid, stream);
     for (let i = 0; i < 20; i++) {
       const uri = `db://race/${i}`;
       await b.subscriptions.subscribe(sid, uri);
-      await c.bus.resourceUpdated(uri);
+      await c.fanout.resourceUpdated(uri);
       await stream.waitFor(updated(uri));
     }
     // Unsubscribed on B: a notification through C right after no longer reaches A's stream.
     await b.subscriptions.unsubscribe(sid, 'db://race/0');
-    await c.bus.resourceUpdated('db://race/0');
-    await c.bus.resourceUpdated('db://base');
+    await c.fanout.resourceUpdated('db://race/0');
+    await c.fanout.resourceUpdated('db://base');
     await stream.waitFor(updated('db://base'));
     expect(stream.summary.filter((line) => line.endsWith('db://race/0'))).toHaveLength(1);
     expect(stream.summary).toHaveLength(21);
@@ -148,26 +148,26 @@ describe('Redis fan-out', () => {
     const sid = await session(a);
     for (const uri of ['db://a', 'db://b']) await a.subscriptions.subscribe(sid, uri);
     const live = new FakeConnection();
-    await a.bus.attach(sid, live);
+    await a.liveStreams.attach(sid, live);
     // B learns that another instance holds the stream (as on any request of the session).
     await b.sessions.access(sid, Date.now(), 60_000);
     const ping = (id: number) => `{"jsonrpc":"2.0","method":"ping","id":${id}}`;
 
-    await b.bus.resourceUpdated('db://a');
+    await b.fanout.resourceUpdated('db://a');
     const first = await live.waitFor(updated('db://a'));
-    expect(b.bus.sendToSession(sid, ping(1))).toBe(true);
+    expect(b.liveStreams.send(sid, ping(1))).toBe(true);
     await live.waitFor((sent) => sent.message.id === 1);
-    await b.bus.resourceUpdated('db://other');
-    await b.bus.resourceUpdated('db://b');
+    await b.fanout.resourceUpdated('db://other');
+    await b.fanout.resourceUpdated('db://b');
     await live.waitFor(updated('db://b'));
-    expect(b.bus.sendToSession(sid, ping(2))).toBe(true);
+    expect(b.liveStreams.send(sid, ping(2))).toBe(true);
     await live.waitFor((sent) => sent.message.id === 2);
-    await b.bus.resourceUpdated('db://a');
+    await b.fanout.resourceUpdated('db://a');
     await live.waitForCount(5);
     expect(live.sent.map((sent) => sent.eventId)).toEqual([...new Set(live.sent.map((sent) => sent.eventId))]);
 
     const resumed = new FakeConnection();
-    expect(await b.bus.attach(sid, resumed, first.eventId)).toBe(true);
+    expect(await b.liveStreams.attach(sid, resumed, first.eventId)).toBe(true);
     await resumed.waitForCount(4);
     expect(resumed.sent.map((sent) => [sent.json, sent.eventId])).toEqual(
       live.sent.slice(1).map((sent) => [sent.json, sent.eventId]),
@@ -178,18 +178,18 @@ describe('Redis fan-out', () => {
   it('coalesces a URI updated several times while away; a resume with the latest id replays nothing', async () => {
     const [a, b] = await instances(2);
     const { sid, seen } = await awayAfterOneUpdate(a);
-    for (let i = 0; i < 4; i++) await b.bus.resourceUpdated('db://a');
-    await b.bus.resourceUpdated('db://elsewhere');
+    for (let i = 0; i < 4; i++) await b.fanout.resourceUpdated('db://a');
+    await b.fanout.resourceUpdated('db://elsewhere');
 
     const resumed = new FakeConnection();
-    await b.bus.attach(sid, resumed, seen.eventId);
+    await b.liveStreams.attach(sid, resumed, seen.eventId);
     expect(resumed.summary).toEqual(['notifications/resources/updated db://a']);
     // Live again: the next event's id is past everything, so resuming with it replays nothing.
-    await a.bus.resourceUpdated('db://a');
+    await a.fanout.resourceUpdated('db://a');
     const latest = await resumed.waitFor(updated('db://a'), 1);
-    b.bus.detach(sid, resumed);
+    b.liveStreams.detach(sid, resumed);
     const again = new FakeConnection();
-    await a.bus.attach(sid, again, latest.eventId);
+    await a.liveStreams.attach(sid, again, latest.eventId);
     expect(again.sent).toEqual([]);
   });
 
@@ -197,11 +197,11 @@ describe('Redis fan-out', () => {
     const [a] = await instances(1, { notificationLogLength: 10 });
     const { sid, seen } = await awayAfterOneUpdate(a);
     // MAXLEN ~ drops whole nodes (100 entries by default): enough entries to drop the first.
-    for (let i = 0; i < 250; i++) await a.bus.resourceUpdated(`db://noise/${i}`);
+    for (let i = 0; i < 250; i++) await a.fanout.resourceUpdated(`db://noise/${i}`);
     expect(Number((await raw.xrange(`${prefix}{ev}`, '-', '+', 'COUNT', 1))[0][0].split('-')[0])).toBeGreaterThan(2);
 
     const late = new FakeConnection();
-    await a.bus.attach(sid, late, seen.eventId);
+    await a.liveStreams.attach(sid, late, seen.eventId);
     expect(late.summary).toEqual(RESYNC_OF_A);
   });
 
@@ -210,9 +210,9 @@ describe('Redis fan-out', () => {
     const sid = await session(a);
     for (const uri of ['db://lost', 'db://next']) await a.subscriptions.subscribe(sid, uri);
     const stream = new FakeConnection();
-    await a.bus.attach(sid, stream);
+    await a.liveStreams.attach(sid, stream);
     await lostEntry('db://lost');
-    await b.bus.resourceUpdated('db://next');
+    await b.fanout.resourceUpdated('db://next');
     await stream.waitFor(updated('db://next'));
     expect(stream.summary).toEqual([
       'notifications/resources/updated db://lost',
@@ -225,7 +225,7 @@ describe('Redis fan-out', () => {
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://lost');
     const stream = new FakeConnection();
-    await a.bus.attach(sid, stream);
+    await a.liveStreams.attach(sid, stream);
     await lostEntry('db://lost');
     await stream.waitFor(updated('db://lost'));
     expect(stream.summary).toEqual(['notifications/resources/updated db://lost']);
@@ -236,21 +236,21 @@ describe('Redis fan-out', () => {
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://a');
     const stream = new FakeConnection();
-    await a.bus.attach(sid, stream);
-    await b.bus.resourceUpdated('db://a');
+    await a.liveStreams.attach(sid, stream);
+    await b.fanout.resourceUpdated('db://a');
     const seen = await stream.waitFor(updated('db://a'));
     // 250 entries whose messages were lost, trimmed as the fan-out script trims.
     for (let i = 0; i < 250; i++) {
       const n = await raw.incr(`${prefix}{ev}:n`);
       await raw.xadd(`${prefix}{ev}`, 'MAXLEN', '~', 10, `${n}-0`, 'k', 'u', 'x', 'db://a', 'j', '{}');
     }
-    await b.bus.resourceUpdated('db://a');
+    await b.fanout.resourceUpdated('db://a');
     await stream.waitClosed();
     expect(stream.closedWith).toBeGreaterThan(0);
     expect(stream.summary).toEqual(['notifications/resources/updated db://a']);
 
     const resumed = new FakeConnection();
-    await b.bus.attach(sid, resumed, seen.eventId);
+    await b.liveStreams.attach(sid, resumed, seen.eventId);
     expect(resumed.summary).toEqual(RESYNC_OF_A);
   });
 
@@ -259,17 +259,17 @@ describe('Redis fan-out', () => {
     const before = await session(a);
     await a.subscriptions.subscribe(before, 'db://a');
     const old = new FakeConnection();
-    await a.bus.attach(before, old);
-    for (let i = 0; i < 3; i++) await b.bus.resourceUpdated('db://a');
+    await a.liveStreams.attach(before, old);
+    for (let i = 0; i < 3; i++) await b.fanout.resourceUpdated('db://a');
     await old.waitForCount(3);
-    a.bus.detach(before, old);
+    a.liveStreams.detach(before, old);
     await raw.del(`${prefix}{ev}`, `${prefix}{ev}:n`);
 
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://a');
     const stream = new FakeConnection();
-    await a.bus.attach(sid, stream);
-    await b.bus.resourceUpdated('db://a');
+    await a.liveStreams.attach(sid, stream);
+    await b.fanout.resourceUpdated('db://a');
     await stream.waitFor(updated('db://a'));
   });
 
@@ -278,11 +278,11 @@ describe('Redis fan-out', () => {
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://a');
     const stream = new FakeConnection();
-    await a.bus.attach(sid, stream);
-    for (let i = 0; i < 3; i++) await a.bus.resourceUpdated('db://a');
+    await a.liveStreams.attach(sid, stream);
+    for (let i = 0; i < 3; i++) await a.fanout.resourceUpdated('db://a');
     await stream.waitForCount(3);
     await raw.del(`${prefix}{ev}:n`);
-    await a.bus.resourceUpdated('db://a');
+    await a.fanout.resourceUpdated('db://a');
     await stream.waitForCount(4);
     expect(await raw.get(`${prefix}{ev}:n`)).toBe('4');
   });
@@ -291,14 +291,14 @@ describe('Redis fan-out', () => {
     const [a, b] = await instances(2);
     const sid = await session(a);
     const stream = new FakeConnection();
-    await a.bus.attach(sid, stream);
+    await a.liveStreams.attach(sid, stream);
     await raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
     // Published while A's subscriber is away (or just back): its message may be lost.
     await b.subscriptions.subscribe(sid, 'db://later');
     const deadline = Date.now() + 5_000;
     while (!stream.summary.includes('notifications/resources/updated db://later')) {
       expect(Date.now()).toBeLessThan(deadline);
-      await b.bus.resourceUpdated('db://later');
+      await b.fanout.resourceUpdated('db://later');
       await stream.waitForCount(1, 100).catch(() => undefined);
     }
   });

@@ -28,7 +28,7 @@ import { until } from '../../../test/support/until.js';
 import { DETACH, HEARTBEAT, HELD_SUBSCRIPTIONS } from './lua/delivery.lua.js';
 import { PRELUDE } from './lua/prelude.lua.js';
 import { RedisMcpBackend } from './redis.backend.js';
-import type { RedisNotificationBus } from './redis-notification.bus.js';
+import type { RedisDelivery } from './redis-delivery.js';
 
 let redis: TestRedis;
 let raw: Redis;
@@ -63,13 +63,13 @@ async function instances(count: number): Promise<McpBackendParts[]> {
   return started;
 }
 
-const busOf = (parts: McpBackendParts) => parts.bus as unknown as RedisNotificationBus;
+const deliveryOf = (parts: McpBackendParts) => parts.liveStreams as unknown as RedisDelivery;
 
 async function heldSession(parts: McpBackendParts): Promise<{ sid: string; stream: FakeConnection }> {
   const record = sessionRecord();
   expect(await parts.sessions.create(record, 100_000)).toBe(true);
   const stream = new FakeConnection();
-  expect(await parts.bus.attach(record.id, stream)).toBe(true);
+  expect(await parts.liveStreams.attach(record.id, stream)).toBe(true);
   return { sid: record.id, stream };
 }
 
@@ -87,7 +87,7 @@ async function loseEnd(sid: string): Promise<void> {
 
 function endsOf(parts: McpBackendParts): [string, McpSessionEndReason][] {
   const ends: [string, McpSessionEndReason][] = [];
-  parts.bus.onSessionEnded((sid, reason) => void ends.push([sid, reason]));
+  parts.sessions.onEnded((sid, reason) => void ends.push([sid, reason]));
   return ends;
 }
 
@@ -113,10 +113,10 @@ describe('Redis: a session end whose message was lost', () => {
     const { stream: bystander } = await heldSession(a);
     await loseEnd(sid);
 
-    await busOf(a).heartbeat();
+    await deliveryOf(a).heartbeat();
 
     expect(stream.closed).toBe(true);
-    expect(a.bus.holds(sid)).toBe(false);
+    expect(a.liveStreams.holds(sid)).toBe(false);
     expect(ends).toEqual([[sid, 'expired']]);
     expect(bystander.closed).toBe(false);
     // The end message arrives after all: not announced again. A later end is the barrier.
@@ -155,13 +155,13 @@ describe('Redis: a session end whose message was lost', () => {
 
     await raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
     await gone.stream.waitClosed();
-    await b.bus.resourceUpdated('db://x');
-    await b.bus.listChanged('tools');
+    await b.fanout.resourceUpdated('db://x');
+    await b.fanout.listChanged('tools');
 
     await stream.waitFor(listChanged);
     expect(stream.summary).toEqual(['notifications/tools/list_changed']);
     await a.subscriptions.subscribe(sid, 'db://y');
-    await b.bus.resourceUpdated('db://y');
+    await b.fanout.resourceUpdated('db://y');
     await stream.waitFor(updated('db://y'));
   });
 
@@ -173,7 +173,7 @@ describe('Redis: a session end whose message was lost', () => {
     for (const i of lost) await loseEnd(held[i].sid);
 
     const beat = await watch();
-    await busOf(a).heartbeat();
+    await deliveryOf(a).heartbeat();
     const beats = callsOf(await beat.stop(), HEARTBEAT).map((argv) => argv.length - 2);
 
     expect(beats).toEqual([500, 500, 100]);
@@ -188,7 +188,7 @@ describe('Redis: a session end whose message was lost', () => {
     expect(callsOf(await reads.stop(), HELD_SUBSCRIPTIONS).map((argv) => argv.length)).toEqual([500, 500, 97]);
 
     const drain = await watch();
-    await a.bus.drain();
+    await a.liveStreams.drain();
     expect(callsOf(await drain.stop(), DETACH).map((argv) => (argv.length - 1) / 2)).toEqual([500, 500, 97]);
   }, 60_000);
 });

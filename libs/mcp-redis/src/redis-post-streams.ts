@@ -1,12 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { McpConnection, McpPostStream, McpPostStreamResume } from '@nest-mcp/server';
+import type { McpConnection, McpPostStream, McpPostStreamResume, McpPostStreams } from '@nest-mcp/server';
 import { OrderedWriter, type LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { BusMessage, RedisPubSub } from './redis-pubsub.js';
 import type { RedisScripts } from './redis-scripts.js';
+import type { SessionEnds } from './session-ends.js';
+
+/** How soon a client whose resumed answer was drained by a shutdown should reconnect. */
+const DRAIN_RETRY_MS = 1_000;
 
 /** POST answers kept per session for resumption; older ones are forgotten. */
 const POST_STREAMS_PER_SESSION = 16;
@@ -15,6 +19,7 @@ const POST_EVENT_ID = /^p:([A-Za-z0-9_-]+):(\d+)$/;
 
 /** A client's new connection that carries the rest of a POST answer, here. */
 interface ResumedTarget {
+  readonly sessionId: string;
   readonly writer: OrderedWriter;
   /** The replay was written; before that, an end waits for it. */
   started: boolean;
@@ -27,25 +32,30 @@ interface ResumedTarget {
  * answer on any instance with `GET` + `Last-Event-ID` (`p:<stream>:<seq>`): the instance that
  * runs the request writes each event to the log and, once another connection owns the stream,
  * publishes it to that connection's instance (in the same script). The events reach the resumed
- * connection in order, once (`OrderedWriter`).
+ * connection in order, once (`OrderedWriter`). When the session ends (announced on every
+ * instance), each instance closes the connections it holds that carry the session's answers.
  */
-export class RedisPostStreams {
+export class RedisPostStreams implements McpPostStreams {
   private readonly logger = new Logger('McpRedis');
   /** Streams written by this instance, by owner string (`<instance> <token>`). */
   private readonly writers = new Map<string, RedisPostWriter>();
   /** Resumed connections held by this instance, by owner string. */
   private readonly resumed = new Map<string, ResumedTarget>();
+  /** The owner strings of both maps, by session: what a session's end closes here. */
+  private readonly ownersOf = new Map<string, Set<string>>();
 
   constructor(
     private readonly scripts: RedisScripts,
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
     pubsub: RedisPubSub,
+    ends: SessionEnds,
     private readonly logLength: number,
   ) {
     pubsub.handle('post', (message) => this.resumed.get(String(message.owner))?.writer.push(eventOf(message)));
     pubsub.handle('postEnd', (message) => this.ended(String(message.owner)));
     pubsub.handle('postMoved', (message) => this.moved(String(message.owner)));
+    ends.listen((sessionId) => this.sessionEnded(sessionId));
   }
 
   open(sessionId: string | undefined, connection: McpConnection): McpPostStream {
@@ -53,6 +63,7 @@ export class RedisPostStreams {
     const writer = new RedisPostWriter(this, sessionId, owner, connection);
     if (sessionId !== undefined) {
       this.writers.set(owner, writer);
+      this.track(sessionId, owner);
       this.fireAndForget(
         this.scripts.run('mcpPostOpen', sessionId, writer.id, owner, POST_STREAMS_PER_SESSION),
         'open a POST stream log',
@@ -67,26 +78,28 @@ export class RedisPostStreams {
     const [, streamId, after] = position;
     const owner = this.newOwner();
     const target: ResumedTarget = {
+      sessionId,
       started: false,
       ended: false,
       writer: new OrderedWriter(
         connection,
         (seq) => `p:${streamId}:${seq}`,
         (seq) => this.readLog(sessionId, streamId, seq),
-        () => this.resumed.delete(owner),
+        () => this.forgetResumed(owner),
       ),
     };
     this.resumed.set(owner, target);
+    this.track(sessionId, owner);
     let reply: [string, string?, ...(string | number)[]];
     try {
       reply = await this.scripts.run('mcpPostResume', sessionId, streamId, after, owner);
     } catch (error) {
-      this.resumed.delete(owner);
+      this.forgetResumed(owner);
       throw error;
     }
     const [state, done, ...flat] = reply;
     if (state !== 'resumed') {
-      this.resumed.delete(owner);
+      this.forgetResumed(owner);
       return state === 'gap' ? 'gap' : 'unknown';
     }
     const events: LoggedEvent[] = [];
@@ -98,9 +111,11 @@ export class RedisPostStreams {
   }
 
   /** Graceful shutdown: resumed connections close with a retry hint (their answers stay logged). */
-  drain(retryMs: number): void {
-    for (const target of this.resumed.values()) target.writer.connection.close(retryMs);
-    this.resumed.clear();
+  async drain(): Promise<void> {
+    for (const [owner, target] of [...this.resumed]) {
+      this.forgetResumed(owner);
+      target.writer.connection.close(DRAIN_RETRY_MS);
+    }
   }
 
   /** Logs one event of a writer's stream; tells the writer when another connection owns it. */
@@ -117,6 +132,7 @@ export class RedisPostStreams {
 
   finish(writer: RedisPostWriter): void {
     this.writers.delete(writer.owner);
+    this.untrack(writer.sessionId!, writer.owner);
     this.fireAndForget(
       this.scripts.run('mcpPostFinish', writer.sessionId!, writer.id, writer.owner),
       'end a POST stream',
@@ -129,7 +145,7 @@ export class RedisPostStreams {
     target.ended = true;
     // While its replay is in flight the close waits for it (resume() closes it afterwards).
     if (!target.started) return;
-    this.resumed.delete(owner);
+    this.forgetResumed(owner);
     target.writer.connection.close();
   }
 
@@ -138,8 +154,45 @@ export class RedisPostStreams {
     this.writers.get(owner)?.release();
     const target = this.resumed.get(owner);
     if (!target) return;
-    this.resumed.delete(owner);
+    this.forgetResumed(owner);
     target.writer.connection.close();
+  }
+
+  /**
+   * The session ended (here or elsewhere): the connections this instance holds that carry its
+   * answers close, the resumed ones included (no transport knows those as answers). A writer
+   * goes on until its request finishes; its events are no longer logged.
+   */
+  private sessionEnded(sessionId: string): void {
+    const owners = this.ownersOf.get(sessionId);
+    if (!owners) return;
+    this.ownersOf.delete(sessionId);
+    for (const owner of owners) {
+      this.writers.get(owner)?.release();
+      const target = this.resumed.get(owner);
+      if (!target) continue;
+      this.resumed.delete(owner);
+      target.writer.connection.close();
+    }
+  }
+
+  private forgetResumed(owner: string): void {
+    const target = this.resumed.get(owner);
+    if (!target) return;
+    this.resumed.delete(owner);
+    this.untrack(target.sessionId, owner);
+  }
+
+  private track(sessionId: string, owner: string): void {
+    let owners = this.ownersOf.get(sessionId);
+    if (!owners) this.ownersOf.set(sessionId, (owners = new Set<string>()));
+    owners.add(owner);
+  }
+
+  private untrack(sessionId: string, owner: string): void {
+    const owners = this.ownersOf.get(sessionId);
+    if (!owners?.delete(owner) || owners.size > 0) return;
+    this.ownersOf.delete(sessionId);
   }
 
   private async readLog(sessionId: string, streamId: string, after: number): Promise<LoggedEvent[]> {

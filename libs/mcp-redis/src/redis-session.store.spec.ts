@@ -77,7 +77,7 @@ describe('RedisSessionStore.access', () => {
     expect(await b.sessions.access(busy.id, Date.now(), Number.POSITIVE_INFINITY)).toBeDefined(); // b holds busy's record
     await redis.command('ZADD', `${keyPrefix}expiry`, Date.now() - 60_000, idle.id);
     const ended: string[] = [];
-    b.bus.onSessionEnded((id) => void ended.push(id));
+    b.sessions.onEnded((id) => void ended.push(id));
 
     const now = Date.now();
     const [first, second, third, unknown, expired] = await Promise.all([

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import {
   principalDigest,
   type McpPrincipalBinding,
+  type McpSessionEndListener,
   type McpSessionEndReason,
   type McpSessionPatch,
   type McpSessionRecord,
@@ -123,6 +124,11 @@ export class RedisSessionStore implements McpSessionStore {
 
   count(): Promise<number> {
     return guarded(this.redis.zcard(this.keys.expiry));
+  }
+
+  /** Ends made here are told when their script returns; ends elsewhere, as `SessionEnds` hears them. */
+  onEnded(listener: McpSessionEndListener): void {
+    this.ends.listen(listener);
   }
 
   /** The record from the session hash's fields: `rec` (or the cached one), then each `p:<field>` over it. */

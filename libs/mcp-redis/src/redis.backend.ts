@@ -5,7 +5,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 import type { McpBackend, McpBackendContext, McpBackendParts } from '@nest-mcp/server';
 import { describeError } from './redis-errors.js';
 import { RedisKeys } from './redis-keys.js';
-import { RedisNotificationBus } from './redis-notification.bus.js';
+import { RedisDelivery } from './redis-delivery.js';
 import { RedisPostStreams } from './redis-post-streams.js';
 import { RedisPubSub } from './redis-pubsub.js';
 import { RedisRateWindows } from './redis-rate-windows.js';
@@ -120,10 +120,11 @@ export class RedisMcpBackend implements McpBackend {
     const ends = new SessionEnds();
     const holders = new RemoteHolders();
     const pubsub = new RedisPubSub(subscriber, redis, keys, instanceId);
-    const posts = new RedisPostStreams(scripts, redis, keys, pubsub, options.replayBufferSize);
+    const posts = new RedisPostStreams(scripts, redis, keys, pubsub, ends, options.replayBufferSize);
     const sessions = new RedisSessionStore(scripts, redis, keys, ttlMs, ends, holders);
     const subscriptions = new RedisSubscriptionStore(scripts, redis, keys);
-    const bus = new RedisNotificationBus(scripts, redis, keys, pubsub, ends, holders, posts, {
+    // Fan-out and live streams share one state: the streams held here and their URI index.
+    const delivery = new RedisDelivery(scripts, redis, keys, pubsub, ends, holders, {
       outboxLength: options.replayBufferSize,
       logLength: this.options.notificationLogLength ?? 10_000,
       replayWindow: this.options.replayWindow ?? 1_000,
@@ -133,17 +134,19 @@ export class RedisMcpBackend implements McpBackend {
     // Redis down at startup is an outage like any other: the instance starts, answers 503,
     // and the clients' retries succeed once it is back.
     await pubsub.start().catch((error: unknown) => this.logger.warn(`Subscribing failed: ${describeError(error)}`));
-    await bus.start();
+    await delivery.start();
     this.logger.log(`Instance ${instanceId} on Redis (key prefix '${keys.prefix}')`);
     return {
       sessions,
       subscriptions,
-      bus,
+      fanout: delivery,
+      liveStreams: delivery,
+      postStreams: posts,
       messaging: pubsub,
       rateWindows: new RedisRateWindows(scripts),
       requestStateNonces: new RedisRequestStateNonces(redis, keys),
       close: async () => {
-        bus.stop();
+        delivery.stop();
         await Promise.allSettled([subscriber.quit(), redis.quit()]);
       },
     };

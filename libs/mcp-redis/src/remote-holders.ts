@@ -3,8 +3,8 @@ const CAPACITY = 10_000;
 
 /**
  * Which sessions had a standalone stream held by another instance when last read (from the
- * session hash on every access). `sendToSession` answers synchronously, so it decides from this
- * whether a message can reach the client through the session's outbox.
+ * session hash on every access). `McpLiveStreams.send` answers synchronously, so it decides from
+ * this whether a message can reach the client through the session's outbox.
  */
 export class RemoteHolders {
   private readonly held = new Set<string>();

@@ -66,7 +66,9 @@ export {
 export { InMemoryMcpBackend } from './backend/in-memory/in-memory.backend.js';
 export type * from './backend/mcp-session.store.js';
 export type * from './backend/mcp-subscription.store.js';
-export type * from './backend/mcp-notification.bus.js';
+export type * from './backend/mcp-fanout.js';
+export type * from './backend/mcp-live-streams.js';
+export type * from './backend/mcp-post-streams.js';
 export type * from './backend/mcp-rate-windows.js';
 export type * from './backend/mcp-request-state-nonces.js';
 export {

@@ -7,8 +7,10 @@ import { LocalInstanceMessaging } from './backend/in-memory/local-instance-messa
 import type { McpBackendParts } from './backend/mcp-backend.interface.js';
 import {
   MCP_BACKEND_PARTS,
+  MCP_FANOUT,
   MCP_INSTANCE_MESSAGING,
-  MCP_NOTIFICATION_BUS,
+  MCP_LIVE_STREAMS,
+  MCP_POST_STREAMS,
   MCP_RATE_WINDOWS,
   MCP_REQUEST_STATE_NONCES,
   MCP_SESSION_STORE,
@@ -43,7 +45,9 @@ export const MCP_BACKEND_PROVIDERS: Provider[] = [
     useFactory: (parts: McpBackendParts) => parts.subscriptions,
     inject: [MCP_BACKEND_PARTS],
   },
-  { provide: MCP_NOTIFICATION_BUS, useFactory: (parts: McpBackendParts) => parts.bus, inject: [MCP_BACKEND_PARTS] },
+  { provide: MCP_FANOUT, useFactory: (parts: McpBackendParts) => parts.fanout, inject: [MCP_BACKEND_PARTS] },
+  { provide: MCP_LIVE_STREAMS, useFactory: (parts: McpBackendParts) => parts.liveStreams, inject: [MCP_BACKEND_PARTS] },
+  { provide: MCP_POST_STREAMS, useFactory: (parts: McpBackendParts) => parts.postStreams, inject: [MCP_BACKEND_PARTS] },
   {
     provide: MCP_INSTANCE_MESSAGING,
     useFactory: (parts: McpBackendParts) => parts.messaging ?? new LocalInstanceMessaging(),

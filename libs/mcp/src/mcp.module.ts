@@ -5,7 +5,13 @@ import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { MCP_MODULE_OPTIONS, McpConfigurableModuleClass } from './mcp.module-definition.js';
 import { MCP_BACKEND_PROVIDERS } from './mcp-backend.providers.js';
-import { MCP_NOTIFICATION_BUS, MCP_SESSION_STORE, MCP_SUBSCRIPTION_STORE } from './backend/mcp-backend.tokens.js';
+import {
+  MCP_FANOUT,
+  MCP_LIVE_STREAMS,
+  MCP_POST_STREAMS,
+  MCP_SESSION_STORE,
+  MCP_SUBSCRIPTION_STORE,
+} from './backend/mcp-backend.tokens.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import { MCP_RESOLVED_OPTIONS } from './mcp.constants.js';
 import { LifecycleHandler } from './protocol/handlers/lifecycle.handler.js';
@@ -114,7 +120,9 @@ import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
     MCP_RESOLVED_OPTIONS,
     MCP_SESSION_STORE,
     MCP_SUBSCRIPTION_STORE,
-    MCP_NOTIFICATION_BUS,
+    MCP_FANOUT,
+    MCP_LIVE_STREAMS,
+    MCP_POST_STREAMS,
     ResourceNotificationService,
     McpResourceService,
     McpSessionManager,

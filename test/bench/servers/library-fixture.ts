@@ -28,11 +28,11 @@ import {
   McpResource,
   McpResourceService,
   McpServerStats,
-  type McpNotificationBus,
+  type McpLiveStreams,
   McpTool,
   ResourceNotificationService,
 } from '../../../libs/mcp/src/index.js';
-import { MCP_NOTIFICATION_BUS } from '../../../libs/mcp/src/backend/mcp-backend.tokens.js';
+import { MCP_LIVE_STREAMS } from '../../../libs/mcp/src/backend/mcp-backend.tokens.js';
 import { RedisMcpBackend } from '../../../libs/mcp-redis/src/index.js';
 import { listenAddress, serveBenchIpc } from './child-ipc.js';
 import { COUNTER_URI, resourcesToRegister, resourceText, resourceUri, SERVER_INFO } from './fixture-spec.js';
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
 
   const notifications = app.get(ResourceNotificationService);
   const stats = app.get(McpServerStats);
-  const bus = app.get<McpNotificationBus>(MCP_NOTIFICATION_BUS);
+  const liveStreams = app.get<McpLiveStreams>(MCP_LIVE_STREAMS);
   serveBenchIpc(
     {
       port: (app.getHttpServer().address() as AddressInfo).port,
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     {
       notify: (uri) => notifications.notifyResourceUpdated(uri),
       sessionCount: () => stats.openSessions(),
-      streamCount: () => [...bus.heldSessions()].length,
+      streamCount: () => [...liveStreams.heldSessions()].length,
     },
     () => app.close(),
   );

@@ -1,4 +1,4 @@
-/** Scripts of the notification bus (ARGV[1] prefix, ARGV[2] instance id, then their own). */
+/** Scripts of fan-out and live streams (ARGV[1] prefix, ARGV[2] instance id, then their own). */
 
 /**
  * One notification to its whole audience, in constant work whatever its size: appended ONCE to

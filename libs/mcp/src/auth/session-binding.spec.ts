@@ -32,6 +32,7 @@ function serializing(store: McpSessionStore): McpSessionStore {
     end: (id, reason) => store.end(id, reason),
     expireIdle: (cutoff) => store.expireIdle(cutoff),
     count: () => store.count(),
+    onEnded: (listener) => store.onEnded(listener),
   };
 }
 
@@ -45,7 +46,7 @@ describe('sessions bound to their principal', () => {
   const start = (maxSessionsPerPrincipal?: number) => {
     const options = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, maxSessionsPerPrincipal });
     const parts = new InMemoryMcpBackend().connect({ options });
-    manager = new McpSessionManager(serializing(parts.sessions), parts.bus, options);
+    manager = new McpSessionManager(serializing(parts.sessions), parts.liveStreams, parts.postStreams, options);
     manager.onModuleInit();
     return manager;
   };

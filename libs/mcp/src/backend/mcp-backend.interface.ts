@@ -1,6 +1,8 @@
 import { IntrinsicException } from '@nestjs/common';
+import type { McpFanout } from './mcp-fanout.js';
 import type { McpInstanceMessaging } from './mcp-instance-messaging.js';
-import type { McpNotificationBus } from './mcp-notification.bus.js';
+import type { McpLiveStreams } from './mcp-live-streams.js';
+import type { McpPostStreams } from './mcp-post-streams.js';
 import type { McpRateWindows } from './mcp-rate-windows.js';
 import type { McpRequestStateNonces } from './mcp-request-state-nonces.js';
 import type { McpSessionStore } from './mcp-session.store.js';
@@ -22,11 +24,23 @@ export interface McpBackendContext {
   readonly options: McpBackendSettings;
 }
 
-/** The state seams of one running module, built by a backend. @publicApi */
+/**
+ * The seams of one running module, built by a backend: one small interface per concern, each
+ * consumer of the core depending on the seams it uses only. One object may implement several
+ * of them (delivery to sessions and their live streams share state); each is named here.
+ * @publicApi
+ */
 export interface McpBackendParts {
+  /** Session records, their idle expiry, and the news of their ends. */
   readonly sessions: McpSessionStore;
+  /** Which session is subscribed to which resource URI. */
   readonly subscriptions: McpSubscriptionStore;
-  readonly bus: McpNotificationBus;
+  /** Notifications to their audience on every instance (resource updated, list changed). */
+  readonly fanout: McpFanout;
+  /** The standalone stream of each session held by this instance, and messages for one session. */
+  readonly liveStreams: McpLiveStreams;
+  /** The logs of POST answers, and their resumption with `Last-Event-ID`. */
+  readonly postStreams: McpPostStreams;
   /**
    * Messages between instances (client answers and cancellations routed to the instance that
    * holds the request). @default one instance: delivered in process

@@ -4,8 +4,12 @@ export const MCP_BACKEND_PARTS = Symbol('MCP_BACKEND_PARTS');
 export const MCP_SESSION_STORE = Symbol('MCP_SESSION_STORE');
 /** DI token of the subscription store (`McpSubscriptionStore`). */
 export const MCP_SUBSCRIPTION_STORE = Symbol('MCP_SUBSCRIPTION_STORE');
-/** DI token of the notification bus (`McpNotificationBus`). */
-export const MCP_NOTIFICATION_BUS = Symbol('MCP_NOTIFICATION_BUS');
+/** DI token of the fan-out of notifications (`McpFanout`). */
+export const MCP_FANOUT = Symbol('MCP_FANOUT');
+/** DI token of the standalone streams this instance holds (`McpLiveStreams`). */
+export const MCP_LIVE_STREAMS = Symbol('MCP_LIVE_STREAMS');
+/** DI token of the logs of POST answers and their resumption (`McpPostStreams`). */
+export const MCP_POST_STREAMS = Symbol('MCP_POST_STREAMS');
 /** DI token of the messaging between instances (`McpInstanceMessaging`). */
 export const MCP_INSTANCE_MESSAGING = Symbol('MCP_INSTANCE_MESSAGING');
 /** DI token of the shared rate-limit windows (`McpRateWindows`), when the backend has them. */

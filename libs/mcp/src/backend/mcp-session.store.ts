@@ -27,6 +27,9 @@ export interface McpSessionRecord {
 /** Why a session ended: DELETE, idle expiry, or its connection (WebSocket, stdio) closed. @publicApi */
 export type McpSessionEndReason = 'deleted' | 'expired' | 'closed';
 
+/** Told when a session ends, on every instance, whatever the reason. @publicApi */
+export type McpSessionEndListener = (sessionId: string, reason: McpSessionEndReason) => void | Promise<void>;
+
 /** The facts of a session that change after `initialize`. @publicApi */
 export type McpSessionPatch = Partial<Pick<McpSessionRecord, 'initialized' | 'logLevel'>>;
 
@@ -42,6 +45,8 @@ export type McpSessionPatch = Partial<Pick<McpSessionRecord, 'initialized' | 'lo
  * - `end` is the one operation that ends a session: it removes the record and everything the
  *   backend keeps for it (subscriptions, outbox, POST-stream logs) at once, so a write that
  *   races it either lands before it (and is removed with it) or is refused.
+ * - Every end, however it came about (`end`, an expiry found by `access` or `expireIdle`, on any
+ *   instance), is told once to the `onEnded` listeners of every instance.
  * @publicApi
  */
 export interface McpSessionStore {
@@ -68,7 +73,7 @@ export interface McpSessionStore {
   touch(ids: readonly string[], now: number): Promise<void>;
   /**
    * Ends a session and removes everything stored for it, as one operation. True when it
-   * existed. The backend's notification bus then tells every instance (`onSessionEnded`).
+   * existed. Every instance then hears of it (`onEnded`).
    */
   end(id: string, reason: McpSessionEndReason): Promise<boolean>;
   /**
@@ -79,6 +84,13 @@ export interface McpSessionStore {
    */
   expireIdle(cutoff: number): Promise<number>;
   count(): Promise<number>;
+  /**
+   * Registers a listener for session ends: every instance hears every end, once, with its
+   * reason, after what the backend kept for the session is gone (its live stream closed). A
+   * listener's failure, sync or async, is logged and never reaches the code that ended the
+   * session.
+   */
+  onEnded(listener: McpSessionEndListener): void;
 }
 
 /**

@@ -2,8 +2,8 @@ import { redactSecrets } from '../logging/redact.js';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_NOTIFICATION_BUS } from '../backend/mcp-backend.tokens.js';
-import type { McpListKind, McpNotificationBus } from '../backend/mcp-notification.bus.js';
+import { MCP_FANOUT } from '../backend/mcp-backend.tokens.js';
+import type { McpFanout, McpListKind } from '../backend/mcp-fanout.js';
 
 /**
  * Folds bursts of list changes (a thousand registrations in a loop) into one
@@ -16,7 +16,7 @@ export class ListChangedCoalescer implements OnApplicationShutdown {
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
+    @Inject(MCP_FANOUT) private readonly fanout: McpFanout,
   ) {}
 
   /** Schedules one `list_changed` of `kind` unless one is already scheduled. */
@@ -24,7 +24,7 @@ export class ListChangedCoalescer implements OnApplicationShutdown {
     if (this.timers.has(kind)) return;
     const timer = setTimeout(() => {
       this.timers.delete(kind);
-      this.bus.listChanged(kind).catch((error: unknown) => {
+      this.fanout.listChanged(kind).catch((error: unknown) => {
         this.logger.warn(
           redactSecrets(
             `Could not send ${kind} list_changed: ${error instanceof Error ? error.message : String(error)}`,

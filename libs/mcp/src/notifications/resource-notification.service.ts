@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_NOTIFICATION_BUS } from '../backend/mcp-backend.tokens.js';
-import type { McpDeliveryReport, McpNotificationBus } from '../backend/mcp-notification.bus.js';
+import { MCP_FANOUT } from '../backend/mcp-backend.tokens.js';
+import type { McpDeliveryReport, McpFanout } from '../backend/mcp-fanout.js';
 
 /**
  * Sends change notifications to clients. Inject it anywhere: a tool that modifies data, a
@@ -20,7 +20,7 @@ import type { McpDeliveryReport, McpNotificationBus } from '../backend/mcp-notif
  */
 @Injectable()
 export class ResourceNotificationService {
-  constructor(@Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus) {}
+  constructor(@Inject(MCP_FANOUT) private readonly fanout: McpFanout) {}
 
   /**
    * Sends `notifications/resources/updated { uri }` to exactly the audience of this URI (exact,
@@ -30,7 +30,7 @@ export class ResourceNotificationService {
    * @returns how many sessions and listeners it was delivered or queued to.
    */
   notifyResourceUpdated(uri: string): Promise<McpDeliveryReport> {
-    return this.bus.resourceUpdated(uri);
+    return this.fanout.resourceUpdated(uri);
   }
 
   /**
@@ -39,16 +39,16 @@ export class ResourceNotificationService {
    * sends it for you, coalesced.
    */
   notifyResourceListChanged(): Promise<McpDeliveryReport> {
-    return this.bus.listChanged('resources');
+    return this.fanout.listChanged('resources');
   }
 
   /** Sends `notifications/tools/list_changed` to every session with a stream and every listener of it. */
   notifyToolListChanged(): Promise<McpDeliveryReport> {
-    return this.bus.listChanged('tools');
+    return this.fanout.listChanged('tools');
   }
 
   /** Sends `notifications/prompts/list_changed` to every session with a stream and every listener of it. */
   notifyPromptListChanged(): Promise<McpDeliveryReport> {
-    return this.bus.listChanged('prompts');
+    return this.fanout.listChanged('prompts');
   }
 }

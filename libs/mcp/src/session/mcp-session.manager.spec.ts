@@ -4,8 +4,8 @@ import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { InMemoryMcpBackend } from '../backend/in-memory/in-memory.backend.js';
 import type { InMemorySessionStore } from '../backend/in-memory/in-memory-session.store.js';
-import type { McpNotificationBus, McpSessionEndListener } from '../backend/mcp-notification.bus.js';
-import type { McpConnection, McpSessionRecord } from '../backend/mcp-session.store.js';
+import type { McpLiveStreams } from '../backend/mcp-live-streams.js';
+import type { McpConnection, McpSessionEndListener, McpSessionRecord } from '../backend/mcp-session.store.js';
 import { McpSessionManager } from './mcp-session.manager.js';
 
 const IDLE_TIMEOUT_MS = 10_000;
@@ -15,7 +15,7 @@ const START = new Date('2025-11-25T12:00:00Z').getTime();
 interface Harness {
   manager: McpSessionManager;
   store: InMemorySessionStore & { get(id: string): Promise<McpSessionRecord | undefined> };
-  bus: McpNotificationBus;
+  liveStreams: McpLiveStreams;
   ended: jest.Mock<McpSessionEndListener>;
 }
 
@@ -30,10 +30,10 @@ function createHarness(options: Partial<McpModuleOptions> = {}): Harness {
   const sessions = parts.sessions as InMemorySessionStore;
   // A read that leaves the idle clock alone, for assertions.
   const store = Object.assign(sessions, { get: async (id: string) => sessions.peek(id) });
-  const manager = new McpSessionManager(store, parts.bus, resolved);
+  const manager = new McpSessionManager(store, parts.liveStreams, parts.postStreams, resolved);
   const ended = jest.fn<McpSessionEndListener>();
   manager.onSessionEnd(ended);
-  return { manager, store, bus: parts.bus, ended };
+  return { manager, store, liveStreams: parts.liveStreams, ended };
 }
 
 const newSession = (manager: McpSessionManager) =>
@@ -220,7 +220,7 @@ describe('McpSessionManager', () => {
       harness.manager.onModuleInit();
       const session = await newSession(harness.manager);
       const connection = fakeConnection();
-      await harness.bus.attach(session.id, connection);
+      await harness.liveStreams.attach(session.id, connection);
 
       await jest.advanceTimersByTimeAsync(5 * IDLE_TIMEOUT_MS);
 
@@ -228,7 +228,7 @@ describe('McpSessionManager', () => {
       expect(connection.close).not.toHaveBeenCalled();
       expect(await harness.manager.resolve(session.id)).toBeDefined();
 
-      harness.bus.detach(session.id, connection);
+      harness.liveStreams.detach(session.id, connection);
       await jest.advanceTimersByTimeAsync(IDLE_TIMEOUT_MS + 2 * CLEANUP_INTERVAL_MS);
 
       expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
@@ -237,7 +237,7 @@ describe('McpSessionManager', () => {
 
     it('keeps a connected session alive on resolve even when its record looks idle', async () => {
       const session = await newSession(harness.manager);
-      await harness.bus.attach(session.id, fakeConnection());
+      await harness.liveStreams.attach(session.id, fakeConnection());
       jest.setSystemTime(START + 3 * IDLE_TIMEOUT_MS);
 
       expect(await harness.manager.resolve(session.id)).toBeDefined();
@@ -257,13 +257,13 @@ describe('McpSessionManager', () => {
     it('end(id, "deleted") removes the session, closes its connection and tells the listeners', async () => {
       const session = await newSession(harness.manager);
       const connection = fakeConnection();
-      await harness.bus.attach(session.id, connection);
+      await harness.liveStreams.attach(session.id, connection);
 
       expect(await harness.manager.end(session.id, 'deleted')).toBe(true);
 
       expect(connection.close).toHaveBeenCalledTimes(1);
       expect(harness.ended).toHaveBeenCalledWith(session.id, 'deleted');
-      expect(harness.bus.holds(session.id)).toBe(false);
+      expect(harness.liveStreams.holds(session.id)).toBe(false);
       expect(await harness.manager.resolve(session.id)).toBeUndefined();
       expect(await harness.manager.end(session.id, 'deleted')).toBe(false);
     });
@@ -287,12 +287,12 @@ describe('McpSessionManager', () => {
       const first = fakeConnection();
       const second = fakeConnection();
 
-      await harness.bus.attach(session.id, first);
-      await harness.bus.attach(session.id, second);
+      await harness.liveStreams.attach(session.id, first);
+      await harness.liveStreams.attach(session.id, second);
 
       expect(first.close).toHaveBeenCalledTimes(1);
       expect(second.close).not.toHaveBeenCalled();
-      expect(harness.bus.sendToSession(session.id, '{"n":1}')).toBe(true);
+      expect(harness.liveStreams.send(session.id, '{"n":1}')).toBe(true);
       expect(second.send).toHaveBeenCalledWith('{"n":1}');
       expect(first.send).not.toHaveBeenCalled();
     });
@@ -301,8 +301,8 @@ describe('McpSessionManager', () => {
       const session = await newSession(harness.manager);
       const connection = fakeConnection();
 
-      await harness.bus.attach(session.id, connection);
-      await harness.bus.attach(session.id, connection);
+      await harness.liveStreams.attach(session.id, connection);
+      await harness.liveStreams.attach(session.id, connection);
 
       expect(connection.close).not.toHaveBeenCalled();
     });
@@ -311,12 +311,12 @@ describe('McpSessionManager', () => {
       const session = await newSession(harness.manager);
       const old = fakeConnection();
       const current = fakeConnection();
-      await harness.bus.attach(session.id, old);
-      await harness.bus.attach(session.id, current);
+      await harness.liveStreams.attach(session.id, old);
+      await harness.liveStreams.attach(session.id, current);
 
-      harness.bus.detach(session.id, old);
+      harness.liveStreams.detach(session.id, old);
 
-      expect(harness.bus.sendToSession(session.id, '{"n":1}')).toBe(true);
+      expect(harness.liveStreams.send(session.id, '{"n":1}')).toBe(true);
       expect(current.send).toHaveBeenCalledWith('{"n":1}');
     });
   });
@@ -329,7 +329,7 @@ describe('McpSessionManager', () => {
       const connections = [];
       for (const session of sessions) {
         const connection = fakeConnection();
-        await harness.bus.attach(session.id, connection);
+        await harness.liveStreams.attach(session.id, connection);
         connections.push(connection);
       }
 
@@ -340,7 +340,7 @@ describe('McpSessionManager', () => {
       // A deploy must not delete sessions: their clients resume (elsewhere) with Last-Event-ID.
       expect(harness.ended).not.toHaveBeenCalled();
       for (const session of sessions) {
-        expect(harness.bus.holds(session.id)).toBe(false);
+        expect(harness.liveStreams.holds(session.id)).toBe(false);
         expect(harness.store.isAlive(session.id)).toBe(true);
       }
     });

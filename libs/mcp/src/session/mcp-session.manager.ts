@@ -7,9 +7,11 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import { MCP_NOTIFICATION_BUS, MCP_SESSION_STORE } from '../backend/mcp-backend.tokens.js';
-import type { McpNotificationBus, McpSessionEndListener } from '../backend/mcp-notification.bus.js';
+import { MCP_LIVE_STREAMS, MCP_POST_STREAMS, MCP_SESSION_STORE } from '../backend/mcp-backend.tokens.js';
+import type { McpLiveStreams } from '../backend/mcp-live-streams.js';
+import type { McpPostStreams } from '../backend/mcp-post-streams.js';
 import type {
+  McpSessionEndListener,
   McpSessionEndReason,
   McpSessionPatch,
   McpSessionRecord,
@@ -26,8 +28,8 @@ type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' |
 
 /**
  * The life of sessions: creation under the `maxSessions` cap, lookup with sliding idle expiry,
- * termination and the periodic sweep. State lives in the backend's session store; live streams
- * belong to the notification bus.
+ * termination and the periodic sweep. State lives in the backend's session store; the streams
+ * of sessions belong to the backend's live streams and POST streams.
  */
 @Injectable()
 export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -37,13 +39,14 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
 
   constructor(
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
+    @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
+    @Inject(MCP_POST_STREAMS) private readonly postStreams: McpPostStreams,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
   ) {}
 
   onModuleInit(): void {
     if (!this.options.sessions) return;
-    if (this.options.maxSessionsPerPrincipal !== undefined) this.bus.onSessionEnded((id) => this.quota.release(id));
+    if (this.options.maxSessionsPerPrincipal !== undefined) this.store.onEnded((id) => this.quota.release(id));
     this.sweepTimer = setInterval(() => {
       this.sweep().catch((error: unknown) =>
         this.logger.warn(redactSecrets(`Session sweep failed: ${describe(error)}`)),
@@ -60,7 +63,7 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
-    await this.bus.drain();
+    await Promise.all([this.liveStreams.drain(), this.postStreams.drain()]);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -69,7 +72,7 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
 
   /** Registers a listener for session ends (DELETE, expiry, a closed connection). */
   onSessionEnd(listener: McpSessionEndListener): void {
-    this.bus.onSessionEnded(listener);
+    this.store.onEnded(listener);
   }
 
   /**
@@ -113,7 +116,7 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
    */
   async resolve(id: unknown, principal?: McpPrincipal): Promise<McpSessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
-    const idleTimeoutMs = this.bus.holds(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
+    const idleTimeoutMs = this.liveStreams.holds(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
     const binding = principal && principalBinding(principal);
     const session = await this.store.access(id, Date.now(), idleTimeoutMs, binding);
     // Checked here too: a store of its own that ignores `principal` still hands no session over.
@@ -140,7 +143,7 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
    */
   async sweep(): Promise<number> {
     const now = Date.now();
-    const held = [...this.bus.heldSessions()];
+    const held = [...this.liveStreams.heldSessions()];
     if (held.length > 0) await this.store.touch(held, now);
     const ended = await this.store.expireIdle(now - this.options.sessionIdleTimeoutMs);
     if (ended > 0) this.logger.debug(`Expired ${ended} idle session(s)`);

@@ -2,7 +2,7 @@
  * Live sessions per caller (a principal, or a remote address without auth) on this instance, for
  * `maxSessionsPerPrincipal`. A place is taken before the session is stored, so concurrent
  * `initialize` calls of one caller cannot pass the cap together, and given back when the
- * session ends (on any instance: the bus tells every one).
+ * session ends (on any instance: the session store tells every one).
  */
 export class SessionQuota {
   private readonly sessionsOf = new Map<string, Set<string>>();

@@ -1,8 +1,14 @@
 /**
- * The contract every backend keeps (sessions, subscriptions, delivery, the replay guard of MRTR
- * request states), as one Jest suite that runs against each of them: the in-memory default, the
- * Redis backend, and the faulty wrapper around them. A backend author calls
- * `describeBackendContract(name, start)` in a spec file.
+ * The contract every backend keeps, as one Jest suite that runs against each of them: the
+ * in-memory default, the Redis backend, and the faulty wrapper around them. A backend author
+ * calls `describeBackendContract(name, start)` in a spec file.
+ *
+ * It is organised by seam, so that each piece's promises read together: sessions
+ * (`McpSessionStore`, the ends it announces included), subscriptions (`McpSubscriptionStore`),
+ * fan-out (`McpFanout`), live streams (`McpLiveStreams`), POST streams (`McpPostStreams`) and
+ * request-state nonces (`McpRequestStateNonces`); then the same seams across several instances,
+ * for a shared backend. Seams that deliver are observed through a live stream, as clients see
+ * them.
  *
  * Written with Jest's globals (`describe`, `it`, `expect`), so this file imports no test library.
  * Waits are on messages and closes, bounded in time; "nothing arrives" is proved with a barrier
@@ -10,7 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { McpBackend, McpBackendParts } from '../backend/mcp-backend.interface.js';
-import type { McpListener, McpListKind } from '../backend/mcp-notification.bus.js';
+import type { McpListener, McpListKind } from '../backend/mcp-fanout.js';
 import type { McpRequestStateNonces } from '../backend/mcp-request-state-nonces.js';
 import type { McpSessionEndReason, McpSessionRecord } from '../backend/mcp-session.store.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
@@ -45,7 +51,8 @@ export function deploymentOf(makeBackend: () => McpBackend, release?: () => Prom
     },
     async close() {
       for (const parts of started.splice(0)) {
-        await parts.bus.drain().catch(() => undefined);
+        await parts.liveStreams.drain().catch(() => undefined);
+        await parts.postStreams.drain().catch(() => undefined);
         await parts.close?.();
       }
       await release?.();
@@ -71,11 +78,11 @@ export function sessionRecord(overrides: Partial<McpSessionRecord> = {}): McpSes
   };
 }
 
-/** Records every session end a bus announces. */
+/** Records every session end the session store of an instance announces. */
 function endsOf(parts: McpBackendParts): { ends: [string, McpSessionEndReason][]; waitFor(id: string): Promise<void> } {
   const ends: [string, McpSessionEndReason][] = [];
   const waiters = new Set<() => void>();
-  parts.bus.onSessionEnded((id, reason) => {
+  parts.sessions.onEnded((id, reason) => {
     ends.push([id, reason]);
     for (const waiter of [...waiters]) waiter();
   });
@@ -115,6 +122,10 @@ function listener(resources: string[], lists: McpListKind[] = []): McpListener &
 
 const seqOf = (eventId: string | undefined): number => Number(eventId?.split(':').at(-1));
 
+/** A progress notification, serialized, as a POST answer carries it. */
+const progress = (n: number): string =>
+  `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":${n}}}`;
+
 /** The replay guard of an instance: every backend the contract checks has one. */
 function noncesOf(parts: McpBackendParts): McpRequestStateNonces {
   expect(parts.requestStateNonces).toBeDefined();
@@ -153,7 +164,7 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
       return { parts, session };
     };
 
-    describe('sessions', () => {
+    describe('sessions (McpSessionStore)', () => {
       it('stores a record and gives back a copy with the idle clock restarted; fields flow through', async () => {
         const parts = await (await deploy()).instance();
         const principal = { issuer: 'https://issuer', subject: 'alice', clientId: 'c1' };
@@ -250,9 +261,30 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         expect(await parts.sessions.access(fresh.id, now, 60_000)).toBeDefined();
         expect(await parts.sessions.expireIdle(now - 5_000)).toBe(0);
       });
+
+      it('ending a session removes its subscriptions, outbox and POST-stream logs in the same step', async () => {
+        const { parts, session } = await single();
+        await parts.subscriptions.subscribe(session.id, 'db://a');
+        await parts.fanout.resourceUpdated('db://a');
+        const answer = new FakeConnection();
+        const post = parts.postStreams.open(session.id, answer);
+        post.send('{"jsonrpc":"2.0","method":"notifications/progress"}');
+        await answer.waitForCount(1);
+
+        expect(await parts.sessions.end(session.id, 'deleted')).toBe(true);
+
+        expect(await parts.subscriptions.count()).toBe(0);
+        expect(await parts.subscriptions.subscriptionsOf(session.id)).toEqual([]);
+        expect(await parts.fanout.resourceUpdated('db://a')).toEqual({ sessions: 0, listeners: 0 });
+        expect(await parts.postStreams.resume(session.id, answer.sent[0].eventId!, new FakeConnection())).toBe(
+          'unknown',
+        );
+        expect(await parts.liveStreams.attach(session.id, new FakeConnection())).toBe(false);
+        expect(parts.liveStreams.holds(session.id)).toBe(false);
+      });
     });
 
-    describe('subscriptions', () => {
+    describe('subscriptions (McpSubscriptionStore)', () => {
       it('subscribes idempotently, indexes both ways, unsubscribes safely', async () => {
         const { parts, session } = await single();
         const other = sessionRecord();
@@ -313,30 +345,9 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         expect(await parts.subscriptions.subscriptionsOf(session.id)).toHaveLength(5);
         expect(await parts.subscriptions.count()).toBe(5);
       });
-
-      it('ending a session removes its subscriptions, outbox and POST-stream logs in the same step', async () => {
-        const { parts, session } = await single();
-        await parts.subscriptions.subscribe(session.id, 'db://a');
-        await parts.bus.resourceUpdated('db://a');
-        const answer = new FakeConnection();
-        const post = parts.bus.openPostStream(session.id, answer);
-        post.send('{"jsonrpc":"2.0","method":"notifications/progress"}');
-        await answer.waitForCount(1);
-
-        expect(await parts.sessions.end(session.id, 'deleted')).toBe(true);
-
-        expect(await parts.subscriptions.count()).toBe(0);
-        expect(await parts.subscriptions.subscriptionsOf(session.id)).toEqual([]);
-        expect(await parts.bus.resourceUpdated('db://a')).toEqual({ sessions: 0, listeners: 0 });
-        expect(await parts.bus.resumePostStream(session.id, answer.sent[0].eventId!, new FakeConnection())).toBe(
-          'unknown',
-        );
-        expect(await parts.bus.attach(session.id, new FakeConnection())).toBe(false);
-        expect(parts.bus.holds(session.id)).toBe(false);
-      });
     });
 
-    describe('delivery on one instance', () => {
+    describe('fan-out (McpFanout)', () => {
       it('sends resources/updated to exactly the subscribers, with g:<epoch>:<seq> event ids', async () => {
         const { parts, session } = await single();
         const bystander = sessionRecord();
@@ -345,11 +356,11 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         await parts.subscriptions.subscribe(bystander.id, 'db://b');
         const stream = new FakeConnection();
         const other = new FakeConnection();
-        expect(await parts.bus.attach(session.id, stream)).toBe(true);
-        expect(await parts.bus.attach(bystander.id, other)).toBe(true);
-        expect(parts.bus.holds(session.id)).toBe(true);
+        expect(await parts.liveStreams.attach(session.id, stream)).toBe(true);
+        expect(await parts.liveStreams.attach(bystander.id, other)).toBe(true);
+        expect(parts.liveStreams.holds(session.id)).toBe(true);
 
-        expect(await parts.bus.resourceUpdated('db://a')).toEqual({ sessions: 1, listeners: 0 });
+        expect(await parts.fanout.resourceUpdated('db://a')).toEqual({ sessions: 1, listeners: 0 });
         const first = await stream.waitFor(updated('db://a'));
         expect(first.eventId).toMatch(/^g:[A-Za-z0-9_-]+:\d+$/);
         expect(JSON.parse(first.json)).toEqual({
@@ -358,22 +369,68 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
           params: { uri: 'db://a' },
         });
         // Barrier for the bystander: its own URI; nothing of db://a came before it.
-        await parts.bus.resourceUpdated('db://b');
+        await parts.fanout.resourceUpdated('db://b');
         await other.waitFor(updated('db://b'));
         expect(other.summary).toEqual(['notifications/resources/updated db://b']);
-        expect(await parts.bus.resourceUpdated('db://nobody')).toEqual({ sessions: 0, listeners: 0 });
+        expect(await parts.fanout.resourceUpdated('db://nobody')).toEqual({ sessions: 0, listeners: 0 });
       });
 
+      it('records list changes for sessions that held a stream, and reaches listeners of the list', async () => {
+        const { parts, session } = await single();
+        const never = sessionRecord();
+        await parts.sessions.create(never, 100);
+        const stream = new FakeConnection();
+        await parts.liveStreams.attach(session.id, stream);
+        const tools = listener([], ['tools']);
+        const remove = parts.fanout.addListener(tools);
+
+        expect(await parts.fanout.listChanged('tools')).toEqual({ sessions: 1, listeners: 1 });
+        await stream.waitFor(listChanged);
+        await tools.heard.waitForCount(1);
+        remove();
+        expect(await parts.fanout.listChanged('tools')).toEqual({ sessions: 1, listeners: 0 });
+      });
+
+      it('counts a session among list-change audiences once it held a stream, not for a logged POST answer', async () => {
+        const { parts, session } = await single();
+        const answer = new FakeConnection();
+        const post = parts.postStreams.open(session.id, answer);
+        post.send('{"jsonrpc":"2.0","method":"notifications/progress"}');
+        await answer.waitForCount(1);
+
+        expect(await parts.fanout.listChanged('tools')).toEqual({ sessions: 0, listeners: 0 });
+        const stream = new FakeConnection();
+        await parts.liveStreams.attach(session.id, stream);
+        expect(await parts.fanout.listChanged('tools')).toEqual({ sessions: 1, listeners: 0 });
+        await stream.waitFor(listChanged);
+      });
+
+      it('tells modern listeners of a URI, and only them', async () => {
+        const parts = await (await deploy()).instance();
+        const a = listener(['db://a']);
+        const b = listener(['db://b']);
+        parts.fanout.addListener(a);
+        parts.fanout.addListener(b);
+
+        expect(await parts.fanout.resourceUpdated('db://a')).toEqual({ sessions: 0, listeners: 1 });
+        await a.heard.waitFor(updated('db://a'));
+        await parts.fanout.resourceUpdated('db://b');
+        await b.heard.waitFor(updated('db://b'));
+        expect(b.heard.summary).toEqual(['notifications/resources/updated db://b']);
+      });
+    });
+
+    describe('live streams (McpLiveStreams)', () => {
       it('a new stream replaces the old one, which is closed; the old one gets nothing more', async () => {
         const { parts, session } = await single();
         await parts.subscriptions.subscribe(session.id, 'db://a');
         const first = new FakeConnection();
         const second = new FakeConnection();
-        await parts.bus.attach(session.id, first);
-        await parts.bus.attach(session.id, second);
+        await parts.liveStreams.attach(session.id, first);
+        await parts.liveStreams.attach(session.id, second);
         await first.waitClosed();
 
-        await parts.bus.resourceUpdated('db://a');
+        await parts.fanout.resourceUpdated('db://a');
         await second.waitFor(updated('db://a'));
         expect(first.sent).toEqual([]);
       });
@@ -382,19 +439,19 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         const { parts, session } = await single();
         for (const uri of ['db://a', 'db://b', 'db://c']) await parts.subscriptions.subscribe(session.id, uri);
         const first = new FakeConnection();
-        await parts.bus.attach(session.id, first);
-        await parts.bus.resourceUpdated('db://a');
+        await parts.liveStreams.attach(session.id, first);
+        await parts.fanout.resourceUpdated('db://a');
         const seen = await first.waitFor(updated('db://a'));
-        parts.bus.detach(session.id, first);
-        expect(parts.bus.holds(session.id)).toBe(false);
+        parts.liveStreams.detach(session.id, first);
+        expect(parts.liveStreams.holds(session.id)).toBe(false);
 
-        await parts.bus.resourceUpdated('db://b');
-        await parts.bus.resourceUpdated('db://b');
-        await parts.bus.listChanged('tools');
-        await parts.bus.resourceUpdated('db://c');
-        await parts.bus.listChanged('tools');
+        await parts.fanout.resourceUpdated('db://b');
+        await parts.fanout.resourceUpdated('db://b');
+        await parts.fanout.listChanged('tools');
+        await parts.fanout.resourceUpdated('db://c');
+        await parts.fanout.listChanged('tools');
         const resumed = new FakeConnection();
-        expect(await parts.bus.attach(session.id, resumed, seen.eventId)).toBe(true);
+        expect(await parts.liveStreams.attach(session.id, resumed, seen.eventId)).toBe(true);
         // A backend may write the replay on a later turn; the last missed event closes it.
         await resumed.waitFor(updated('db://c'));
 
@@ -407,7 +464,7 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         expect(seqs[0]).toBeGreaterThan(seqOf(seen.eventId));
         expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
         // Live again afterwards.
-        await parts.bus.resourceUpdated('db://a');
+        await parts.fanout.resourceUpdated('db://a');
         await resumed.waitFor(updated('db://a'));
       });
 
@@ -415,13 +472,13 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         const { parts, session } = await single();
         await parts.subscriptions.subscribe(session.id, 'db://a');
         const first = new FakeConnection();
-        await parts.bus.attach(session.id, first);
-        await parts.bus.resourceUpdated('db://a');
+        await parts.liveStreams.attach(session.id, first);
+        await parts.fanout.resourceUpdated('db://a');
         const last = await first.waitFor(updated('db://a'));
-        parts.bus.detach(session.id, first);
+        parts.liveStreams.detach(session.id, first);
 
         const resumed = new FakeConnection();
-        await parts.bus.attach(session.id, resumed, last.eventId);
+        await parts.liveStreams.attach(session.id, resumed, last.eventId);
         expect(resumed.sent).toEqual([]);
       });
 
@@ -432,8 +489,8 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         await parts.subscriptions.subscribe(session.id, 'db://a');
         await parts.subscriptions.subscribe(other.id, 'db://a');
         const otherStream = new FakeConnection();
-        await parts.bus.attach(other.id, otherStream);
-        await parts.bus.resourceUpdated('db://a');
+        await parts.liveStreams.attach(other.id, otherStream);
+        await parts.fanout.resourceUpdated('db://a');
         const foreign = (await otherStream.waitFor(updated('db://a'))).eventId!;
         const resync = [
           'notifications/resources/updated db://a',
@@ -444,108 +501,78 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
 
         for (const lastEventId of ['g:not-ours:4', foreign, 'nonsense']) {
           const stream = new FakeConnection();
-          await parts.bus.attach(session.id, stream, lastEventId);
+          await parts.liveStreams.attach(session.id, stream, lastEventId);
           expect(stream.summary).toEqual(resync);
           expect(new Set(stream.sent.map((sent) => sent.eventId)).size).toBe(4);
-          parts.bus.detach(session.id, stream);
+          parts.liveStreams.detach(session.id, stream);
         }
 
         // Trimmed: more than replayBufferSize events after the id.
         const stream = new FakeConnection();
-        await parts.bus.attach(session.id, stream);
-        await parts.bus.resourceUpdated('db://a');
+        await parts.liveStreams.attach(session.id, stream);
+        await parts.fanout.resourceUpdated('db://a');
         const old = (await stream.waitFor(updated('db://a'))).eventId!;
-        for (let i = 0; i < 5; i++) await parts.bus.listChanged('tools');
+        for (let i = 0; i < 5; i++) await parts.fanout.listChanged('tools');
         await stream.waitForCount(6);
-        parts.bus.detach(session.id, stream);
+        parts.liveStreams.detach(session.id, stream);
         const late = new FakeConnection();
-        await parts.bus.attach(session.id, late, old);
+        await parts.liveStreams.attach(session.id, late, old);
         expect(late.summary).toEqual(resync);
-      });
-
-      it('records list changes for sessions that held a stream, and reaches listeners of the list', async () => {
-        const { parts, session } = await single();
-        const never = sessionRecord();
-        await parts.sessions.create(never, 100);
-        const stream = new FakeConnection();
-        await parts.bus.attach(session.id, stream);
-        const tools = listener([], ['tools']);
-        const remove = parts.bus.addListener(tools);
-
-        expect(await parts.bus.listChanged('tools')).toEqual({ sessions: 1, listeners: 1 });
-        await stream.waitFor(listChanged);
-        await tools.heard.waitForCount(1);
-        remove();
-        expect(await parts.bus.listChanged('tools')).toEqual({ sessions: 1, listeners: 0 });
-      });
-
-      it('tells modern listeners of a URI, and only them', async () => {
-        const parts = await (await deploy()).instance();
-        const a = listener(['db://a']);
-        const b = listener(['db://b']);
-        parts.bus.addListener(a);
-        parts.bus.addListener(b);
-
-        expect(await parts.bus.resourceUpdated('db://a')).toEqual({ sessions: 0, listeners: 1 });
-        await a.heard.waitFor(updated('db://a'));
-        await parts.bus.resourceUpdated('db://b');
-        await b.heard.waitFor(updated('db://b'));
-        expect(b.heard.summary).toEqual(['notifications/resources/updated db://b']);
       });
 
       it('writes to the live stream of a session, and says when it has none', async () => {
         const { parts, session } = await single();
-        expect(parts.bus.sendToSession(session.id, '{"jsonrpc":"2.0","method":"ping","id":1}')).toBe(false);
+        expect(parts.liveStreams.send(session.id, '{"jsonrpc":"2.0","method":"ping","id":1}')).toBe(false);
         const stream = new FakeConnection();
-        await parts.bus.attach(session.id, stream);
-        expect(parts.bus.sendToSession(session.id, '{"jsonrpc":"2.0","method":"ping","id":2}')).toBe(true);
+        await parts.liveStreams.attach(session.id, stream);
+        expect(parts.liveStreams.send(session.id, '{"jsonrpc":"2.0","method":"ping","id":2}')).toBe(true);
         await stream.waitFor((sent) => sent.message.id === 2);
-        expect([...parts.bus.heldSessions()]).toEqual([session.id]);
+        expect([...parts.liveStreams.heldSessions()]).toEqual([session.id]);
       });
 
       it('refuses to attach a stream to a session that ended; ending closes the live stream', async () => {
         const { parts, session } = await single();
         const stream = new FakeConnection();
-        await parts.bus.attach(session.id, stream);
+        await parts.liveStreams.attach(session.id, stream);
         await parts.sessions.end(session.id, 'deleted');
         await stream.waitClosed();
-        expect(parts.bus.holds(session.id)).toBe(false);
-        expect(await parts.bus.attach(session.id, new FakeConnection())).toBe(false);
+        expect(parts.liveStreams.holds(session.id)).toBe(false);
+        expect(await parts.liveStreams.attach(session.id, new FakeConnection())).toBe(false);
       });
 
       it('drains: every stream closes with a retry hint, and the session lives on to resume', async () => {
         const { parts, session } = await single();
         await parts.subscriptions.subscribe(session.id, 'db://a');
         const stream = new FakeConnection();
-        await parts.bus.attach(session.id, stream);
-        await parts.bus.resourceUpdated('db://a');
+        await parts.liveStreams.attach(session.id, stream);
+        await parts.fanout.resourceUpdated('db://a');
         const seen = await stream.waitFor(updated('db://a'));
 
-        await parts.bus.drain();
+        await parts.liveStreams.drain();
 
         expect(stream.closed).toBe(true);
         expect(stream.closedWith).toBeGreaterThan(0);
         expect(await parts.sessions.access(session.id, Date.now(), 60_000)).toBeDefined();
-        await parts.bus.resourceUpdated('db://a');
+        await parts.fanout.resourceUpdated('db://a');
         const resumed = new FakeConnection();
-        await parts.bus.attach(session.id, resumed, seen.eventId);
+        await parts.liveStreams.attach(session.id, resumed, seen.eventId);
         await resumed.waitFor(updated('db://a'));
         expect(resumed.summary).toEqual(['notifications/resources/updated db://a']);
       });
     });
 
-    describe('POST streams', () => {
+    describe('POST streams (McpPostStreams)', () => {
       it('logs a POST answer so that a dropped client resumes it: replay, then the rest live, then the end', async () => {
         const { parts, session } = await single();
         const answer = new FakeConnection();
-        const post = parts.bus.openPostStream(session.id, answer);
+        const post = parts.postStreams.open(session.id, answer);
         post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}');
         post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2}}');
         await answer.waitForCount(2);
         expect(answer.sent[0].eventId).toMatch(/^p:[A-Za-z0-9_-]+:1$/);
 
         const resumed = new FakeConnection();
-        expect(await parts.bus.resumePostStream(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+        expect(await parts.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
         await resumed.waitForCount(1);
         expect(resumed.sent[0].eventId).toBe(answer.sent[1].eventId);
         post.send('{"jsonrpc":"2.0","id":7,"result":{}}');
@@ -557,34 +584,74 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
       it('says unknown for ids it never issued, and gap when the history after the id was dropped', async () => {
         const { parts, session } = await single({ replayBufferSize: 2 });
         const answer = new FakeConnection();
-        const post = parts.bus.openPostStream(session.id, answer);
+        const post = parts.postStreams.open(session.id, answer);
         for (let n = 1; n <= 5; n++)
           post.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":${n}}}`);
         await answer.waitForCount(5);
         const [streamId] = answer.sent[0].eventId!.split(':').slice(1);
 
-        expect(await parts.bus.resumePostStream(session.id, `p:${streamId}:1`, new FakeConnection())).toBe('gap');
-        expect(await parts.bus.resumePostStream(session.id, 'p:nope:1', new FakeConnection())).toBe('unknown');
-        expect(await parts.bus.resumePostStream(session.id, 'g:x:1', new FakeConnection())).toBe('unknown');
-        expect(await parts.bus.resumePostStream(newId(), answer.sent[4].eventId!, new FakeConnection())).toBe(
-          'unknown',
-        );
+        expect(await parts.postStreams.resume(session.id, `p:${streamId}:1`, new FakeConnection())).toBe('gap');
+        expect(await parts.postStreams.resume(session.id, 'p:nope:1', new FakeConnection())).toBe('unknown');
+        expect(await parts.postStreams.resume(session.id, 'g:x:1', new FakeConnection())).toBe('unknown');
+        expect(await parts.postStreams.resume(newId(), answer.sent[4].eventId!, new FakeConnection())).toBe('unknown');
       });
 
       it('keeps a POST stream of an ended session writing, but not logged', async () => {
         const { parts, session } = await single();
         await parts.sessions.end(session.id, 'deleted');
         const live = new FakeConnection();
-        const post = parts.bus.openPostStream(session.id, live);
+        const post = parts.postStreams.open(session.id, live);
         post.send('{"jsonrpc":"2.0","method":"notifications/progress"}');
         await live.waitForCount(1);
-        expect(await parts.bus.resumePostStream(session.id, live.sent[0].eventId!, new FakeConnection())).toBe(
-          'unknown',
-        );
+        expect(await parts.postStreams.resume(session.id, live.sent[0].eventId!, new FakeConnection())).toBe('unknown');
+      });
+
+      it('ends the answers of a session with it: every connection carrying one closes, a resumed one included', async () => {
+        const { parts, session } = await single();
+        const answer = new FakeConnection();
+        const post = parts.postStreams.open(session.id, answer);
+        post.send(progress(1));
+        post.send(progress(2));
+        await answer.waitForCount(2);
+        const resumed = new FakeConnection();
+        expect(await parts.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+        await resumed.waitForCount(1);
+        const other = new FakeConnection();
+        parts.postStreams.open(session.id, other).send(progress(1));
+        await other.waitForCount(1);
+
+        await parts.sessions.end(session.id, 'deleted');
+
+        await resumed.waitClosed();
+        await other.waitClosed();
+      });
+
+      it('drains: a resumed answer closes with a retry hint, stays logged, and resumes again', async () => {
+        const { parts, session } = await single();
+        const answer = new FakeConnection();
+        const post = parts.postStreams.open(session.id, answer);
+        post.send(progress(1));
+        post.send(progress(2));
+        await answer.waitForCount(2);
+        const resumed = new FakeConnection();
+        expect(await parts.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+        await resumed.waitForCount(1);
+
+        await parts.postStreams.drain();
+
+        expect(resumed.closed).toBe(true);
+        expect(resumed.closedWith).toBeGreaterThan(0);
+        post.send('{"jsonrpc":"2.0","id":7,"result":{}}');
+        post.finish();
+        const again = new FakeConnection();
+        expect(await parts.postStreams.resume(session.id, resumed.sent[0].eventId!, again)).toBe('resumed');
+        await again.waitFor((sent) => sent.message.id === 7);
+        await again.waitClosed();
+        expect(again.sent.map((sent) => seqOf(sent.eventId))).toEqual([3]);
       });
     });
 
-    describe('request-state nonces (the replay guard of MRTR requestState)', () => {
+    describe('request-state nonces (McpRequestStateNonces, the replay guard of MRTR requestState)', () => {
       it('consumes a nonce once: true the first time, false after; other nonces are their own', async () => {
         const nonces = noncesOf(await (await deploy()).instance());
         const expiresAt = Date.now() + 60_000;
@@ -623,138 +690,166 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         return { a, b, session };
       };
 
-      it('a request-state nonce consumed on one instance is refused on every other; of two at once, exactly one wins', async () => {
-        const world = await deploy();
-        const [a, b] = [noncesOf(await world.instance()), noncesOf(await world.instance())];
-        const expiresAt = Date.now() + 60_000;
-        const used = newId();
-        expect(await a.consume(used, expiresAt)).toBe(true);
-        expect(await b.consume(used, expiresAt)).toBe(false);
-        expect(await a.consume(used, expiresAt)).toBe(false);
-        for (let race = 0; race < 20; race++) {
-          const nonce = newId();
-          const outcomes = await Promise.all([a.consume(nonce, expiresAt), b.consume(nonce, expiresAt)]);
-          expect(outcomes.filter(Boolean)).toHaveLength(1);
-        }
+      describe('sessions (McpSessionStore)', () => {
+        it('a session created on one instance is served, updated and ended on another, and every instance hears the end', async () => {
+          const { a, b, session } = await two();
+          const endsA = endsOf(a);
+          const endsB = endsOf(b);
+          expect(await b.sessions.update(session.id, { logLevel: 'error' })).toBe(true);
+          expect((await a.sessions.access(session.id, Date.now(), 60_000))?.logLevel).toBe('error');
+
+          expect(await b.sessions.end(session.id, 'deleted')).toBe(true);
+          await endsA.waitFor(session.id);
+          await endsB.waitFor(session.id);
+          expect(endsA.ends).toEqual([[session.id, 'deleted']]);
+          expect(endsB.ends).toEqual([[session.id, 'deleted']]);
+          expect(await a.sessions.access(session.id, Date.now(), 60_000)).toBeUndefined();
+        });
+
+        it('caps sessions across instances', async () => {
+          const world = await deploy();
+          const a = await world.instance();
+          const b = await world.instance();
+          const created = await Promise.all(
+            Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).sessions.create(sessionRecord(), 5)),
+          );
+          expect(created.filter(Boolean)).toHaveLength(5);
+        });
       });
 
-      it('a session created on one instance is served, updated and ended on another, and every instance hears the end', async () => {
-        const { a, b, session } = await two();
-        const endsA = endsOf(a);
-        const endsB = endsOf(b);
-        expect(await b.sessions.update(session.id, { logLevel: 'error' })).toBe(true);
-        expect((await a.sessions.access(session.id, Date.now(), 60_000))?.logLevel).toBe('error');
-
-        expect(await b.sessions.end(session.id, 'deleted')).toBe(true);
-        await endsA.waitFor(session.id);
-        await endsB.waitFor(session.id);
-        expect(endsA.ends).toEqual([[session.id, 'deleted']]);
-        expect(endsB.ends).toEqual([[session.id, 'deleted']]);
-        expect(await a.sessions.access(session.id, Date.now(), 60_000)).toBeUndefined();
+      describe('subscriptions (McpSubscriptionStore)', () => {
+        it('caps the subscriptions of a session across instances', async () => {
+          const { a, b, session } = await two();
+          const outcomes = await Promise.all(
+            Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).subscriptions.subscribe(session.id, `db://n/${i}`, 5)),
+          );
+          expect(outcomes.filter((outcome) => outcome === true)).toHaveLength(5);
+          expect(await b.subscriptions.subscriptionsOf(session.id)).toHaveLength(5);
+        });
       });
 
-      it('caps sessions across instances', async () => {
-        const world = await deploy();
-        const a = await world.instance();
-        const b = await world.instance();
-        const created = await Promise.all(
-          Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).sessions.create(sessionRecord(), 5)),
-        );
-        expect(created.filter(Boolean)).toHaveLength(5);
+      describe('fan-out (McpFanout)', () => {
+        it('an update published on one instance reaches the stream held by another, and listeners everywhere', async () => {
+          const { a, b, session } = await two();
+          await a.subscriptions.subscribe(session.id, 'db://a');
+          const stream = new FakeConnection();
+          await b.liveStreams.attach(session.id, stream);
+          const far = listener(['db://a']);
+          b.fanout.addListener(far);
+
+          expect((await a.fanout.resourceUpdated('db://a')).sessions).toBe(1);
+          await stream.waitFor(updated('db://a'));
+          await far.heard.waitFor(updated('db://a'));
+          await a.fanout.listChanged('prompts');
+          await stream.waitFor(listChanged);
+        });
       });
 
-      it('caps the subscriptions of a session across instances', async () => {
-        const { a, b, session } = await two();
-        const outcomes = await Promise.all(
-          Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).subscriptions.subscribe(session.id, `db://n/${i}`, 5)),
-        );
-        expect(outcomes.filter((outcome) => outcome === true)).toHaveLength(5);
-        expect(await b.subscriptions.subscriptionsOf(session.id)).toHaveLength(5);
+      describe('live streams (McpLiveStreams)', () => {
+        it('event ids mean the same on every instance: a stream dropped on one resumes on another, missing nothing', async () => {
+          const { a, b, session } = await two();
+          await a.subscriptions.subscribe(session.id, 'db://a');
+          await a.subscriptions.subscribe(session.id, 'db://b');
+          const first = new FakeConnection();
+          await a.liveStreams.attach(session.id, first);
+          await b.fanout.resourceUpdated('db://a');
+          const seen = await first.waitFor(updated('db://a'));
+          a.liveStreams.detach(session.id, first);
+
+          await a.fanout.resourceUpdated('db://b');
+          const resumed = new FakeConnection();
+          await b.liveStreams.attach(session.id, resumed, seen.eventId);
+          expect(resumed.summary).toEqual(['notifications/resources/updated db://b']);
+          await a.fanout.resourceUpdated('db://a');
+          await resumed.waitFor(updated('db://a'));
+        });
+
+        it('a new stream on another instance replaces the old one, which its holder closes', async () => {
+          const { a, b, session } = await two();
+          await a.subscriptions.subscribe(session.id, 'db://a');
+          const first = new FakeConnection();
+          await a.liveStreams.attach(session.id, first);
+          const second = new FakeConnection();
+          await b.liveStreams.attach(session.id, second);
+          await first.waitClosed();
+          expect(a.liveStreams.holds(session.id)).toBe(false);
+
+          await a.fanout.resourceUpdated('db://a');
+          await second.waitFor(updated('db://a'));
+          expect(first.sent).toEqual([]);
+        });
+
+        it('ending a session on one instance closes its stream on another', async () => {
+          const { a, b, session } = await two();
+          const stream = new FakeConnection();
+          await b.liveStreams.attach(session.id, stream);
+          await a.sessions.end(session.id, 'deleted');
+          await stream.waitClosed();
+          expect(b.liveStreams.holds(session.id)).toBe(false);
+        });
+
+        it('a stream held on another instance keeps its session from expiring', async () => {
+          const { a, b, session } = await two();
+          const stream = new FakeConnection();
+          await b.liveStreams.attach(session.id, stream);
+          const later = Date.now() + 60_000;
+          expect(await a.sessions.expireIdle(later)).toBe(0);
+          expect(await a.sessions.access(session.id, later, 1_000)).toBeDefined();
+          b.liveStreams.detach(session.id, stream);
+        });
       });
 
-      it('an update published on one instance reaches the stream held by another, and listeners everywhere', async () => {
-        const { a, b, session } = await two();
-        await a.subscriptions.subscribe(session.id, 'db://a');
-        const stream = new FakeConnection();
-        await b.bus.attach(session.id, stream);
-        const far = listener(['db://a']);
-        b.bus.addListener(far);
+      describe('POST streams (McpPostStreams)', () => {
+        it('a POST answer written on one instance resumes on another, and the rest follows live', async () => {
+          const { a, b, session } = await two();
+          const answer = new FakeConnection();
+          const post = a.postStreams.open(session.id, answer);
+          post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}');
+          post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2}}');
+          await answer.waitForCount(2);
 
-        expect((await a.bus.resourceUpdated('db://a')).sessions).toBe(1);
-        await stream.waitFor(updated('db://a'));
-        await far.heard.waitFor(updated('db://a'));
-        await a.bus.listChanged('prompts');
-        await stream.waitFor(listChanged);
+          const resumed = new FakeConnection();
+          expect(await b.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+          await resumed.waitForCount(1);
+          post.send('{"jsonrpc":"2.0","id":9,"result":{}}');
+          await resumed.waitFor((sent) => sent.message.id === 9);
+          expect(resumed.sent.map((sent) => seqOf(sent.eventId))).toEqual([2, 3]);
+          post.finish();
+          await resumed.waitClosed();
+        });
+
+        it('ending a session on one instance ends its answer resumed on another', async () => {
+          const { a, b, session } = await two();
+          const answer = new FakeConnection();
+          const post = a.postStreams.open(session.id, answer);
+          post.send(progress(1));
+          post.send(progress(2));
+          await answer.waitForCount(2);
+          const resumed = new FakeConnection();
+          expect(await b.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
+          await resumed.waitForCount(1);
+
+          await a.sessions.end(session.id, 'deleted');
+
+          await resumed.waitClosed();
+        });
       });
 
-      it('event ids mean the same on every instance: a stream dropped on one resumes on another, missing nothing', async () => {
-        const { a, b, session } = await two();
-        await a.subscriptions.subscribe(session.id, 'db://a');
-        await a.subscriptions.subscribe(session.id, 'db://b');
-        const first = new FakeConnection();
-        await a.bus.attach(session.id, first);
-        await b.bus.resourceUpdated('db://a');
-        const seen = await first.waitFor(updated('db://a'));
-        a.bus.detach(session.id, first);
-
-        await a.bus.resourceUpdated('db://b');
-        const resumed = new FakeConnection();
-        await b.bus.attach(session.id, resumed, seen.eventId);
-        expect(resumed.summary).toEqual(['notifications/resources/updated db://b']);
-        await a.bus.resourceUpdated('db://a');
-        await resumed.waitFor(updated('db://a'));
-      });
-
-      it('a new stream on another instance replaces the old one, which its holder closes', async () => {
-        const { a, b, session } = await two();
-        await a.subscriptions.subscribe(session.id, 'db://a');
-        const first = new FakeConnection();
-        await a.bus.attach(session.id, first);
-        const second = new FakeConnection();
-        await b.bus.attach(session.id, second);
-        await first.waitClosed();
-        expect(a.bus.holds(session.id)).toBe(false);
-
-        await a.bus.resourceUpdated('db://a');
-        await second.waitFor(updated('db://a'));
-        expect(first.sent).toEqual([]);
-      });
-
-      it('ending a session on one instance closes its stream on another', async () => {
-        const { a, b, session } = await two();
-        const stream = new FakeConnection();
-        await b.bus.attach(session.id, stream);
-        await a.sessions.end(session.id, 'deleted');
-        await stream.waitClosed();
-        expect(b.bus.holds(session.id)).toBe(false);
-      });
-
-      it('a stream held on another instance keeps its session from expiring', async () => {
-        const { a, b, session } = await two();
-        const stream = new FakeConnection();
-        await b.bus.attach(session.id, stream);
-        const later = Date.now() + 60_000;
-        expect(await a.sessions.expireIdle(later)).toBe(0);
-        expect(await a.sessions.access(session.id, later, 1_000)).toBeDefined();
-        b.bus.detach(session.id, stream);
-      });
-
-      it('a POST answer written on one instance resumes on another, and the rest follows live', async () => {
-        const { a, b, session } = await two();
-        const answer = new FakeConnection();
-        const post = a.bus.openPostStream(session.id, answer);
-        post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}');
-        post.send('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":2}}');
-        await answer.waitForCount(2);
-
-        const resumed = new FakeConnection();
-        expect(await b.bus.resumePostStream(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
-        await resumed.waitForCount(1);
-        post.send('{"jsonrpc":"2.0","id":9,"result":{}}');
-        await resumed.waitFor((sent) => sent.message.id === 9);
-        expect(resumed.sent.map((sent) => seqOf(sent.eventId))).toEqual([2, 3]);
-        post.finish();
-        await resumed.waitClosed();
+      describe('request-state nonces (McpRequestStateNonces)', () => {
+        it('a request-state nonce consumed on one instance is refused on every other; of two at once, exactly one wins', async () => {
+          const world = await deploy();
+          const [a, b] = [noncesOf(await world.instance()), noncesOf(await world.instance())];
+          const expiresAt = Date.now() + 60_000;
+          const used = newId();
+          expect(await a.consume(used, expiresAt)).toBe(true);
+          expect(await b.consume(used, expiresAt)).toBe(false);
+          expect(await a.consume(used, expiresAt)).toBe(false);
+          for (let race = 0; race < 20; race++) {
+            const nonce = newId();
+            const outcomes = await Promise.all([a.consume(nonce, expiresAt), b.consume(nonce, expiresAt)]);
+            expect(outcomes.filter(Boolean)).toHaveLength(1);
+          }
+        });
       });
     });
   });

@@ -11,17 +11,19 @@ import {
   type McpBackendParts,
 } from '../backend/mcp-backend.interface.js';
 
-/** The async calls of each part that the wrapper can slow down, hold or fail. */
+/** The async calls of each seam that the wrapper can slow down, hold or fail. */
 const ASYNC_CALLS = {
   sessions: ['create', 'access', 'update', 'touch', 'end', 'expireIdle', 'count'],
   subscriptions: ['subscribe', 'unsubscribe', 'subscribersOf', 'subscriptionsOf', 'count'],
-  bus: ['resourceUpdated', 'listChanged', 'attach', 'resumePostStream', 'drain'],
+  fanout: ['resourceUpdated', 'listChanged'],
+  liveStreams: ['attach', 'drain'],
+  postStreams: ['resume', 'drain'],
   rateWindows: ['hit'],
   requestStateNonces: ['consume'],
 } as const;
 
 type Part = keyof typeof ASYNC_CALLS;
-/** A call's name: `'<part>.<method>'`, such as `'subscriptions.subscribe'`. */
+/** A call's name: `'<seam>.<method>'`, such as `'subscriptions.subscribe'` or `'liveStreams.attach'`. */
 export type FaultyCall = { [P in Part]: `${P}.${(typeof ASYNC_CALLS)[P][number]}` }[Part];
 
 /** A call held until the test releases it. */
@@ -84,8 +86,10 @@ export class FaultInjector {
 }
 
 /**
- * Wraps another backend: every async call of its parts goes through a `FaultInjector` first.
- * Synchronous calls (`holds`, `detach`, `openPostStream`, ...) pass through untouched.
+ * Wraps another backend: every async call of each of its seams goes through a `FaultInjector`
+ * first, named after the seam (a backend whose fan-out and live streams are one object still
+ * has `fanout.*` and `liveStreams.*` calls). Synchronous calls (`holds`, `detach`, `open`,
+ * `onEnded`, ...) pass through untouched.
  */
 export class FaultyMcpBackend implements McpBackend {
   constructor(
@@ -99,7 +103,9 @@ export class FaultyMcpBackend implements McpBackend {
       ...parts,
       sessions: this.wrap('sessions', parts.sessions),
       subscriptions: this.wrap('subscriptions', parts.subscriptions),
-      bus: this.wrap('bus', parts.bus),
+      fanout: this.wrap('fanout', parts.fanout),
+      liveStreams: this.wrap('liveStreams', parts.liveStreams),
+      postStreams: this.wrap('postStreams', parts.postStreams),
       rateWindows: parts.rateWindows && this.wrap('rateWindows', parts.rateWindows),
       requestStateNonces: parts.requestStateNonces && this.wrap('requestStateNonces', parts.requestStateNonces),
     };

@@ -1,10 +1,10 @@
-import type { McpListener, McpListKind } from '../mcp-notification.bus.js';
+import type { McpListener, McpListKind } from '../mcp-fanout.js';
 import { LIST_CHANGED_METHODS, RESOURCE_UPDATED } from './notification.messages.js';
 
 /**
  * The modern listeners of one instance, indexed by what they asked for: URI → listeners and
- * list → listeners, so a notification costs O(its listeners), never O(all listeners). Any
- * notification bus (in-memory, Redis) keeps one for the listens its instance holds.
+ * list → listeners, so a notification costs O(its listeners), never O(all listeners). Every
+ * `McpFanout` (in-memory, Redis) keeps one for the listens its instance holds.
  */
 export class ListenerIndex {
   private readonly byUri = new Map<string, Set<McpListener>>();

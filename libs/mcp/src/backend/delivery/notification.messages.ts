@@ -1,4 +1,4 @@
-import type { McpListKind } from '../mcp-notification.bus.js';
+import type { McpListKind } from '../mcp-fanout.js';
 import type { JsonRpcNotification } from '../../model/json-rpc.js';
 
 export const RESOURCE_UPDATED = 'notifications/resources/updated';

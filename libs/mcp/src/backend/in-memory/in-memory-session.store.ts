@@ -1,24 +1,39 @@
+import { Logger } from '@nestjs/common';
+import { redactSecrets } from '../../logging/redact.js';
 import { isSamePrincipal, type McpPrincipalBinding } from '../../model/mcp-principal.js';
-import type { McpSessionEndReason, McpSessionPatch, McpSessionRecord, McpSessionStore } from '../mcp-session.store.js';
+import type {
+  McpSessionEndListener,
+  McpSessionEndReason,
+  McpSessionPatch,
+  McpSessionRecord,
+  McpSessionStore,
+} from '../mcp-session.store.js';
 
 /** Told, synchronously and inside `end`, that a session ended: the sibling stores clear it. */
-export type InMemorySessionEndHook = (sessionId: string, reason: McpSessionEndReason) => void;
+export type InMemorySessionEndHook = (sessionId: string) => void;
 
 /**
  * The default session store: one process, records in a `Map` (never a plain object, so ids like
  * `__proto__` are just unknown keys).
  *
  * Ending is one synchronous step: the record goes, then the end hooks of the sibling in-memory
- * stores (subscriptions, outboxes) run before `end` returns, with no await in between. A write
- * that checks `isAlive` in the same turn as it stores therefore never outlives the session.
+ * parts (subscriptions, outboxes and streams, POST-stream logs) run before `end` returns, with
+ * no await in between. A write that checks `isAlive` in the same turn as it stores therefore
+ * never outlives the session. The `onEnded` listeners are told after that, in the same step.
  */
 export class InMemorySessionStore implements McpSessionStore {
+  private readonly logger = new Logger('McpDelivery');
   private readonly sessions = new Map<string, McpSessionRecord>();
   private readonly endHooks: InMemorySessionEndHook[] = [];
+  private readonly endListeners: McpSessionEndListener[] = [];
 
-  /** Runs `hook` inside every `end` (not part of the public store contract). */
-  onEnd(hook: InMemorySessionEndHook): void {
+  /** Runs `hook` inside every `end`, before the listeners (not part of the public store contract). */
+  clearOnEnd(hook: InMemorySessionEndHook): void {
     this.endHooks.push(hook);
+  }
+
+  onEnded(listener: McpSessionEndListener): void {
+    this.endListeners.push(listener);
   }
 
   /** True while the session exists: the check every conditional write makes. */
@@ -89,7 +104,20 @@ export class InMemorySessionStore implements McpSessionStore {
 
   private endNow(id: string, reason: McpSessionEndReason): boolean {
     if (!this.sessions.delete(id)) return false;
-    for (const hook of this.endHooks) hook(id, reason);
+    for (const hook of this.endHooks) hook(id);
+    for (const listener of this.endListeners) {
+      try {
+        // A listener's failure, sync or async, never escapes into the code that ended the session.
+        void Promise.resolve(listener(id, reason)).catch(this.listenerFailed);
+      } catch (error) {
+        this.listenerFailed(error);
+      }
+    }
     return true;
   }
+
+  private readonly listenerFailed = (error: unknown): void =>
+    this.logger.error(
+      redactSecrets(`A session end listener failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
 }

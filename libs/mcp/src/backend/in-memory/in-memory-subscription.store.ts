@@ -15,7 +15,7 @@ export class InMemorySubscriptionStore implements McpSubscriptionStore {
   private pairs = 0;
 
   constructor(private readonly sessions: InMemorySessionStore) {
-    sessions.onEnd((sessionId) => this.clearSession(sessionId));
+    sessions.clearOnEnd((sessionId) => this.clearSession(sessionId));
   }
 
   async subscribe(sessionId: string, uri: string, limit = Infinity): Promise<boolean | 'full'> {

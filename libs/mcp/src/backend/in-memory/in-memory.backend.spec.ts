@@ -3,12 +3,17 @@ import { resolveMcpOptions } from '../../mcp-options.resolver.js';
 import type { McpConnection, McpSessionRecord } from '../mcp-session.store.js';
 import type { InMemorySessionStore } from './in-memory-session.store.js';
 import { InMemoryMcpBackend } from './in-memory.backend.js';
-import type { InMemoryNotificationBus } from './in-memory-notification.bus.js';
+import type { InMemoryDelivery } from './in-memory-delivery.js';
 
 function backend(replayBufferSize = 16) {
   const options = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, replayBufferSize });
   const parts = new InMemoryMcpBackend().connect({ options });
-  return { ...parts, sessions: parts.sessions as InMemorySessionStore, bus: parts.bus as InMemoryNotificationBus };
+  // Fan-out and live streams are one object in memory.
+  return {
+    ...parts,
+    sessions: parts.sessions as InMemorySessionStore,
+    delivery: parts.liveStreams as InMemoryDelivery,
+  };
 }
 
 let next = 0;
@@ -46,46 +51,46 @@ describe('InMemoryMcpBackend: ending a session is one operation every per-sessio
   });
 
   it('removes subscriptions, outbox and POST-stream logs in the same step as the record', async () => {
-    const { sessions, subscriptions, bus } = backend();
+    const { sessions, subscriptions, delivery, postStreams } = backend();
     const session = record();
     await sessions.create(session, 10);
     await subscriptions.subscribe(session.id, 'db://a');
-    await bus.resourceUpdated('db://a');
-    const post = bus.openPostStream(session.id, connection().conn);
+    await delivery.resourceUpdated('db://a');
+    const post = postStreams.open(session.id, connection().conn);
     post.send('{"n":1}');
 
     expect(await sessions.end(session.id, 'deleted')).toBe(true);
 
     expect(await subscriptions.count()).toBe(0);
-    expect(await bus.resourceUpdated('db://a')).toEqual({ sessions: 0, listeners: 0 });
-    expect(await bus.resumePostStream(session.id, 'p:x:1', connection().conn)).toBe('unknown');
-    expect(await bus.attach(session.id, connection().conn)).toBe(false);
-    expect(bus.holds(session.id)).toBe(false);
+    expect(await delivery.resourceUpdated('db://a')).toEqual({ sessions: 0, listeners: 0 });
+    expect(await postStreams.resume(session.id, 'p:x:1', connection().conn)).toBe('unknown');
+    expect(await delivery.attach(session.id, connection().conn)).toBe(false);
+    expect(delivery.holds(session.id)).toBe(false);
   });
 
   it('does not re-create delivery state for a session that ended between lookup and delivery', async () => {
-    const { sessions, bus } = backend();
+    const { sessions, delivery } = backend();
     const session = record();
     await sessions.create(session, 10);
     await sessions.end(session.id, 'expired');
 
     // A broadcast reaches only sessions with delivery state; none is created for the dead one.
-    expect(await bus.attach(session.id, connection().conn)).toBe(false);
-    expect(await bus.listChanged('tools')).toEqual({ sessions: 0, listeners: 0 });
+    expect(await delivery.attach(session.id, connection().conn)).toBe(false);
+    expect(await delivery.listChanged('tools')).toEqual({ sessions: 0, listeners: 0 });
   });
 
   it('keeps a POST stream of an ended session writing, without event ids and not resumable', async () => {
-    const { sessions, bus } = backend();
+    const { sessions, postStreams } = backend();
     const session = record();
     await sessions.create(session, 10);
     await sessions.end(session.id, 'deleted');
     const live = connection();
 
-    const post = bus.openPostStream(session.id, live.conn);
+    const post = postStreams.open(session.id, live.conn);
     post.send('{"n":1}');
 
     expect(live.sent).toEqual([{ message: { n: 1 }, eventId: undefined }]);
-    expect(await bus.resumePostStream(session.id, 'p:any:1', connection().conn)).toBe('unknown');
+    expect(await postStreams.resume(session.id, 'p:any:1', connection().conn)).toBe('unknown');
   });
 
   it('never lets concurrent creates pass the cap', async () => {
@@ -107,22 +112,22 @@ describe('InMemoryMcpBackend: ending a session is one operation every per-sessio
 
 describe('InMemoryMcpBackend: list changes across a resume', () => {
   it('replays a list change made while the stream was away to a client resuming with Last-Event-ID', async () => {
-    const { sessions, subscriptions, bus } = backend();
+    const { sessions, subscriptions, delivery } = backend();
     const session = record();
     await sessions.create(session, 10);
     await subscriptions.subscribe(session.id, 'db://a');
     const first = connection();
-    await bus.attach(session.id, first.conn);
-    await bus.resourceUpdated('db://a');
-    await bus.delivered();
+    await delivery.attach(session.id, first.conn);
+    await delivery.resourceUpdated('db://a');
+    await delivery.delivered();
     const lastSeen = first.sent.at(-1)!.eventId!;
-    bus.detach(session.id, first.conn);
+    delivery.detach(session.id, first.conn);
 
-    await bus.listChanged('tools');
-    await bus.resourceUpdated('db://a');
-    await bus.delivered();
+    await delivery.listChanged('tools');
+    await delivery.resourceUpdated('db://a');
+    await delivery.delivered();
     const resumed = connection();
-    await bus.attach(session.id, resumed.conn, lastSeen);
+    await delivery.attach(session.id, resumed.conn, lastSeen);
 
     expect(methods(resumed.sent)).toEqual([
       'notifications/tools/list_changed',
@@ -131,32 +136,32 @@ describe('InMemoryMcpBackend: list changes across a resume', () => {
   });
 
   it('coalesces a burst of the same list change while away into one', async () => {
-    const { sessions, bus } = backend();
+    const { sessions, delivery } = backend();
     const session = record();
     await sessions.create(session, 10);
     const first = connection();
-    await bus.attach(session.id, first.conn);
-    await bus.listChanged('resources');
-    await bus.delivered();
+    await delivery.attach(session.id, first.conn);
+    await delivery.listChanged('resources');
+    await delivery.delivered();
     const lastSeen = first.sent.at(-1)!.eventId!;
-    bus.detach(session.id, first.conn);
+    delivery.detach(session.id, first.conn);
 
-    for (let i = 0; i < 5; i++) await bus.listChanged('prompts');
-    await bus.delivered();
+    for (let i = 0; i < 5; i++) await delivery.listChanged('prompts');
+    await delivery.delivered();
     const resumed = connection();
-    await bus.attach(session.id, resumed.conn, lastSeen);
+    await delivery.attach(session.id, resumed.conn, lastSeen);
 
     expect(methods(resumed.sent)).toEqual(['notifications/prompts/list_changed']);
   });
 
   it('resyncs (updated for each subscription, then every list change) on an unknown id', async () => {
-    const { sessions, subscriptions, bus } = backend();
+    const { sessions, subscriptions, delivery } = backend();
     const session = record();
     await sessions.create(session, 10);
     await subscriptions.subscribe(session.id, 'db://a');
     const resumed = connection();
 
-    await bus.attach(session.id, resumed.conn, 'g:not-ours:4');
+    await delivery.attach(session.id, resumed.conn, 'g:not-ours:4');
 
     expect(methods(resumed.sent)).toEqual([
       'notifications/resources/updated db://a',
@@ -169,22 +174,26 @@ describe('InMemoryMcpBackend: list changes across a resume', () => {
 
 describe('InMemoryMcpBackend: delivery behind the notifying request', () => {
   it('counts the audience at once and writes to the streams on the next turn, in order', async () => {
-    const { sessions, subscriptions, bus } = backend();
+    const { sessions, subscriptions, delivery } = backend();
     const session = record();
     await sessions.create(session, 10);
     await subscriptions.subscribe(session.id, 'db://a');
     const stream = connection();
-    await bus.attach(session.id, stream.conn);
+    await delivery.attach(session.id, stream.conn);
     const listened: string[] = [];
-    bus.addListener({ resources: new Set(['db://a']), lists: new Set(), notify: (method) => listened.push(method) });
+    delivery.addListener({
+      resources: new Set(['db://a']),
+      lists: new Set(),
+      notify: (method) => listened.push(method),
+    });
 
-    expect(await bus.resourceUpdated('db://a')).toEqual({ sessions: 1, listeners: 1 });
-    await bus.listChanged('tools');
+    expect(await delivery.resourceUpdated('db://a')).toEqual({ sessions: 1, listeners: 1 });
+    await delivery.listChanged('tools');
     // Nothing written yet: the request that notified is answered first.
     expect(stream.sent).toEqual([]);
     expect(listened).toEqual([]);
 
-    await bus.delivered();
+    await delivery.delivered();
     expect(methods(stream.sent)).toEqual([
       'notifications/resources/updated db://a',
       'notifications/tools/list_changed',

@@ -1,20 +1,29 @@
 import type { McpBackend, McpBackendContext, McpBackendParts } from '../mcp-backend.interface.js';
-import { InMemoryNotificationBus } from './in-memory-notification.bus.js';
+import { InMemoryDelivery } from './in-memory-delivery.js';
+import { InMemoryPostStreams } from './in-memory-post-streams.js';
 import { InMemoryRequestStateNonces } from './in-memory-request-state-nonces.js';
 import { InMemorySessionStore } from './in-memory-session.store.js';
 import { InMemorySubscriptionStore } from './in-memory-subscription.store.js';
 
 /**
  * The default backend: sessions, subscriptions, delivery and the replay guard of request states
- * in this process, nothing to install. Sessions, subscriptions and delivery share one session
- * table, so ending a session clears all of them in one synchronous step.
+ * in this process, nothing to install. Every part keeps its per-session state under the one
+ * session table, so ending a session clears all of them in one synchronous step. Fan-out and
+ * live streams are one object: a notification reaches a session through its stream.
  * @publicApi
  */
 export class InMemoryMcpBackend implements McpBackend {
   connect({ options }: McpBackendContext): McpBackendParts {
     const sessions = new InMemorySessionStore();
     const subscriptions = new InMemorySubscriptionStore(sessions);
-    const bus = new InMemoryNotificationBus(options, sessions, subscriptions);
-    return { sessions, subscriptions, bus, requestStateNonces: new InMemoryRequestStateNonces() };
+    const delivery = new InMemoryDelivery(options, sessions, subscriptions);
+    return {
+      sessions,
+      subscriptions,
+      fanout: delivery,
+      liveStreams: delivery,
+      postStreams: new InMemoryPostStreams(options, sessions),
+      requestStateNonces: new InMemoryRequestStateNonces(),
+    };
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { McpConnection } from '../mcp-session.store.js';
-import type { McpPostStream, McpPostStreamResume } from '../mcp-notification.bus.js';
+import type { McpPostStream, McpPostStreamResume } from '../mcp-post-streams.js';
 
 interface LoggedEvent {
   readonly seq: number;
@@ -21,16 +21,20 @@ export function parsePostEventId(eventId: string): { streamId: string; seq: numb
  * The events of one POST's SSE answer (`p:<stream>:<n>` ids), the last `capacity` of them kept so
  * that a client whose connection dropped mid-call can resume with `GET` + `Last-Event-ID`: what
  * it missed is replayed, and what the call still sends (its response included) follows live.
+ * `onFinish` is told once, when the call finished the stream.
  */
 export class PostStream implements McpPostStream {
   readonly id = randomBytes(6).toString('base64url');
   private readonly events: LoggedEvent[] = [];
   private seq = 0;
   private done = false;
+  /** The target is a connection a resume gave the stream (not the POST's own). */
+  private resumed = false;
 
   constructor(
     private readonly capacity: number,
     private target: McpConnection | undefined,
+    private readonly onFinish?: () => void,
   ) {}
 
   get finished(): boolean {
@@ -45,8 +49,26 @@ export class PostStream implements McpPostStream {
   }
 
   finish(): void {
+    if (this.done) return;
     this.done = true;
+    this.end();
+    this.onFinish?.();
+  }
+
+  /** Closes the connection that carries the stream (its session ended); later events go nowhere. */
+  end(): void {
     this.target?.close();
+    this.target = undefined;
+  }
+
+  /**
+   * Graceful shutdown: a connection a resume gave the stream closes with a `retry:` hint; the
+   * events go on being kept, so the client resumes again. The POST's own connection is the
+   * transport's to close.
+   */
+  drain(retryMs: number): void {
+    if (!this.resumed) return;
+    this.target?.close(retryMs);
     this.target = undefined;
   }
 
@@ -64,7 +86,10 @@ export class PostStream implements McpPostStream {
     if (superseded && superseded !== connection) superseded.close();
     for (const event of this.events) if (event.seq > afterSeq) connection.send(event.json, this.eventId(event.seq));
     if (this.done) connection.close();
-    else this.target = connection;
+    else {
+      this.target = connection;
+      this.resumed = true;
+    }
     return 'resumed';
   }
 

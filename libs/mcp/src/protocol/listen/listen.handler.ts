@@ -1,5 +1,5 @@
 import { HttpException, Inject, Injectable } from '@nestjs/common';
-import type { McpListKind } from '../../backend/mcp-notification.bus.js';
+import type { McpListKind } from '../../backend/mcp-fanout.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpNotAcceptableException } from '../../errors/mcp-transport.exceptions.js';

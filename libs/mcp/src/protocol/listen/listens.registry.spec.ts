@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { InMemoryMcpBackend } from '../../backend/in-memory/in-memory.backend.js';
-import type { McpListener } from '../../backend/mcp-notification.bus.js';
+import type { McpListener } from '../../backend/mcp-fanout.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { McpListenQuotaExceededException, McpTooManyListensException } from '../../errors/mcp-modern.exceptions.js';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
@@ -10,8 +10,8 @@ const NOW = 1_700_000_000_000;
 
 function listensWith(options: { maxListens?: number; maxListensPerCaller?: number } = {}) {
   const resolved = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, ...options });
-  const bus = new InMemoryMcpBackend().connect({ options: resolved }).bus;
-  return { listens: new McpListens(resolved, bus), bus };
+  const fanout = new InMemoryMcpBackend().connect({ options: resolved }).fanout;
+  return { listens: new McpListens(resolved, fanout), fanout };
 }
 
 const listener = (): McpListener & { notify: jest.Mock } => ({
@@ -39,7 +39,7 @@ describe('McpListens', () => {
   });
 
   it('ends a listen, with its completion, when the token of its principal expires, and lets it go', async () => {
-    const { listens, bus } = listensWith();
+    const { listens, fanout } = listensWith();
     const open = listens.start(listener(), new AbortController().signal, {
       caller: 'p:alice',
       principal: principal(60_000),
@@ -53,7 +53,7 @@ describe('McpListens', () => {
     expect(ended).toBe(true);
     expect(listens.size).toBe(0);
     expect(listens.heldBy('p:alice')).toBe(0);
-    expect((await bus.resourceUpdated('a://1')).listeners).toBe(0);
+    expect((await fanout.resourceUpdated('a://1')).listeners).toBe(0);
   });
 
   it('stops the expiry timer of a listen the client drops', async () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { MCP_NOTIFICATION_BUS } from '../../backend/mcp-backend.tokens.js';
-import type { McpListener, McpNotificationBus } from '../../backend/mcp-notification.bus.js';
+import { MCP_FANOUT } from '../../backend/mcp-backend.tokens.js';
+import type { McpFanout, McpListener } from '../../backend/mcp-fanout.js';
 import { CallerSlots } from '../../auth/caller-slots.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import type { JsonRpcId } from '../../model/json-rpc.js';
@@ -31,7 +31,7 @@ export interface ListenOwner {
 
 /**
  * The `subscriptions/listen` streams of this instance: their caps (`maxListens`, and
- * `maxListensPerCaller` per caller), their registration with the notification bus, and their
+ * `maxListensPerCaller` per caller), their registration with the fan-out, and their
  * end. A listen the client drops (its signal aborts) is let go at once; one the server ends (its
  * access token expired, or a graceful shutdown) is answered with its completion result first.
  * Every end gives its places back and stops its expiry timer.
@@ -45,7 +45,7 @@ export class McpListens implements BeforeApplicationShutdown {
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
+    @Inject(MCP_FANOUT) private readonly fanout: McpFanout,
   ) {
     this.perCaller = new CallerSlots(options.maxListensPerCaller);
   }
@@ -75,7 +75,7 @@ export class McpListens implements BeforeApplicationShutdown {
     this.assertRoom(owner.caller);
     const release = this.perCaller.take(owner.caller);
     if (!release) throw new McpListenQuotaExceededException(this.options.maxListensPerCaller);
-    const remove = this.bus.addListener(listener);
+    const remove = this.fanout.addListener(listener);
     let expiry: { cancel(): void } | undefined;
     let finish!: () => void;
     const ended = new Promise<void>((resolve, reject) => {

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_NOTIFICATION_BUS } from '../../backend/mcp-backend.tokens.js';
-import type { McpNotificationBus, McpPostStream } from '../../backend/mcp-notification.bus.js';
+import { MCP_LIVE_STREAMS, MCP_POST_STREAMS } from '../../backend/mcp-backend.tokens.js';
+import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
+import type { McpPostStream, McpPostStreams } from '../../backend/mcp-post-streams.js';
 import type { McpSessionRecord } from '../../backend/mcp-session.store.js';
 import {
   McpMethodNotAllowedException,
@@ -62,7 +63,8 @@ export class McpHttpHandler {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
     private readonly sessions: McpSessionManager,
-    @Inject(MCP_NOTIFICATION_BUS) private readonly bus: McpNotificationBus,
+    @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
+    @Inject(MCP_POST_STREAMS) private readonly postStreams: McpPostStreams,
     private readonly originPolicy: McpOriginPolicy,
     private readonly errors: McpErrorMapper,
     private readonly classifier: McpInboundClassifier,
@@ -152,7 +154,7 @@ export class McpHttpHandler {
           return true;
         }
         // A JSON-only client can take related messages only on its GET stream.
-        return ctx.session !== undefined && this.bus.sendToSession(ctx.session.id, json);
+        return ctx.session !== undefined && this.liveStreams.send(ctx.session.id, json);
       },
     };
     const answer = await this.dispatcher.dispatch(inbound, ctx);
@@ -256,18 +258,18 @@ export class McpHttpHandler {
 
     if (lastEventId !== undefined) {
       // Resuming a POST answer: replay it and carry the rest of it (its response included).
-      const resumed = await this.bus.resumePostStream(session.id, lastEventId, connection);
+      const resumed = await this.postStreams.resume(session.id, lastEventId, connection);
       if (resumed === 'resumed') {
         if (connection.open()) this.eventStreams.endWithToken(stream, auth);
         return;
       }
       if (resumed === 'gap') throw new McpStreamHistoryLostException(lastEventId);
     }
-    stream.onClose(() => this.bus.detach(session.id, connection));
-    if (await this.bus.attach(session.id, connection, lastEventId)) {
+    stream.onClose(() => this.liveStreams.detach(session.id, connection));
+    if (await this.liveStreams.attach(session.id, connection, lastEventId)) {
       // Closed while it attached (the client left): its detach came first and found nothing,
       // so the session would stay held, and never idle, by a stream that is gone.
-      if (stream.closed) this.bus.detach(session.id, connection);
+      if (stream.closed) this.liveStreams.detach(session.id, connection);
       else if (connection.open()) this.eventStreams.endWithToken(stream, auth);
       return;
     }
@@ -344,7 +346,7 @@ export class McpHttpHandler {
     this.eventStreams.trackAnswer(stream, session?.id);
     const connection = new SseConnection(stream, session ? { 'MCP-Session-Id': session.id } : undefined);
     connection.open();
-    return this.bus.openPostStream(session?.id, connection);
+    return this.postStreams.open(session?.id, connection);
   }
 
   private writeJson(res: ServerResponse, answer: McpAnswer, session: McpSessionRecord | undefined): void {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
-import type { McpNotificationBus } from '../../backend/mcp-notification.bus.js';
+import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import type { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
 import type { McpInflightRequests } from '../../protocol/inflight-requests.js';
@@ -20,7 +20,7 @@ describe('ConnectionSession', () => {
       end: () => Promise.reject(new McpBackendUnavailableError('down')),
       resolve: async () => session,
     } as unknown as McpSessionManager;
-    const bus = { attach: async () => true, detach: () => undefined } as unknown as McpNotificationBus;
+    const liveStreams = { attach: async () => true, detach: () => undefined } as unknown as McpLiveStreams;
     const dispatcher = {
       dispatch: async (_payload: unknown, ctx: { session?: unknown }) => {
         ctx.session = session;
@@ -32,7 +32,7 @@ describe('ConnectionSession', () => {
         classifier,
         dispatcher,
         sessions,
-        bus,
+        liveStreams,
         errors: new McpErrorMapper(),
         inflight: { abortScope: () => undefined } as unknown as McpInflightRequests,
       },
@@ -64,7 +64,7 @@ describe('ConnectionSession', () => {
         classifier,
         dispatcher,
         sessions: {} as McpSessionManager,
-        bus: {} as McpNotificationBus,
+        liveStreams: {} as McpLiveStreams,
         errors: new McpErrorMapper(),
         inflight: { abortScope: () => undefined } as unknown as McpInflightRequests,
       },

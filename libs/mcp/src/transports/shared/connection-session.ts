@@ -1,5 +1,5 @@
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
-import type { McpNotificationBus } from '../../backend/mcp-notification.bus.js';
+import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import type { McpConnection, McpSessionRecord } from '../../backend/mcp-session.store.js';
 import { McpTooManyInFlightException } from '../../errors/mcp-transport.exceptions.js';
 import type { McpException } from '../../errors/mcp.exception.js';
@@ -20,7 +20,7 @@ export interface ConnectionSessionServices {
   readonly classifier: McpInboundClassifier;
   readonly dispatcher: McpDispatcher;
   readonly sessions: McpSessionManager;
-  readonly bus: McpNotificationBus;
+  readonly liveStreams: McpLiveStreams;
   readonly errors: McpErrorMapper;
   readonly inflight: McpInflightRequests;
 }
@@ -66,7 +66,7 @@ export class ConnectionSession {
     this.initializing = lookup
       .then(async (session) => {
         if (!session || this.closed) return;
-        if (await this.services.bus.attach(session.id, this.connection)) {
+        if (await this.services.liveStreams.attach(session.id, this.connection)) {
           this.session = session;
           this.joined = true;
         }
@@ -156,7 +156,7 @@ export class ConnectionSession {
 
   /** The session `initialize` just created becomes this connection's, unless it closed meanwhile. */
   private async adopt(session: McpSessionRecord): Promise<void> {
-    const attached = !this.closed && (await this.services.bus.attach(session.id, this.connection));
+    const attached = !this.closed && (await this.services.liveStreams.attach(session.id, this.connection));
     if (attached && !this.closed) this.session = session;
     else await this.services.sessions.end(session.id, 'closed');
   }
@@ -172,7 +172,7 @@ export class ConnectionSession {
     this.services.inflight.abortScope(this.id, 'The connection closed');
     const session = this.session;
     if (!session) return;
-    if (this.joined) this.services.bus.detach(session.id, this.connection);
+    if (this.joined) this.services.liveStreams.detach(session.id, this.connection);
     else {
       await this.services.sessions.end(session.id, 'closed').catch((error: unknown) => {
         this.services.errors.toException(error, `${this.transport} close`);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_NOTIFICATION_BUS } from '../../backend/mcp-backend.tokens.js';
-import type { McpNotificationBus } from '../../backend/mcp-notification.bus.js';
+import { MCP_LIVE_STREAMS } from '../../backend/mcp-backend.tokens.js';
+import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import type { McpConnection } from '../../backend/mcp-session.store.js';
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
@@ -22,11 +22,11 @@ export class ConnectionSessions {
     classifier: McpInboundClassifier,
     dispatcher: McpDispatcher,
     sessions: McpSessionManager,
-    @Inject(MCP_NOTIFICATION_BUS) bus: McpNotificationBus,
+    @Inject(MCP_LIVE_STREAMS) liveStreams: McpLiveStreams,
     errors: McpErrorMapper,
     inflight: McpInflightRequests,
   ) {
-    this.services = { classifier, dispatcher, sessions, bus, errors, inflight };
+    this.services = { classifier, dispatcher, sessions, liveStreams, errors, inflight };
   }
 
   /** The session manager, for transports that look a session up themselves. */

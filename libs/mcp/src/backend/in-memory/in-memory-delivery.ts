@@ -1,43 +1,30 @@
-import { redactSecrets } from '../../logging/redact.js';
 import { Logger } from '@nestjs/common';
 import type { McpBackendSettings } from '../mcp-backend.interface.js';
 import { DeliveryQueue } from '../delivery/delivery-queue.js';
 import { ListenerIndex } from '../delivery/listener-index.js';
 import { LIST_CHANGED_JSON, resourceUpdatedJson } from '../delivery/notification.messages.js';
-import type {
-  McpDeliveryReport,
-  McpListener,
-  McpListKind,
-  McpNotificationBus,
-  McpPostStream,
-  McpPostStreamResume,
-  McpSessionEndListener,
-} from '../mcp-notification.bus.js';
-import type { McpConnection, McpSessionEndReason } from '../mcp-session.store.js';
+import type { McpDeliveryReport, McpFanout, McpListener, McpListKind } from '../mcp-fanout.js';
+import type { McpLiveStreams } from '../mcp-live-streams.js';
+import type { McpConnection } from '../mcp-session.store.js';
 import type { InMemorySessionStore } from './in-memory-session.store.js';
 import type { InMemorySubscriptionStore } from './in-memory-subscription.store.js';
-import { parsePostEventId, PostStream } from './post-stream.js';
 import { SessionOutbox } from './session-outbox.js';
 
 /** How soon a client whose stream was drained by a shutdown should reconnect. */
 const DRAIN_RETRY_MS = 1_000;
-
-/** POST answers kept per session for resumption; older ones are forgotten. */
-const POST_STREAMS_PER_SESSION = 16;
 
 /** What this instance keeps for delivering to one session; created only while it lives. */
 interface SessionDelivery {
   readonly outbox: SessionOutbox;
   /** Keys of messages queued while the session had no live stream (coalesced: one each). */
   pending?: Set<string>;
-  /** Its resumable POST answers, oldest first. */
-  postStreams?: Map<string, PostStream>;
 }
 
 /**
- * The single-instance delivery owner: the live stream of each session, a bounded outbox per
- * session (replay on `Last-Event-ID`, resync on an unknown id) and the logs of its POST
- * answers. A message is serialized once, however many sessions it goes to.
+ * Fan-out and live streams in one process, on one state: the live stream of each session and a
+ * bounded outbox per session (replay on `Last-Event-ID`, resync on an unknown id), which every
+ * notification for the session goes through, and the modern listeners. A message is serialized
+ * once, however many sessions it goes to.
  *
  * Per-session state exists only while the session lives: it is created by a write that finds
  * the session alive and dropped inside the session store's `end`, in the same turn, so nothing
@@ -47,11 +34,10 @@ interface SessionDelivery {
  * hint); the outbox keeps the last `replayBufferSize` messages, so the client resumes where it
  * stopped. Memory per session is bounded by both caps.
  */
-export class InMemoryNotificationBus implements McpNotificationBus {
+export class InMemoryDelivery implements McpFanout, McpLiveStreams {
   private readonly logger = new Logger('McpDelivery');
   private readonly deliveries = new Map<string, SessionDelivery>();
   private readonly connections = new Map<string, McpConnection>();
-  private readonly endListeners: McpSessionEndListener[] = [];
   private readonly listeners = new ListenerIndex();
   private readonly queue = new DeliveryQueue((error) =>
     this.logger.error(`A delivery failed: ${error instanceof Error ? error.message : String(error)}`),
@@ -62,7 +48,7 @@ export class InMemoryNotificationBus implements McpNotificationBus {
     private readonly sessions: InMemorySessionStore,
     private readonly subscriptions: InMemorySubscriptionStore,
   ) {
-    sessions.onEnd((sessionId, reason) => this.ended(sessionId, reason));
+    sessions.clearOnEnd((sessionId) => this.ended(sessionId));
   }
 
   /** Counted now, delivered just after (the notifying request is answered first). */
@@ -136,38 +122,12 @@ export class InMemoryNotificationBus implements McpNotificationBus {
     return this.connections.has(sessionId);
   }
 
-  sendToSession(sessionId: string, json: string): boolean {
+  send(sessionId: string, json: string): boolean {
     return this.connections.get(sessionId)?.send(json) ?? false;
   }
 
   heldSessions(): Iterable<string> {
     return this.connections.keys();
-  }
-
-  openPostStream(sessionId: string | undefined, connection: McpConnection): McpPostStream {
-    const delivery = sessionId === undefined ? undefined : this.deliveryOf(sessionId);
-    // Without a live session (stateless, modern era, an ended session) nothing can resume it:
-    // it only writes, without event ids.
-    if (!delivery) return { send: (json) => void connection.send(json), finish: () => connection.close() };
-    const stream = new PostStream(this.options.replayBufferSize, connection);
-    const streams = (delivery.postStreams ??= new Map<string, PostStream>());
-    streams.set(stream.id, stream);
-    if (streams.size > POST_STREAMS_PER_SESSION) streams.delete(streams.keys().next().value!);
-    return stream;
-  }
-
-  async resumePostStream(
-    sessionId: string,
-    lastEventId: string,
-    connection: McpConnection,
-  ): Promise<McpPostStreamResume> {
-    const position = parsePostEventId(lastEventId);
-    const stream = position && this.deliveries.get(sessionId)?.postStreams?.get(position.streamId);
-    return stream ? stream.resume(connection, position.seq) : 'unknown';
-  }
-
-  onSessionEnded(listener: McpSessionEndListener): void {
-    this.endListeners.push(listener);
   }
 
   async drain(): Promise<void> {
@@ -208,22 +168,10 @@ export class InMemoryNotificationBus implements McpNotificationBus {
     return delivery;
   }
 
-  private ended(sessionId: string, reason: McpSessionEndReason): void {
+  private ended(sessionId: string): void {
     this.deliveries.delete(sessionId);
     const connection = this.connections.get(sessionId);
     this.connections.delete(sessionId);
     connection?.close();
-    const failed = (error: unknown) =>
-      this.logger.error(
-        redactSecrets(`A session end listener failed: ${error instanceof Error ? error.message : String(error)}`),
-      );
-    for (const listener of this.endListeners) {
-      try {
-        // A listener's failure, sync or async, never escapes into the code that ended the session.
-        void Promise.resolve(listener(sessionId, reason)).catch(failed);
-      } catch (error) {
-        failed(error);
-      }
-    }
   }
 }

@@ -7,19 +7,16 @@ import {
   resourceUpdatedJson,
   type McpConnection,
   type McpDeliveryReport,
+  type McpFanout,
   type McpListener,
   type McpListKind,
-  type McpNotificationBus,
-  type McpPostStream,
-  type McpPostStreamResume,
-  type McpSessionEndListener,
+  type McpLiveStreams,
 } from '@nest-mcp/server';
 import { inBatches } from './batches.js';
 import { GetStream, type ReplayedEvent, type StreamItem } from './get-stream.js';
 import type { LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
-import type { RedisPostStreams } from './redis-post-streams.js';
 import type { BusMessage, RedisPubSub } from './redis-pubsub.js';
 import type { RedisScripts } from './redis-scripts.js';
 import type { RemoteHolders } from './remote-holders.js';
@@ -39,8 +36,8 @@ const UPDATED_SUFFIX = '}}';
  */
 const GET_EVENT_ID = /^g:([A-Za-z0-9_-]{1,32})-(\d{1,15}):(\d{1,15})$/;
 
-/** What a bus needs to know about its deployment. */
-export interface RedisBusSettings {
+/** What delivery needs to know about its deployment. */
+export interface RedisDeliverySettings {
   /** Outbox entries kept per session (`replayBufferSize`). */
   readonly outboxLength: number;
   /** Entries kept in the shared notification log (`MAXLEN ~`). */
@@ -62,7 +59,8 @@ interface LogEntry {
 }
 
 /**
- * Delivery on Redis. A notification is appended once to the shared notification log and
+ * Fan-out and live streams on Redis, on one state (the streams this instance holds and its URI
+ * index of them). A notification is appended once to the shared notification log and
  * published once on the `bus` channel with its log sequence (constant work in Redis, whatever
  * its audience). Each instance keeps an index URI → the streams it holds whose sessions
  * subscribed to it (filled at attach, kept by `sub` messages from the subscribe scripts) and
@@ -77,7 +75,7 @@ interface LogEntry {
  * Redis no longer has (its `end` message lost) is found by the next heartbeat, or by that read,
  * and its end announced here: a stream outlives its session by one heartbeat at most.
  */
-export class RedisNotificationBus implements McpNotificationBus {
+export class RedisDelivery implements McpFanout, McpLiveStreams {
   private readonly logger = new Logger('McpRedis');
   private readonly held = new Map<string, GetStream>();
   /** URI → held streams whose sessions subscribed to it. */
@@ -101,8 +99,7 @@ export class RedisNotificationBus implements McpNotificationBus {
     private readonly pubsub: RedisPubSub,
     private readonly ends: SessionEnds,
     private readonly holders: RemoteHolders,
-    private readonly posts: RedisPostStreams,
-    private readonly settings: RedisBusSettings,
+    private readonly settings: RedisDeliverySettings,
   ) {
     this.me = scripts.instanceId;
     ends.listen((sessionId) => this.ended(sessionId));
@@ -215,7 +212,7 @@ export class RedisNotificationBus implements McpNotificationBus {
     return this.held.has(sessionId);
   }
 
-  sendToSession(sessionId: string, json: string): boolean {
+  send(sessionId: string, json: string): boolean {
     const stream = this.held.get(sessionId);
     if (stream) return stream.connection.send(json);
     // Held by another instance: through the outbox, which reaches it wherever it is.
@@ -230,25 +227,12 @@ export class RedisNotificationBus implements McpNotificationBus {
     return this.held.keys();
   }
 
-  openPostStream(sessionId: string | undefined, connection: McpConnection): McpPostStream {
-    return this.posts.open(sessionId, connection);
-  }
-
-  resumePostStream(sessionId: string, lastEventId: string, connection: McpConnection): Promise<McpPostStreamResume> {
-    return this.posts.resume(sessionId, lastEventId, connection);
-  }
-
-  onSessionEnded(listener: McpSessionEndListener): void {
-    this.ends.listen(listener);
-  }
-
   async drain(): Promise<void> {
     const open = [...this.held.entries()];
     this.held.clear();
     this.index.clear();
     this.syncing.clear();
     for (const [, stream] of open) stream.connection.close(DRAIN_RETRY_MS);
-    this.posts.drain(DRAIN_RETRY_MS);
     await this.releaseNow(open.map(([sessionId, stream]) => [sessionId, stream.holder])).catch((error: unknown) => {
       this.logger.warn(`Could not release the drained streams: ${describeError(error)}`);
     });
