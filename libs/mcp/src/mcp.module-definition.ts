@@ -10,6 +10,9 @@ import { MCP_LEGACY_SSE_PATHS, McpLegacySseHandler } from './transports/sse/mcp-
 import { MCP_STDIO_OPTIONS, McpStdioTransport } from './transports/stdio/mcp-stdio.transport.js';
 import { createMcpWsGatewayProviders } from './transports/ws/mcp-ws.gateway.js';
 import { McpWsHandler } from './transports/ws/mcp-ws.handler.js';
+import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
+import { MCP_TRANSPORTS, type McpTransport } from './transports/mcp-transport.interface.js';
+import { McpTransportsLifecycle } from './transports/mcp-transports.lifecycle.js';
 
 /** Adds the transports the extras ask for: controllers, gateway and providers. */
 function withTransports(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
@@ -43,6 +46,15 @@ function withTransports(definition: DynamicModule, extras: McpModuleExtras): Dyn
       McpStdioTransport,
     );
   }
+  // The transports served, started and stopped along one path.
+  const transports: Type<McpTransport>[] = [McpHttpHandler];
+  if (extras.sse) transports.push(McpLegacySseHandler);
+  if (extras.ws) transports.push(McpWsHandler);
+  if (extras.stdio) transports.push(McpStdioTransport);
+  providers.push(
+    { provide: MCP_TRANSPORTS, useFactory: (...served: McpTransport[]) => served, inject: transports },
+    McpTransportsLifecycle,
+  );
   return {
     ...definition,
     controllers: [...(definition.controllers ?? []), ...controllers],

@@ -40,13 +40,13 @@ describe('sessions bound to their principal', () => {
   let manager: McpSessionManager | undefined;
 
   afterEach(async () => {
-    await manager?.onApplicationShutdown();
+    manager?.onApplicationShutdown();
   });
 
   const start = (maxSessionsPerPrincipal?: number) => {
     const options = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, maxSessionsPerPrincipal });
     const parts = new InMemoryMcpBackend().connect({ options });
-    manager = new McpSessionManager(serializing(parts.sessions), parts.liveStreams, parts.postStreams, options);
+    manager = new McpSessionManager(serializing(parts.sessions), parts.liveStreams, options);
     manager.onModuleInit();
     return manager;
   };

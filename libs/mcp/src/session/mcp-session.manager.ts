@@ -1,15 +1,7 @@
 import { redactSecrets } from '../logging/redact.js';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationShutdown,
-  type OnModuleInit,
-} from '@nestjs/common';
-import { MCP_LIVE_STREAMS, MCP_POST_STREAMS, MCP_SESSION_STORE } from '../backend/mcp-backend.tokens.js';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { MCP_LIVE_STREAMS, MCP_SESSION_STORE } from '../backend/mcp-backend.tokens.js';
 import type { McpLiveStreams } from '../backend/mcp-live-streams.js';
-import type { McpPostStreams } from '../backend/mcp-post-streams.js';
 import type {
   McpSessionEndListener,
   McpSessionEndReason,
@@ -32,7 +24,7 @@ type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' |
  * of sessions belong to the backend's live streams and POST streams.
  */
 @Injectable()
-export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpSessions');
   private sweepTimer?: NodeJS.Timeout;
   private readonly quota = new SessionQuota();
@@ -40,7 +32,6 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
   constructor(
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
-    @Inject(MCP_POST_STREAMS) private readonly postStreams: McpPostStreams,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
   ) {}
 
@@ -56,18 +47,12 @@ export class McpSessionManager implements OnModuleInit, BeforeApplicationShutdow
   }
 
   /**
-   * Streams close before the HTTP server does: Nest waits for open connections when it closes
-   * the server, and an SSE stream would hold it open forever. Sessions are not ended: a deploy
-   * must not delete them (their clients resume elsewhere with `Last-Event-ID`).
+   * The sweep stops with the application. (Its streams close along the transports' one shutdown
+   * path; sessions are not ended: a deploy must not delete them.)
    */
-  async beforeApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
-    await Promise.all([this.liveStreams.drain(), this.postStreams.drain()]);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.beforeApplicationShutdown();
   }
 
   /** Registers a listener for session ends (DELETE, expiry, a closed connection). */

@@ -90,7 +90,7 @@ describe('McpListens', () => {
     const { listens } = listensWith({ maxListensPerCaller: 1 });
     const opened = [1, 2, 3].map(() => listens.start(listener(), new AbortController().signal, {}));
     expect(listens.size).toBe(3);
-    await listens.beforeApplicationShutdown();
+    await listens.endAll();
     await Promise.all(opened.map((open) => open.ended));
     expect(listens.size).toBe(0);
     expect(jest.getTimerCount()).toBe(0);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { MCP_FANOUT } from '../../backend/mcp-backend.tokens.js';
 import type { McpFanout, McpListener } from '../../backend/mcp-fanout.js';
 import { CallerSlots } from '../../auth/caller-slots.js';
@@ -37,7 +37,7 @@ export interface ListenOwner {
  * Every end gives its places back and stops its expiry timer.
  */
 @Injectable()
-export class McpListens implements BeforeApplicationShutdown {
+export class McpListens {
   private readonly open = new Set<() => void>();
   private readonly perCaller: CallerSlots;
   /** Listens a caller can cancel by request id, by `caller` and id. */
@@ -144,10 +144,6 @@ export class McpListens implements BeforeApplicationShutdown {
   async endAll(): Promise<void> {
     for (const end of [...this.open]) end();
     await new Promise((resolve) => setImmediate(resolve));
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.endAll();
   }
 }
 

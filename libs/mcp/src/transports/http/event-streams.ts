@@ -1,11 +1,10 @@
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { CallerSlots } from '../../auth/caller-slots.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
 import { McpStreamQuotaExceededException } from '../../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import { McpListens } from '../../protocol/listen/listens.registry.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { SseStream } from './sse.stream.js';
 
@@ -26,7 +25,7 @@ const SHUTDOWN_RETRY_MS = 1_000;
  * gives its place back and stops its timer.
  */
 @Injectable()
-export class McpEventStreams implements OnModuleInit, BeforeApplicationShutdown {
+export class McpEventStreams implements OnModuleInit {
   private readonly perCaller: CallerSlots;
   /** Open POST answer streams, by session (`''`: no session). */
   private readonly answers = new Map<string, Set<SseStream>>();
@@ -34,7 +33,6 @@ export class McpEventStreams implements OnModuleInit, BeforeApplicationShutdown 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly sessions: McpSessionManager,
-    private readonly listens: McpListens,
   ) {
     this.perCaller = new CallerSlots(options.maxStreamsPerCaller);
   }
@@ -92,11 +90,10 @@ export class McpEventStreams implements OnModuleInit, BeforeApplicationShutdown 
   }
 
   /**
-   * Answer streams close before the HTTP server does, which would otherwise wait for them; the
-   * listens among them are answered with their completion result first.
+   * At shutdown (after the listens among them were answered): answer streams close before the
+   * HTTP server does, which would otherwise wait for them.
    */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.listens.endAll();
+  drain(): void {
     for (const sessionId of [...this.answers.keys()]) this.closeAnswers(sessionId, SHUTDOWN_RETRY_MS);
   }
 

@@ -43,6 +43,7 @@ import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from './event-streams.js';
+import type { McpTransport } from '../mcp-transport.interface.js';
 
 const ALLOW_ALL = 'GET, POST, DELETE';
 const ALLOW_STATELESS = 'POST';
@@ -58,7 +59,7 @@ const BROWSER_HINT =
  * every rejection is an exception from errors/mcp-transport.exceptions.ts.
  */
 @Injectable()
-export class McpHttpHandler {
+export class McpHttpHandler implements McpTransport {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
@@ -71,6 +72,13 @@ export class McpHttpHandler {
     private readonly authenticator: McpAuthenticator,
     private readonly eventStreams: McpEventStreams,
   ) {}
+
+  /** At shutdown: the POST answer streams close (the GET streams are the backend's). */
+  drain(): void {
+    this.eventStreams.drain();
+  }
+
+  close(): void {}
 
   /**
    * Runs before any framework body parser: refuses foreign origins and oversized bodies

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_RESOLVED_OPTIONS, MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
@@ -28,6 +28,7 @@ import { requestPrincipal } from '../../auth/request-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from '../http/event-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
+import type { McpTransport } from '../mcp-transport.interface.js';
 
 /** DI token of the legacy transport's paths (from the module extras). */
 export const MCP_LEGACY_SSE_PATHS = Symbol('MCP_LEGACY_SSE_PATHS');
@@ -56,7 +57,7 @@ interface LegacyStream {
  * against `maxStreamsPerCaller`.
  */
 @Injectable()
-export class McpLegacySseHandler implements BeforeApplicationShutdown {
+export class McpLegacySseHandler implements McpTransport {
   /** Keyed by the stream id in the endpoint URL (not the MCP session id). */
   private readonly streams = new Map<string, LegacyStream>();
 
@@ -146,10 +147,12 @@ export class McpLegacySseHandler implements BeforeApplicationShutdown {
   }
 
   /** Streams close before the HTTP server does, which would otherwise wait for them. */
-  beforeApplicationShutdown(): void {
+  drain(): void {
     for (const { connection } of this.streams.values()) connection.close();
     this.streams.clear();
   }
+
+  close(): void {}
 }
 
 const streamIdOf = (url: string | undefined): string => {

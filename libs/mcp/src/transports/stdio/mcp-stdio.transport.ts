@@ -1,5 +1,6 @@
 import { redactSecrets } from '../../logging/redact.js';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { McpTransport } from '../mcp-transport.interface.js';
 import type { Readable, Writable } from 'node:stream';
 import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
@@ -29,7 +30,7 @@ export const MCP_STDIO_OPTIONS = Symbol('MCP_STDIO_OPTIONS');
  * Starts when the application boots; `finished` resolves when stdin ends.
  */
 @Injectable()
-export class McpStdioTransport implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpStdioTransport implements McpTransport {
   private readonly logger = new Logger('McpStdio');
   private readonly input: Readable;
   private readonly output: Writable;
@@ -51,7 +52,7 @@ export class McpStdioTransport implements OnApplicationBootstrap, OnApplicationS
     this.connection = new StdioConnection(this.output, moduleOptions.maxStreamBufferBytes);
   }
 
-  onApplicationBootstrap(): void {
+  start(): void {
     // Answers go through StdioConnection.answer: past the output cap only what the server starts
     // itself may be dropped, never the answer a client waits for.
     const session = this.connections.open('stdio', this.connection, { transport: 'stdio' }, undefined, (json) =>
@@ -82,7 +83,10 @@ export class McpStdioTransport implements OnApplicationBootstrap, OnApplicationS
     });
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** The one client's session is the connection: it stays until the process ends. */
+  drain(): void {}
+
+  async close(): Promise<void> {
     await this.session?.close();
     this.input.pause();
   }

@@ -1,5 +1,6 @@
 import { redactSecrets } from '../../logging/redact.js';
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { McpTransport } from '../mcp-transport.interface.js';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { SESSION_ID_HEADER, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
@@ -44,7 +45,7 @@ export const WS_CLOSE_UNSUPPORTED_DATA = 1003;
  * dispatch. The socket is the session; ping/pong drops dead peers.
  */
 @Injectable()
-export class McpWsHandler implements OnApplicationShutdown {
+export class McpWsHandler implements McpTransport {
   private readonly logger = new Logger('McpWs');
   private readonly heartbeats = new Set<NodeJS.Timeout>();
 
@@ -86,7 +87,10 @@ export class McpWsHandler implements OnApplicationShutdown {
     socket.on('message', (data, isBinary) => void this.onMessage(socket, session, data, isBinary));
   }
 
-  onApplicationShutdown(): void {
+  /** A socket that carries a session closes with the backend's streams (it is the session's stream); the server closes the rest. */
+  drain(): void {}
+
+  close(): void {
     for (const timer of this.heartbeats) clearInterval(timer);
     this.heartbeats.clear();
   }
