@@ -9,6 +9,7 @@ import { principalBinding } from '../../model/mcp-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpAppsPolicy } from '../../apps/mcp-apps.policy.js';
 
 type CapabilitySource = () => Record<string, unknown>;
 
@@ -21,6 +22,7 @@ export class LifecycleHandler implements McpMethodGroup {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly sessions: McpSessionManager,
+    private readonly apps: McpAppsPolicy,
   ) {
     this.serverInfo = Object.fromEntries(Object.entries(options.serverInfo).filter(([, v]) => v !== undefined));
   }
@@ -68,7 +70,7 @@ export class LifecycleHandler implements McpMethodGroup {
     }
     const result: Record<string, unknown> = {
       protocolVersion,
-      capabilities: this.capabilities(),
+      capabilities: this.apps.advertise(this.capabilities()),
       serverInfo: this.serverInfo,
     };
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions;

@@ -10,6 +10,7 @@ import { withCacheHints } from '../../model/cache-hints.js';
 import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import { McpAppsPolicy } from '../../apps/mcp-apps.policy.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read`. */
 @Injectable()
@@ -20,6 +21,7 @@ export class ResourcesHandler implements McpMethodGroup {
     private readonly templates: McpResourceTemplateRegistry,
     private readonly resolver: McpResourceResolver,
     private readonly access: McpAccessPolicy,
+    private readonly apps: McpAppsPolicy,
   ) {}
 
   methods(): Record<string, McpMethodFn> {
@@ -40,7 +42,8 @@ export class ResourcesHandler implements McpMethodGroup {
   }
 
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
-    const page = this.resources.page(params.cursor, this.options.pageSize, this.access.visibleTo(ctx));
+    const shown = this.apps.resourcesShownTo(ctx, this.access.visibleTo(ctx));
+    const page = this.resources.page(params.cursor, this.options.pageSize, shown);
     return this.access.privateFor(listResult('resources', page), ctx);
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MODERN_PROTOCOL_VERSIONS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
+import { McpAppsPolicy } from '../../apps/mcp-apps.policy.js';
 
 type CapabilitySource = () => Record<string, unknown>;
 
@@ -14,7 +15,10 @@ type CapabilitySource = () => Record<string, unknown>;
 export class DiscoverHandler implements McpMethodGroup {
   private capabilities: CapabilitySource = () => ({});
 
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions) {}
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly apps: McpAppsPolicy,
+  ) {}
 
   /** The dispatcher tells it how to compute the modern capabilities (they depend on what is registered). */
   useCapabilities(source: CapabilitySource): void {
@@ -28,7 +32,7 @@ export class DiscoverHandler implements McpMethodGroup {
   private discover(): Record<string, unknown> {
     const result: Record<string, unknown> = {
       supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
-      capabilities: this.capabilities(),
+      capabilities: this.apps.advertise(this.capabilities()),
     };
     if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
     return result;
