@@ -1,6 +1,7 @@
 // Builds the reference gateway when dist/src/main.js is missing or older than one of its
 // sources, so that `npm start` works on a fresh clone and stays fast afterwards. The build is
-// `nest build`, or the command given as arguments (the tests pass a stand-in).
+// `nest build`, or the command given as arguments (the tests pass a stand-in). Then bundles its
+// MCP Apps whose bundle (dist-apps/) is missing or stale (see scripts/apps.mjs).
 //
 // Sources are the files under src/ and libs/*/src/ plus the build's configuration; build output
 // (dist/, libs/*/dist/ written by `npm run build`) is not, so a start right after
@@ -9,6 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bundleStaleApps } from './apps.mjs';
 
 const ENTRY = join('dist', 'src', 'main.js');
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
@@ -88,6 +90,7 @@ try {
     // The build's output goes to stderr: in stdio mode stdout carries JSON-RPC only.
     execFileSync(command, args, { stdio: ['ignore', process.stderr, 'inherit'] });
   }
+  for (const file of await bundleStaleApps(process.cwd())) console.error(`Bundled ${file}`);
 } finally {
   rmSync(LOCK, { recursive: true, force: true });
 }
