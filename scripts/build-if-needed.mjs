@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundleStaleApps } from './apps.mjs';
+import { APPS, bundleStaleApps } from './apps.mjs';
 
 const ENTRY = join('dist', 'src', 'main.js');
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
@@ -22,10 +22,14 @@ const [command, ...args] =
     ? process.argv.slice(2)
     : [process.execPath, join('node_modules', '@nestjs', 'cli', 'bin', 'nest.js'), 'build'];
 
+// The apps' browser sources are bundled on their own (below), not compiled by nest build.
+const APP_DIRS = new Set(APPS.map((app) => app.dir));
+
 const newestIn = (dir) => {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
+    if (APP_DIRS.has(path)) continue;
     const time = entry.isDirectory() ? newestIn(path) : statSync(path).mtimeMs;
     if (time > newest) newest = time;
   }
