@@ -262,6 +262,51 @@ describe('MCP Apps', () => {
       }
     });
 
+    it('takes the wire’s own _meta.ui (and the flat ui/resourceUri) in place of the ui option', async () => {
+      @Injectable()
+      class WireStyle {
+        @McpResource({ uri: 'ui://wire', _meta: { ui: { prefersBorder: true }, 'example.com/x': 1 } })
+        html() {
+          return HTML;
+        }
+
+        @McpTool({
+          name: 'wire.app',
+          description: 'app only',
+          _meta: { ui: { resourceUri: 'ui://wire', visibility: ['app'] } },
+        })
+        app() {}
+
+        @McpTool({ name: 'wire.flat', description: 'the flat key', _meta: { 'ui/resourceUri': 'ui://wire' } })
+        flat() {}
+      }
+      const client = await McpTestClient.create({ providers: [WireStyle] });
+      try {
+        const declaring = { _meta: modern({ extensions: APPS }) };
+        const tools = await client.result('tools/list', declaring);
+        expect(toolNamed(tools, 'wire.app')?._meta).toEqual({
+          ui: { resourceUri: 'ui://wire', visibility: ['app'] },
+          'ui/resourceUri': 'ui://wire',
+        });
+        expect(toolNamed(tools, 'wire.flat')?._meta).toEqual({
+          ui: { resourceUri: 'ui://wire' },
+          'ui/resourceUri': 'ui://wire',
+        });
+        expect(toolNames(await client.result('tools/list', { _meta: modern({}) }))).toEqual(['wire.flat']);
+        const resources = await client.result('resources/list', declaring);
+        expect(resources.resources).toEqual([
+          {
+            uri: 'ui://wire',
+            name: 'ui://wire',
+            mimeType: MIME,
+            _meta: { ui: { prefersBorder: true }, 'example.com/x': 1 },
+          },
+        ]);
+      } finally {
+        await client.close();
+      }
+    });
+
     it('registers one at runtime like a declared one, and tells subscribers when it is replaced', async () => {
       const client = await McpTestClient.create({ providers: [BoardTools, RuntimeBoard] });
       try {
