@@ -24,7 +24,7 @@ import { until } from '../support/until.js';
 
 const BOARD = 'ui://notes/board';
 const MIME = 'text/html;profile=mcp-app';
-/** Bounds each wait for the board to show something (a loaded 2-core machine renders slowly). */
+/** Bounds each wait for the board to show something (a loaded 2-core machine renders slowly); the tests that wait several times get 90 s in all. */
 const WAIT_MS = 15_000;
 
 let browser: Browser;
@@ -119,7 +119,7 @@ describe('the gateway’s notes board (@McpApp) in Chromium', () => {
     } finally {
       await other.close();
     }
-  });
+  }, 90_000);
 
   it('renders the view under the resource’s CSP, in an opaque origin that cannot reach the server', async () => {
     const policy = await host.sandbox.locator('body').getAttribute('data-csp');
@@ -181,5 +181,5 @@ describe('the notes board registered at runtime (McpResourceService) in Chromium
     await host.view.getByRole('heading', { name: 'Notes, restyled' }).waitFor({ timeout: WAIT_MS });
     await notes.filter({ hasText: 'Created on the server' }).waitFor({ timeout: WAIT_MS });
     expect(host.pageErrors).toEqual([]);
-  });
+  }, 90_000);
 });
