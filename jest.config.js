@@ -19,6 +19,7 @@ const shared = {
 
 /** The e2e specs that drive the reference gateway (startGateway), run again on Redis. */
 const REDIS_E2E = [
+  'apps-browser',
   'notes',
   'runtime-resources',
   'sdk-client',

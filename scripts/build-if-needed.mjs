@@ -1,6 +1,7 @@
 // Builds the reference gateway when dist/src/main.js is missing or older than one of its
 // sources, so that `npm start` works on a fresh clone and stays fast afterwards. The build is
-// `nest build`, or the command given as arguments (the tests pass a stand-in).
+// `nest build`, or the command given as arguments (the tests pass a stand-in). Then bundles its
+// MCP Apps whose bundle (dist-apps/) is missing or stale (see scripts/apps.mjs).
 //
 // Sources are the files under src/ and libs/*/src/ plus the build's configuration; build output
 // (dist/, libs/*/dist/ written by `npm run build`) is not, so a start right after
@@ -9,6 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { APPS, bundleStaleApps } from './apps.mjs';
 
 const ENTRY = join('dist', 'src', 'main.js');
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
@@ -20,10 +22,14 @@ const [command, ...args] =
     ? process.argv.slice(2)
     : [process.execPath, join('node_modules', '@nestjs', 'cli', 'bin', 'nest.js'), 'build'];
 
+// The apps' browser sources are bundled on their own (below), not compiled by nest build.
+const APP_DIRS = new Set(APPS.map((app) => app.dir));
+
 const newestIn = (dir) => {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
+    if (APP_DIRS.has(path)) continue;
     const time = entry.isDirectory() ? newestIn(path) : statSync(path).mtimeMs;
     if (time > newest) newest = time;
   }
@@ -88,6 +94,7 @@ try {
     // The build's output goes to stderr: in stdio mode stdout carries JSON-RPC only.
     execFileSync(command, args, { stdio: ['ignore', process.stderr, 'inherit'] });
   }
+  for (const file of await bundleStaleApps(process.cwd())) console.error(`Bundled ${file}`);
 } finally {
   rmSync(LOCK, { recursive: true, force: true });
 }

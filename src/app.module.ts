@@ -17,6 +17,9 @@ import { InMemoryNotesStore, NotesStore } from './notes/notes.store.js';
 import { RedisNotesStore } from './notes/redis-notes.store.js';
 import { NotesSummaryTools } from './notes/notes-summary.tools.js';
 import { NotesTools } from './notes/notes.tools.js';
+import { NotesPublisher } from './notes/notes.publisher.js';
+import { NotesBoardApp } from './notes/board/notes-board.app.js';
+import { NotesBoardTools } from './notes/board/notes-board.tools.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './gateway.info.js';
 
@@ -35,7 +38,7 @@ export class AppModule {
             description: 'The reference gateway of the NestJS MCP library',
           },
           instructions:
-            'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm), notes.summarize (asks the client to sample). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
+            'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm), notes.summarize (asks the client to sample), notes.board (shows the notes board, an MCP App, in hosts that render apps). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
           protocolVersion: config.protocolVersion,
           protocol: config.protocolEras,
           requestStateKeys: config.requestStateKeys,
@@ -63,10 +66,13 @@ export class AppModule {
         DemoResources,
         DemoPrompts,
         notesStoreFor(config),
+        NotesPublisher,
         NotesTools,
         NotesSummaryTools,
         NotesResources,
         NotesPrompts,
+        NotesBoardApp,
+        NotesBoardTools,
       ],
     };
   }

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import {
   McpArgs,
   McpCtx,
-  McpInvalidParamsException,
   McpResourceService,
   McpTool,
   RequireScopes,
@@ -14,7 +13,9 @@ import {
 import { clientCannotAnswer } from './client-input.js';
 import { CreateNoteInput, CreateNoteOutput, DeleteNoteInput, UpdateNoteInput, UpdateNoteOutput } from './notes.dto.js';
 import { NOTES_URI } from './notes.resources.js';
-import { noteUri, NotesStore, type Note } from './notes.store.js';
+import { noteUri, NotesStore } from './notes.store.js';
+import { NotesPublisher } from './notes.publisher.js';
+import { NOTES_BOARD_URI } from './board/notes-board.app.js';
 
 /** Tools that change notes, and tell exactly the interested sessions about it. They need `notes:write`. */
 @RequireScopes('notes:write')
@@ -24,6 +25,7 @@ export class NotesTools {
     private readonly store: NotesStore,
     private readonly resources: McpResourceService,
     private readonly notifications: ResourceNotificationService,
+    private readonly publisher: NotesPublisher,
   ) {}
 
   @McpTool({
@@ -32,18 +34,11 @@ export class NotesTools {
     description: 'Creates a note and publishes it as the resource db://notes/<id>.',
     input: CreateNoteInput,
     output: CreateNoteOutput,
+    // Hosts with MCP Apps show the notes board, with the new note on it.
+    ui: { resourceUri: NOTES_BOARD_URI },
   })
-  async create(@McpArgs() { title, body }: CreateNoteInput): Promise<CreateNoteOutput> {
-    const note = await this.store.create(title, body);
-    const uri = noteUri(note.id);
-    this.resources.register(uri, () => this.read(note.id), {
-      name: title,
-      description: `The note '${title}'`,
-      mimeType: 'application/json',
-      requiredScopes: ['notes:read'],
-    });
-    await this.notifications.notifyResourceUpdated(NOTES_URI);
-    return { id: note.id, uri };
+  create(@McpArgs() { title, body }: CreateNoteInput): Promise<CreateNoteOutput> {
+    return this.publisher.create(title, body);
   }
 
   @McpTool({
@@ -117,11 +112,5 @@ export class NotesTools {
     }
     await this.notifications.notifyResourceUpdated(NOTES_URI);
     return { deleted, confirmed: true };
-  }
-
-  private async read(id: string): Promise<Note> {
-    const note = await this.store.get(id);
-    if (!note) throw new McpInvalidParamsException(`Note '${id}' was deleted`);
-    return note;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * scripts/build-if-needed.mjs (the `prestart` of `npm start`) in a scratch project, with a
  * stand-in build command that records each run: it builds when the output is missing or older
- * than a source, ignores build output (libs/x/dist), and two runs at once build once.
+ * than a source, ignores build output (libs/x/dist), and two runs at once build once. It also
+ * bundles the gateway's MCP Apps (scripts/apps.mjs) when their bundle is missing or stale.
  */
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -116,6 +117,23 @@ describe('scripts/build-if-needed.mjs', () => {
     expect(await first.exited).toBe(0);
     expect(await second.exited).toBe(0);
     expect(builds()).toBe(1);
+  });
+
+  it('bundles an MCP App when its bundle is missing or older than its sources, without building the gateway for it', async () => {
+    file('src/notes/board/ui/index.html', '<!DOCTYPE html><html><body><!-- app-script --></body></html>');
+    file('src/notes/board/ui/main.ts', "document.title = 'first';");
+    for (const path of ['src/notes/board/ui/index.html', 'src/notes/board/ui/main.ts']) touch(path, -60);
+    const bundle = () => readFileSync(join(project, 'dist-apps', 'notes-board.html'), 'utf8');
+
+    expect(await run().exited).toBe(0);
+    expect(builds()).toBe(1);
+    expect(bundle()).toContain('<script type="module">document.title="first";');
+
+    file('src/notes/board/ui/main.ts', "document.title = 'second';");
+    touch('src/notes/board/ui/main.ts', 60);
+    expect(await run().exited).toBe(0);
+    expect(builds()).toBe(1);
+    expect(bundle()).toContain('document.title="second";');
   });
 
   it('takes over the lock of a process that died while building', async () => {

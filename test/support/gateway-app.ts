@@ -2,12 +2,15 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { WsAdapter } from '@nestjs/platform-ws';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { McpLiveStreams } from '@app/mcp';
 import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { AppModule } from '../../src/app.module.js';
 import { loadGatewayConfig, portOf } from '../../src/gateway.config.js';
+import { PROJECT_ROOT } from './stdio-client.js';
 
 export interface RunningGateway {
   app: INestApplication;
@@ -40,6 +43,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ru
       close: () => cluster.close(),
     };
   }
+  await bundleGatewayApps();
   const redis = process.env.MCP_E2E_REDIS_URL
     ? { REDIS_URL: process.env.MCP_E2E_REDIS_URL, MCP_REDIS_KEY_PREFIX: `e2e-${randomBytes(5).toString('hex')}:` }
     : {};
@@ -59,10 +63,33 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ru
   };
 }
 
+let appsBundled: Promise<void> | undefined;
+
+/**
+ * Bundles the gateway's MCP Apps when their bundle (dist-apps/) is missing or stale, once per
+ * test file: the notes board reads its HTML when the gateway starts. The built gateway gets them
+ * from `buildGatewayIfNeeded()` instead.
+ */
+export function bundleGatewayApps(): Promise<void> {
+  appsBundled ??= new Promise<void>((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [join(PROJECT_ROOT, 'scripts', 'build-apps.mjs'), '--if-stale'],
+      { cwd: PROJECT_ROOT, timeout: 120_000 },
+      (error, _stdout, stderr) => {
+        if (error) reject(new Error(`bundling the gateway's apps failed: ${error.message}\n${stderr}`));
+        else resolve();
+      },
+    );
+  });
+  return appsBundled;
+}
+
 /**
  * The capabilities the reference gateway declares in `initialize`, exactly (sessions on): every
  * feature it serves, each with the sub-keys the library sets. `completions` is there because its
- * prompts and templates have completers; `logging` is always offered.
+ * prompts and templates have completers; `logging` is always offered; the MCP Apps extension
+ * because of its notes board.
  */
 export const GATEWAY_CAPABILITIES = {
   tools: { listChanged: true },
@@ -70,4 +97,5 @@ export const GATEWAY_CAPABILITIES = {
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  extensions: { 'io.modelcontextprotocol/ui': {} },
 };

@@ -85,6 +85,11 @@ export {
   resourceUpdatedJson,
 } from './backend/delivery/notification.messages.js';
 
+// MCP Apps (the `io.modelcontextprotocol/ui` extension, docs/apps.md): `@McpApp` comes with the
+// decorators above; these are its options, the extension's identifier and its MIME type.
+export { MCP_APPS_EXTENSION, MCP_APP_MIME_TYPE } from './apps/mcp-apps.constants.js';
+export type * from './interfaces/mcp-app-options.interface.js';
+
 // Transports that need a helper
 export { runMcpStdio } from './transports/stdio/run-mcp-stdio.js';
 export { StderrLogger } from './transports/stdio/stderr.logger.js';

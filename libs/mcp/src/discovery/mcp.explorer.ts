@@ -4,7 +4,7 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { McpPromptRegistry } from '../registry/mcp-prompt.registry.js';
-import { McpResourceRegistry, buildResourceDescriptor } from '../registry/mcp-resource.registry.js';
+import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
 import { compileOutputSchema, compileSchema } from '../schema/index.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
@@ -27,10 +27,17 @@ import { buildTemplateEntry } from '../resources/template-entry.js';
 import type { McpToolHookHandler } from '../hooks/mcp-tool-hook.interface.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { requiredScopesOf } from '../auth/required-scopes.js';
+import type { McpAppOptions } from '../interfaces/mcp-app-options.interface.js';
+import { withToolUi } from '../apps/tool-ui.js';
+import { appHtmlHandler } from '../apps/app-html.js';
+import { isUiUri } from '../apps/mcp-apps.constants.js';
+import { UI_OUTSIDE_UI_SCHEME } from '../apps/mcp-apps.messages.js';
+import { buildResourceEntry } from '../resources/resource-entry.js';
 
 /**
- * Finds `@McpTool`, `@McpResource` and `@McpPrompt` methods on every provider and controller
- * once, at startup, and fills the registries. Definition errors fail `app.init()`.
+ * Finds `@McpTool`, `@McpResource` and `@McpPrompt` methods, and `@McpApp` classes, on every
+ * provider and controller once, at startup, and fills the registries. Definition errors fail
+ * `app.init()`.
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {
@@ -55,6 +62,7 @@ export class McpExplorer implements OnModuleInit {
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown> | null;
       if (!prototype) continue;
       if (this.accessor.isToolHook(prototype.constructor)) this.hooks.add(instance as McpToolHookHandler);
+      for (const app of this.accessor.getApps(prototype.constructor)) await this.addApp(wrapper, app);
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         await this.explore(wrapper, prototype[methodName], methodName);
       }
@@ -88,9 +96,11 @@ export class McpExplorer implements OnModuleInit {
     });
     const output = options.output ? await compileOutputSchema(options.output, `${source} (output)`) : undefined;
     const headers = toolHeaderParams(input.jsonSchema, options.headerParams, source);
+    const { descriptor, ui } = withToolUi(options, buildToolDescriptor(options, headers.schema, output), source);
     this.tools.register({
       name: options.name,
-      descriptor: buildToolDescriptor(options, headers.schema, output),
+      descriptor,
+      ui,
       input,
       output,
       handler: this.handlerFactory.create(wrapper, methodName),
@@ -122,15 +132,18 @@ export class McpExplorer implements OnModuleInit {
       return;
     }
     const { uri, uriTemplate: _template, ...metadata } = options;
-    this.resources.register({
-      uri: uri ?? '',
-      descriptor: buildResourceDescriptor(uri ?? '', metadata),
-      mimeType: metadata.mimeType,
-      handler,
-      source,
-      cache: metadata.cache,
-      requiredScopes,
-    });
+    this.resources.register({ ...buildResourceEntry(uri ?? '', metadata, handler, source), requiredScopes });
+  }
+
+  /** An `@McpApp` of a class: a UI resource served from its html, under the class's `@RequireScopes()`. */
+  private async addApp(wrapper: InstanceWrapper, app: McpAppOptions) {
+    const classRef = (wrapper.instance as object).constructor;
+    const source = `${classRef.name} (@McpApp '${String(app.uri)}')`;
+    const { uri, html, ...metadata } = app;
+    if (!isUiUri(uri)) throw new McpDefinitionError(UI_OUTSIDE_UI_SCHEME(String(uri), source));
+    const handler = await appHtmlHandler(html, wrapper.instance as object, source);
+    const entry = buildResourceEntry(uri, metadata, handler, source);
+    this.resources.register({ ...entry, requiredScopes: requiredScopesOf(classRef, undefined, source) });
   }
 
   private addPrompt(

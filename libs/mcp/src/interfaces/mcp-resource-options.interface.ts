@@ -3,6 +3,7 @@ import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { UriVariables } from '../templates/index.js';
 import type { McpCompleter } from './mcp-completion.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
+import type { McpUiResourceMeta } from './mcp-app-options.interface.js';
 
 /** Hints about a resource or a content block (MCP annotations). @publicApi */
 export interface McpAnnotations {
@@ -27,6 +28,13 @@ export interface McpResourceMetadata {
   _meta?: Record<string, unknown>;
   /** Caching hints of its `resources/read` results and of list pages holding it (modern era). */
   cache?: McpCacheHints;
+  /**
+   * How hosts render it, for a UI resource (MCP Apps: a `ui://` URI, exact, never a template):
+   * sent as `_meta.ui` in `resources/list` and on every content item its reads return. A `ui://`
+   * resource is a UI resource with or without it; its `mimeType` is `text/html;profile=mcp-app`.
+   * See docs/apps.md.
+   */
+  ui?: McpUiResourceMeta;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { McpSchemaInput } from '../schema/schema.types.js';
 import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
+import type { McpUiToolMeta } from './mcp-app-options.interface.js';
 
 /** Behaviour hints of a tool (clients treat them as untrusted). @publicApi */
 export interface McpToolAnnotations {
@@ -33,4 +34,11 @@ export interface McpToolOptions {
    * server checks each header against the body.
    */
   headerParams?: Record<string, string>;
+  /**
+   * MCP Apps: the UI resource (`ui://...`) hosts render this tool's results with, and who may
+   * call it (`visibility`, model and app by default); sent as `_meta.ui`. A host that did not
+   * declare the extension sees the tool without it, and never sees an app-only tool. See
+   * docs/apps.md.
+   */
+  ui?: McpUiToolMeta;
 }

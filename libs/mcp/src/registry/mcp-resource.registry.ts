@@ -5,6 +5,7 @@ import { DUPLICATE_RESOURCE, INVALID_RESOURCE_URI } from '../mcp.messages.js';
 import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
 import { EntryRegistry } from './entry-registry.js';
 import type { McpHandlerFn } from './mcp-handler.types.js';
+import { isUiUri } from '../apps/mcp-apps.constants.js';
 
 /** A resource ready to serve. */
 export interface McpResourceEntry {
@@ -60,15 +61,28 @@ export function buildResourceDescriptor(
 @Injectable()
 export class McpResourceRegistry extends EntryRegistry<McpResourceEntry> {
   private dynamic = false;
+  private uiResources = 0;
 
   /** True once resources exist or have been registered at runtime (the feature is in use). */
   get inUse(): boolean {
     return this.dynamic || this.size > 0;
   }
 
+  /** How many UI resources (MCP Apps, `ui://`) it holds, declared, runtime or announced by another instance. */
+  get uiCount(): number {
+    return this.uiResources;
+  }
+
   override register(entry: McpResourceEntry): void {
     super.register(entry);
     if (entry.runtime) this.dynamic = true;
+    if (isUiUri(entry.uri)) this.uiResources++;
+  }
+
+  override unregister(uri: string): boolean {
+    const removed = super.unregister(uri);
+    if (removed && isUiUri(uri)) this.uiResources--;
+    return removed;
   }
 
   protected keyOf(entry: McpResourceEntry): string {

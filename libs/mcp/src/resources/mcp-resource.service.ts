@@ -1,11 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { McpResourceMetadata, McpTemplateExists } from '../interfaces/mcp-resource-options.interface.js';
 import { INVALID_RESOURCE_URI } from '../mcp.messages.js';
 import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
-import { buildResourceDescriptor, hasUriScheme, McpResourceRegistry } from '../registry/mcp-resource.registry.js';
+import { hasUriScheme, McpResourceRegistry } from '../registry/mcp-resource.registry.js';
 import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.registry.js';
 import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
 import type { UriVariables } from '../templates/index.js';
@@ -14,6 +14,7 @@ import { assertValidIcons } from '../registry/icon-rules.js';
 import { runtimeCompleter } from '../completion/completer-call.js';
 import { checkedScopes } from '../auth/required-scopes.js';
 import { RuntimeResourceSync } from './runtime-resource-sync.js';
+import { buildResourceEntry } from './resource-entry.js';
 
 type TemplateArgs = { uri: string; variables: UriVariables };
 
@@ -33,8 +34,8 @@ export interface McpResourceRegistration extends McpResourceMetadata {
   requiredScopes?: readonly string[];
 }
 
-/** What a runtime template may have besides its descriptive fields. @publicApi */
-export interface McpTemplateRegistration extends McpResourceRegistration {
+/** What a runtime template may have besides its descriptive fields (a template serves no UI resource). @publicApi */
+export interface McpTemplateRegistration extends Omit<McpResourceRegistration, 'ui'> {
   /** Completers of the template variables, by name (`completion/complete`). */
   complete?: Record<string, McpCompleter>;
   /**
@@ -70,6 +71,8 @@ export interface McpTemplateRegistration extends McpResourceRegistration {
  */
 @Injectable()
 export class McpResourceService {
+  private readonly logger = new Logger('McpResources');
+
   constructor(
     private readonly registry: McpResourceRegistry,
     private readonly coalescer: ListChangedCoalescer,
@@ -79,8 +82,12 @@ export class McpResourceService {
   ) {}
 
   /**
-   * Adds a resource, or replaces the handler and metadata of one registered at runtime.
-   * @throws McpDefinitionError when the URI has no scheme, or names a decorated resource.
+   * Adds a resource, or replaces the handler and metadata of one registered at runtime; a
+   * replaced resource may read differently, so its subscribers get `resources/updated`. A `ui://`
+   * URI registers a UI resource (MCP Apps), as `@McpApp` declares one: the reader returns its
+   * HTML, `metadata.ui` its `_meta.ui`.
+   * @throws McpDefinitionError when the URI has no scheme, names a decorated resource, or has
+   * invalid MCP Apps metadata.
    */
   register(uri: string, reader: McpResourceReader, metadata: McpResourceRegistration = {}): void {
     if (!hasUriScheme(uri)) {
@@ -93,21 +100,25 @@ export class McpResourceService {
       );
     }
     assertValidIcons(metadata.icons, 'McpResourceService.register');
-    const requiredScopes = checkedScopes(metadata.requiredScopes, `McpResourceService.register('${uri}')`);
-    if (existing) this.registry.unregister(uri);
-    const entry = {
+    const where = `McpResourceService.register('${uri}')`;
+    const requiredScopes = checkedScopes(metadata.requiredScopes, where);
+    const { requiredScopes: _scopes, ...described } = metadata;
+    const built = buildResourceEntry(
       uri,
-      descriptor: buildResourceDescriptor(uri, metadata),
-      mimeType: metadata.mimeType,
-      cache: metadata.cache,
-      handler: async (args: unknown, ctx: McpRequestContext) => reader(args as { uri: string }, ctx),
-      source: 'McpResourceService.register',
-      runtime: true,
-      requiredScopes,
-    };
+      described,
+      async (args: unknown, ctx: McpRequestContext) => reader(args as { uri: string }, ctx),
+      where,
+    );
+    const entry = { ...built, source: 'McpResourceService.register', runtime: true, requiredScopes };
+    if (existing) this.registry.unregister(uri);
     this.registry.register(entry);
     this.sync.announce(entry);
     this.coalescer.schedule('resources');
+    if (existing) {
+      this.notifications.notifyResourceUpdated(uri).catch((error: unknown) => {
+        this.logger.warn(`Could not tell the subscribers of ${uri} that it was replaced: ${String(error)}`);
+      });
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
 import { buildResourceDescriptor, hasUriScheme } from '../registry/mcp-resource.registry.js';
 import type { McpResourceTemplateEntry } from '../registry/mcp-resource-template.registry.js';
 import { compileUriTemplate, UriTemplateError } from '../templates/index.js';
+import { assertNotUiTemplate } from '../apps/ui-resource.js';
 
 /** What serves a template besides its handler. */
 export interface TemplateCallbacks {
@@ -30,6 +31,7 @@ export function buildTemplateEntry(
       `Invalid MCP resource template '${String(uriTemplate)}' on ${source}: it needs a scheme`,
     );
   }
+  assertNotUiTemplate(uriTemplate, metadata, source);
   let template;
   try {
     template = compileUriTemplate(uriTemplate);

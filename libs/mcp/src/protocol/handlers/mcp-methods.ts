@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { McpAppsPolicy } from '../../apps/mcp-apps.policy.js';
 import type { McpEra } from '../inbound/inbound.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 
@@ -34,6 +35,8 @@ export class McpMethods {
   private readonly modern = new Map<string, Entry>();
   private readonly groups: McpMethodGroup[] = [];
 
+  constructor(private readonly apps: McpAppsPolicy) {}
+
   /** Adds a group's methods; `only` restricts them to one era (`server/discover`, `subscriptions/listen`). */
   add(group: McpMethodGroup, only?: McpEra): void {
     this.groups.push(group);
@@ -50,14 +53,17 @@ export class McpMethods {
     return entry && entry.group.available?.() !== false ? entry.fn : undefined;
   }
 
-  /** Capabilities are declared only for the features that exist (`initialize`). */
+  /**
+   * Capabilities are declared only for the features that exist (`initialize`), and the
+   * extensions the server serves (MCP Apps once it has an app).
+   */
   capabilities(): Record<string, unknown> {
     const capabilities: Record<string, unknown> = {};
     for (const group of this.groups) {
       const entry = group.capability?.();
       if (entry) capabilities[entry[0]] = entry[1];
     }
-    return capabilities;
+    return this.apps.advertise(capabilities);
   }
 
   /** The modern era's (`server/discover`): resource subscriptions always offered (`subscriptions/listen` needs no session). */

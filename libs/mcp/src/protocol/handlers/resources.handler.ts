@@ -11,6 +11,7 @@ import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
+import { McpAppsPolicy } from '../../apps/mcp-apps.policy.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read`. */
 @Injectable()
@@ -21,6 +22,7 @@ export class ResourcesHandler implements McpMethodGroup {
     private readonly templates: McpResourceTemplateRegistry,
     private readonly resolver: McpResourceResolver,
     private readonly access: McpAccessPolicy,
+    private readonly apps: McpAppsPolicy,
     methods: McpMethods,
   ) {
     methods.add(this);
@@ -44,7 +46,8 @@ export class ResourcesHandler implements McpMethodGroup {
   }
 
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
-    const page = this.resources.page(params.cursor, this.options.pageSize, this.access.visibleTo(ctx));
+    const shown = this.apps.resourcesShownTo(ctx, this.access.visibleTo(ctx));
+    const page = this.resources.page(params.cursor, this.options.pageSize, shown);
     return this.access.privateFor(listResult('resources', page), ctx);
   }
 

@@ -17,6 +17,7 @@ import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
 import { McpMethods } from './mcp-methods.js';
+import { McpAppsPolicy } from '../../apps/mcp-apps.policy.js';
 
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
 const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
@@ -34,6 +35,7 @@ export class ToolsHandler implements McpMethodGroup {
     private readonly hooks: McpToolHooks,
     private readonly rateLimiter: McpToolRateLimiter,
     private readonly access: McpAccessPolicy,
+    private readonly apps: McpAppsPolicy,
     methods: McpMethods,
   ) {
     methods.add(this);
@@ -51,15 +53,18 @@ export class ToolsHandler implements McpMethodGroup {
   }
 
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
-    const page = this.tools.page(params.cursor, this.options.pageSize, this.access.visibleTo(ctx));
-    return this.access.privateFor(listResult('tools', page), ctx);
+    const shown = this.apps.toolsShownTo(ctx, this.access.visibleTo(ctx));
+    const page = this.tools.page(params.cursor, this.options.pageSize, shown.filter);
+    return this.access.privateFor(listResult('tools', page, shown.describe), ctx);
   }
 
   private async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpToolResult> {
     const name = requireString(params, 'name');
     // Hooks are awaited only when there are any: most servers register none.
     const hooked = this.hooks.size > 0;
-    const tool = this.tools.get(name);
+    const found = this.tools.get(name);
+    // An app-only tool (MCP Apps) does not exist for a host that renders no apps.
+    const tool = found && this.apps.callable(found, ctx) ? found : undefined;
     if (!tool) {
       const unknown = new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
       if (hooked) await this.hooks.rejected({ tool: name, reason: 'unknown-tool', error: unknown, context: ctx });
