@@ -89,6 +89,7 @@ export {
 // decorators above; these are its options, the extension's identifier and its MIME type.
 export { MCP_APPS_EXTENSION, MCP_APP_MIME_TYPE } from './apps/mcp-apps.constants.js';
 export type * from './interfaces/mcp-app-options.interface.js';
+export type * from './interfaces/mcp-ui-meta.interface.js';
 
 // Transports that need a helper
 export { runMcpStdio } from './transports/stdio/run-mcp-stdio.js';

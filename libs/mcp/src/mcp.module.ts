@@ -54,8 +54,8 @@ import { McpAuthenticator } from './auth/mcp-authenticator.js';
 import { McpResourceMetadataMount } from './transports/http/resource-metadata.mount.js';
 import { McpAccessPolicy } from './auth/mcp-access.policy.js';
 import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
-import { McpAppsPolicy } from './apps/mcp-apps.policy.js';
-import { McpAppLinksCheck } from './apps/app-links.check.js';
+import { McpAppsPolicy } from './protocol/apps/mcp-apps.policy.js';
+import { McpAppLinksCheck } from './discovery/app-links.check.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and

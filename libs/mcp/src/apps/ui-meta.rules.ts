@@ -1,6 +1,6 @@
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpUiResourceMeta, McpUiToolMeta } from '../interfaces/mcp-app-options.interface.js';
-import { hasUriScheme } from '../registry/mcp-resource.registry.js';
+import type { McpUiResourceMeta, McpUiToolMeta } from '../interfaces/mcp-ui-meta.interface.js';
+import { hasUriScheme } from '../model/uri-scheme.js';
 import { isUiUri } from './mcp-apps.constants.js';
 import { INVALID_UI_META } from './mcp-apps.messages.js';
 

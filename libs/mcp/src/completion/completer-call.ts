@@ -1,6 +1,6 @@
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import type { McpCompleter, McpCompletionArgs } from '../interfaces/mcp-completion.interface.js';
-import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 
 /**
  * `complete` called the way every handler is, `(args, ctx)` with `args` an

@@ -4,7 +4,7 @@ import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/cor
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
-import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
 import { companionCallback, type McpCompanionFn } from './companion-callback.js';
 

@@ -13,7 +13,7 @@ import { isValidToolName } from '../registry/tool-name.js';
 import { toolHeaderParams } from '../registry/tool-header-params.js';
 import type { McpPromptOptions } from '../interfaces/mcp-prompt-options.interface.js';
 import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
-import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 import { completerAsHandler } from '../completion/completer-call.js';
 import type { McpCompanionFn } from './companion-callback.js';
 import type { McpResourceOptions } from '../interfaces/mcp-resource-options.interface.js';

@@ -3,7 +3,7 @@ import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { UriVariables } from '../templates/index.js';
 import type { McpCompleter } from './mcp-completion.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
-import type { McpUiResourceMeta } from './mcp-app-options.interface.js';
+import type { McpUiResourceMeta } from './mcp-ui-meta.interface.js';
 
 /** Hints about a resource or a content block (MCP annotations). @publicApi */
 export interface McpAnnotations {

@@ -1,7 +1,7 @@
 import type { McpSchemaInput } from '../schema/schema.types.js';
 import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
-import type { McpUiToolMeta } from './mcp-app-options.interface.js';
+import type { McpUiToolMeta } from './mcp-ui-meta.interface.js';
 
 /** Behaviour hints of a tool (clients treat them as untrusted). @publicApi */
 export interface McpToolAnnotations {

@@ -1,5 +1,5 @@
 import { EntryRegistry, type DeclaredEntry } from './entry-registry.js';
-import type { McpHandlerFn } from './mcp-handler.types.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 
 /** An entry that may offer completion for some of its arguments or variables. */
 interface CompletingEntry extends DeclaredEntry {

@@ -3,7 +3,7 @@ import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import { DUPLICATE_PROMPT } from '../mcp.messages.js';
 import type { McpPromptArgument } from '../interfaces/mcp-prompt-options.interface.js';
 import { CompletingRegistry } from './completing-registry.js';
-import type { McpHandlerFn } from './mcp-handler.types.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 
 /** A prompt ready to serve. */
 export interface McpPromptEntry {

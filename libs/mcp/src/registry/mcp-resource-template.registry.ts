@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { UriTemplate, UriVariables } from '../templates/index.js';
 import { CompletingRegistry } from './completing-registry.js';
-import type { McpHandlerFn } from './mcp-handler.types.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 
 /** A resource template ready to serve. */
 export interface McpResourceTemplateEntry {

@@ -1,11 +1,7 @@
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { thrownBy } from '../testing/thrown.js';
-import {
-  buildResourceDescriptor,
-  hasUriScheme,
-  McpResourceRegistry,
-  type McpResourceEntry,
-} from './mcp-resource.registry.js';
+import { buildResourceDescriptor, McpResourceRegistry, type McpResourceEntry } from './mcp-resource.registry.js';
+import { hasUriScheme } from '../model/uri-scheme.js';
 
 const resourceEntry = (uri: string, source = 'Resources.read'): McpResourceEntry => ({
   uri,

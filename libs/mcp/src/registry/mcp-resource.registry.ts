@@ -4,8 +4,9 @@ import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_RESOURCE, INVALID_RESOURCE_URI } from '../mcp.messages.js';
 import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
 import { EntryRegistry } from './entry-registry.js';
-import type { McpHandlerFn } from './mcp-handler.types.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 import { isUiUri } from '../apps/mcp-apps.constants.js';
+import { hasUriScheme } from '../model/uri-scheme.js';
 
 /** A resource ready to serve. */
 export interface McpResourceEntry {
@@ -28,11 +29,6 @@ export interface McpResourceEntry {
    */
   readonly origin?: string;
 }
-
-const URI_WITH_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/;
-
-/** RFC 3986 scheme, then anything without whitespace. */
-export const hasUriScheme = (uri: unknown): uri is string => typeof uri === 'string' && URI_WITH_SCHEME.test(uri);
 
 const OPTIONAL_FIELDS = ['title', 'description', 'mimeType', 'icons', 'annotations', 'size', '_meta'] as const;
 

@@ -5,7 +5,7 @@ import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_TOOL, INVALID_TOOL_NAME } from '../mcp.messages.js';
 import type { CompiledSchema } from '../schema/schema.types.js';
 import { EntryRegistry } from './entry-registry.js';
-import type { McpHandlerFn } from './mcp-handler.types.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 import { isValidToolName } from './tool-name.js';
 import type { McpToolUi } from '../apps/tool-ui.js';
 

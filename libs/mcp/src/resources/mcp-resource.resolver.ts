@@ -5,7 +5,7 @@ import { McpResourceNotFoundException } from '../errors/mcp-protocol.exceptions.
 import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
 import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.registry.js';
 import { assertUriLength } from '../templates/index.js';
-import { toContents } from './resource-contents.js';
+import { toContents } from '../results/resource-contents.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 
 /**

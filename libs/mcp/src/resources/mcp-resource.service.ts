@@ -5,7 +5,8 @@ import type { McpResourceMetadata, McpTemplateExists } from '../interfaces/mcp-r
 import { INVALID_RESOURCE_URI } from '../mcp.messages.js';
 import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
-import { hasUriScheme, McpResourceRegistry } from '../registry/mcp-resource.registry.js';
+import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
+import { hasUriScheme } from '../model/uri-scheme.js';
 import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.registry.js';
 import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
 import type { UriVariables } from '../templates/index.js';

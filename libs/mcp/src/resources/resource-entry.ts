@@ -1,5 +1,5 @@
 import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
-import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 import { buildResourceDescriptor, type McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import { uiResourceOf, uiReadHandler } from '../apps/ui-resource.js';
 

@@ -12,7 +12,7 @@ import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpException } from '../errors/mcp.exception.js';
 import { McpBackendUnavailableError } from '../backend/mcp-backend.interface.js';
 import { McpResourceRegistry, type McpResourceEntry } from '../registry/mcp-resource.registry.js';
-import { toContents } from './resource-contents.js';
+import { toContents } from '../results/resource-contents.js';
 import { ForwardedReadContext, forwardedReadFacts, type ForwardedReadFacts } from './forwarded-read.context.js';
 import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';

@@ -1,7 +1,8 @@
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
-import type { McpHandlerFn } from '../registry/mcp-handler.types.js';
-import { buildResourceDescriptor, hasUriScheme } from '../registry/mcp-resource.registry.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
+import { buildResourceDescriptor } from '../registry/mcp-resource.registry.js';
+import { hasUriScheme } from '../model/uri-scheme.js';
 import type { McpResourceTemplateEntry } from '../registry/mcp-resource-template.registry.js';
 import { compileUriTemplate, UriTemplateError } from '../templates/index.js';
 import { assertNotUiTemplate } from '../apps/ui-resource.js';

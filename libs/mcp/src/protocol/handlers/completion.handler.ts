@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import type { McpCompletionArgs, McpCompletionResult } from '../../interfaces/mcp-completion.interface.js';
-import type { McpHandlerFn } from '../../registry/mcp-handler.types.js';
+import type { McpHandlerFn } from '../../context/mcp-handler.types.js';
 import { McpPromptRegistry } from '../../registry/mcp-prompt.registry.js';
 import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-template.registry.js';
 import { optionalObject, requireString } from './params.js';

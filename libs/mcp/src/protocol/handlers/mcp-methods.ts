@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpAppsPolicy } from '../../apps/mcp-apps.policy.js';
+import { McpAppsPolicy } from '../apps/mcp-apps.policy.js';
 import type { McpEra } from '../inbound/inbound.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 

@@ -11,7 +11,7 @@ import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
-import { McpAppsPolicy } from '../../apps/mcp-apps.policy.js';
+import { McpAppsPolicy } from '../apps/mcp-apps.policy.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read`. */
 @Injectable()

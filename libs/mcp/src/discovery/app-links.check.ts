@@ -2,7 +2,7 @@ import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import { UNKNOWN_UI_RESOURCE } from './mcp-apps.messages.js';
+import { UNKNOWN_UI_RESOURCE } from '../apps/mcp-apps.messages.js';
 
 /**
  * Every tool that names a UI resource names one that exists (MCP Apps: the resource MUST exist

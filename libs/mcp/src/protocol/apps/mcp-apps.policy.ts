@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { McpResourceRegistry, type McpResourceEntry } from '../registry/mcp-resource.registry.js';
-import { McpToolRegistry, type McpToolEntry } from '../registry/mcp-tool.registry.js';
-import { isUiUri, MCP_APPS_EXTENSION } from './mcp-apps.constants.js';
-import { rendersApps } from './host-support.js';
+import { McpResourceRegistry, type McpResourceEntry } from '../../registry/mcp-resource.registry.js';
+import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
+import { isUiUri, MCP_APPS_EXTENSION } from '../../apps/mcp-apps.constants.js';
+import { rendersApps } from '../../apps/host-support.js';
 
 /** The part of a request context the policy reads. */
 interface Caller {
