@@ -9,7 +9,6 @@ import { jest } from '@jest/globals';
 import { Injectable, Logger } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import {
-  InMemoryMcpBackend,
   McpBackendUnavailableError,
   McpCtx,
   McpResource,
@@ -18,6 +17,7 @@ import {
   ResourceNotificationService,
   type McpRequestContext,
 } from '@app/mcp';
+import { InMemoryMcpBackend } from '@nest-mcp/server/backend';
 import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { FaultyMcpBackend } from '@app/mcp/testing/faulty-backend.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
-import { McpResourceService, ResourceNotificationService, type McpNotificationBus } from '@app/mcp';
+import { McpResourceService, ResourceNotificationService } from '@app/mcp';
+import type { McpNotificationBus } from '@nest-mcp/server/backend';
 import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { BasicTools } from '../fixtures/basic.tools.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';

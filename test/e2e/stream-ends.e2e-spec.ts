@@ -14,13 +14,8 @@ import type { INestApplication } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import {
-  InMemoryMcpBackend,
-  McpResourceService,
-  ResourceNotificationService,
-  type McpBackend,
-  type McpNotificationBus,
-} from '@app/mcp';
+import { McpResourceService, ResourceNotificationService, type McpBackend } from '@app/mcp';
+import { InMemoryMcpBackend, type McpNotificationBus } from '@nest-mcp/server/backend';
 import { FaultInjector, FaultyMcpBackend } from '@app/mcp/testing/index.js';
 import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { McpListens } from '@app/mcp/protocol/modern/listens.registry.js';

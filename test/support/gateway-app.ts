@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { McpNotificationBus } from '@app/mcp';
+import type { McpNotificationBus } from '@nest-mcp/server/backend';
 import { MCP_NOTIFICATION_BUS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { AppModule } from '../../src/app.module.js';
 import { loadGatewayConfig, portOf } from '../../src/gateway.config.js';

@@ -13,7 +13,7 @@ import {
   type McpPostStream,
   type McpPostStreamResume,
   type McpSessionEndListener,
-} from '@nest-mcp/server';
+} from '@nest-mcp/server/backend';
 import { inBatches } from './batches.js';
 import { GetStream, type ReplayedEvent, type StreamItem } from './get-stream.js';
 import type { LoggedEvent } from './ordered-writer.js';

@@ -28,10 +28,10 @@ import {
   McpResource,
   McpResourceService,
   McpServerStats,
-  type McpNotificationBus,
   McpTool,
   ResourceNotificationService,
 } from '../../../libs/mcp/src/index.js';
+import type { McpNotificationBus } from '../../../libs/mcp/src/backend/index.js';
 import { MCP_NOTIFICATION_BUS } from '../../../libs/mcp/src/backend/mcp-backend.tokens.js';
 import { RedisMcpBackend } from '../../../libs/mcp-redis/src/index.js';
 import { listenAddress, serveBenchIpc } from './child-ipc.js';

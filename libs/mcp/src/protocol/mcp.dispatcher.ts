@@ -13,12 +13,8 @@ import {
   McpInvalidRequestException,
   McpMethodNotFoundException,
 } from '../errors/mcp-protocol.exceptions.js';
-import {
-  McpInvalidMetaException,
-  McpModernEraDisabledException,
-  McpModernMethodNotFoundException,
-  McpUnsupportedVersionException,
-} from '../errors/mcp-modern.exceptions.js';
+import { McpInvalidMetaException, McpModernEraDisabledException } from '../errors/mcp-modern.exceptions.js';
+import { McpUnsupportedProtocolVersionException } from '../errors/mcp-transport.exceptions.js';
 import { McpException } from '../errors/mcp.exception.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { McpServerStats } from '../session/mcp-server-stats.js';
@@ -277,17 +273,18 @@ export class McpDispatcher {
       if (eras === 'legacy') throw new McpModernEraDisabledException();
       if (request.method === 'initialize' && !isModernMessage(request)) {
         // A legacy client in 'modern' mode: named versions are the only diagnostic it can show.
-        throw new McpUnsupportedVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+        throw new McpUnsupportedProtocolVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
       }
       if (hasMalformedParams(request))
         throw new McpInvalidMetaException("A modern request needs 'params' with '_meta'");
       const params = request.params ?? {};
       const envelope = ctx.envelope ?? readModernEnvelope(params);
       if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(envelope.protocolVersion)) {
-        throw new McpUnsupportedVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+        throw new McpUnsupportedProtocolVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
       }
       const method = this.modernMethods.get(request.method);
-      if (!method || !this.isAvailable(request.method)) throw new McpModernMethodNotFoundException(request.method);
+      if (!method || !this.isAvailable(request.method))
+        throw new McpMethodNotFoundException(request.method, { status: 404 });
       // The request state of a multi round-trip request is bound to the principal (resource-server mode).
       const principal = principalDigest(ctx.auth);
       const round = MRTR_METHODS.has(request.method)
