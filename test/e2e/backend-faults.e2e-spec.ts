@@ -237,7 +237,7 @@ describe('the backend seam under faults', () => {
 
   describe('fire-and-forget work survives a failing backend', () => {
     it('the periodic sweep', async () => {
-      await start({ sessionCleanupIntervalMs: 5 });
+      await start({ sessions: { cleanupIntervalMs: 5 } });
       const sweeps = backend.faults.gate('sessions.expireIdle');
       backend.faults.fail('sessions.expireIdle');
       await sweeps.reached;
@@ -269,7 +269,7 @@ describe('the backend seam under faults', () => {
     });
 
     it('the list-changed coalescer', async () => {
-      const { app } = await start({ listChangedDebounceMs: 1 });
+      const { app } = await start({ delivery: { listChangedDebounceMs: 1 } });
       const sent = backend.faults.gate('bus.listChanged');
       backend.faults.fail('bus.listChanged');
       app.get(McpResourceService).register('fault://runtime', () => 'x');
@@ -318,7 +318,7 @@ describe('the backend seam under faults', () => {
     });
 
     it('maxSessions holds under concurrent initializes on a slow backend', async () => {
-      const { endpoint, app } = await start({ maxSessions: 3 });
+      const { endpoint, app } = await start({ sessions: { max: 3 } });
       backend.faults.latencyMs = 5;
       const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => rawPost(endpoint, initializeRequest(i))));
       expect(answers.filter((answer) => answer.status === 200)).toHaveLength(3);

@@ -54,7 +54,10 @@ describe('a slow consumer', () => {
   beforeAll(async () => {
     fixture = await startFixtureApp({
       providers: [BasicTools],
-      mcp: { maxStreamBufferBytes: 64 * 1024, replayBufferSize: 50, keepAliveMs: 60_000 },
+      mcp: {
+        delivery: { maxStreamBufferBytes: 64 * 1024, replayBufferSize: 50 },
+        transport: { keepAliveMs: 60_000 },
+      },
     });
     port = Number(new URL(fixture.origin).port);
     const resources = fixture.app.get(McpResourceService);

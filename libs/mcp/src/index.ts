@@ -12,6 +12,11 @@ export type {
   McpModuleExtras,
   McpServerInfo,
   McpWireProfile,
+  McpSessionsOptions,
+  McpTransportOptions,
+  McpLimitsOptions,
+  McpModernOptions,
+  McpDeliveryOptions,
 } from './interfaces/mcp-module-options.interface.js';
 export { SUPPORTED_PROTOCOL_VERSIONS, type McpProtocolVersion, type McpProtocolEras } from './mcp.constants.js';
 // The type of the `backend` option (implementing one: `@nest-mcp/server/backend`).

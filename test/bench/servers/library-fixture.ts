@@ -105,10 +105,12 @@ class BenchResources {
       serverInfo: SERVER_INFO,
       http: { path: '/mcp', mount },
       // The default caps (10,000 sessions, 10,000 listens) are below the fan-out runs' counts.
-      maxSessions: 1_000_000,
-      maxListens: 1_000_000,
-      // One key for every instance of the Redis phase (and no warning at startup).
-      requestStateKeys: ['bench-request-state-key-0123456789abcdef'],
+      sessions: { max: 1_000_000 },
+      modern: {
+        maxListens: 1_000_000,
+        // One key for every instance of the Redis phase (and no warning at startup).
+        requestStateKeys: ['bench-request-state-key-0123456789abcdef'],
+      },
       ...(backend ? { backend } : {}),
     }),
   ],
