@@ -8,6 +8,7 @@ const shared = {
     // The package name, as the README's examples import it (test/readme runs them).
     '^@nest-mcp/server$': '<rootDir>/libs/mcp/src/index.ts',
     '^@app/mcp/(.*)\\.js$': '<rootDir>/libs/mcp/src/$1.ts',
+    '^@nest-mcp/server/backend$': '<rootDir>/libs/mcp/src/backend/index.ts',
     '^@nest-mcp/server/testing$': '<rootDir>/libs/mcp/src/testing/index.ts',
     '^@nest-mcp/redis$': '<rootDir>/libs/mcp-redis/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

@@ -41,12 +41,14 @@ export class AppModule {
             'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm), notes.summarize (asks the client to sample), notes.board (shows the notes board, an MCP App, in hosts that render apps). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
           protocolVersion: config.protocolVersion,
           protocol: config.protocolEras,
-          requestStateKeys: config.requestStateKeys,
-          sessions: !config.stateless,
           wireProfile: config.wireProfile,
-          sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
-          sessionCleanupIntervalMs: config.sessionCleanupIntervalMs,
-          allowedHosts: allowedHostsFor(config),
+          sessions: {
+            enabled: !config.stateless,
+            idleTimeoutMs: config.sessionIdleTimeoutMs,
+            cleanupIntervalMs: config.sessionCleanupIntervalMs,
+          },
+          transport: { allowedHosts: allowedHostsFor(config) },
+          modern: { requestStateKeys: config.requestStateKeys },
           // Every transport at once over HTTP; stdio mode opens no listener
           // (docs/decisions/0008-one-session-model-for-every-transport.md).
           http: config.stdio ? false : { path: '/mcp' },

@@ -3,16 +3,18 @@
 // outside dist/, which `nest build` deletes), only when the output is missing or older than any
 // source. `npm run bench` and `npm run start:bench-fixture` run it first.
 //
-// The Redis backend (libs/mcp-redis) imports the library as `@nest-mcp/server`: tsc resolves it
-// through the bench tsconfig's one `paths` entry, and after compiling, those imports in the
-// output are rewritten to the relative path of the library's compiled index, so the backend and
-// the fixture share one copy of the library's classes.
+// The Redis backend (libs/mcp-redis) imports the library as `@nest-mcp/server` and
+// `@nest-mcp/server/backend`: tsc resolves them through the bench tsconfig's `paths`, and after
+// compiling, those imports in the output are rewritten to the relative paths of the library's
+// compiled entries, so the backend and the fixture share one copy of the library's classes.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The package's entries, as the compiled Redis backend imports them -> the compiled library files. */
+const LIBRARY_ENTRIES = { '@nest-mcp/server': 'index.js', '@nest-mcp/server/backend': join('backend', 'index.js') };
 const stamp = join(root, 'test', 'bench', 'results', '.build', 'test', 'bench', 'run.js');
 const newestIn = (dir) => {
   let newest = 0;
@@ -40,20 +42,21 @@ if (process.argv.includes('--force') || !existsSync(stamp) || statSync(stamp).mt
   rewriteLibraryImports(join(root, 'test', 'bench', 'results', '.build', 'libs'));
 }
 
-/** `from '@nest-mcp/server'` in the compiled Redis backend -> the relative path of the compiled library index. */
+/** `from '@nest-mcp/server…'` in the compiled Redis backend -> the relative path of the compiled entry. */
 function rewriteLibraryImports(out) {
-  const index = join(out, 'mcp', 'src', 'index.js');
   const visit = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) visit(path);
       else if (entry.name.endsWith('.js')) {
-        const target = relative(dir, index).split('\\').join('/');
         const text = readFileSync(path, 'utf8');
-        const next = text.replaceAll(
-          `from '@nest-mcp/server'`,
-          `from '${target.startsWith('.') ? target : `./${target}`}'`,
-        );
+        let next = text;
+        for (const [specifier, file] of Object.entries(LIBRARY_ENTRIES)) {
+          const target = relative(dir, join(out, 'mcp', 'src', file))
+            .split('\\')
+            .join('/');
+          next = next.replaceAll(`from '${specifier}'`, `from '${target.startsWith('.') ? target : `./${target}`}'`);
+        }
         if (next !== text) writeFileSync(path, next);
       }
     }

@@ -110,7 +110,7 @@ describe('Authorization resilience', () => {
   describe('per-principal limits', () => {
     it('counts tool calls per principal across its sessions: 429 with Retry-After past the limit', async () => {
       running = await startAuthApp(
-        { provider, providers: [OpenTools], mcp: { toolRateLimit: { limit: 2, windowMs: 60_000 } } },
+        { provider, providers: [OpenTools], mcp: { limits: { toolRateLimit: { limit: 2, windowMs: 60_000 } } } },
         port,
       );
       const alice = await token();
@@ -133,7 +133,7 @@ describe('Authorization resilience', () => {
     });
 
     it('caps the sessions of one principal: 429 with Retry-After, until one ends', async () => {
-      running = await startAuthApp({ provider, providers: [OpenTools], mcp: { maxSessionsPerPrincipal: 2 } }, port);
+      running = await startAuthApp({ provider, providers: [OpenTools], mcp: { sessions: { maxPerCaller: 2 } } }, port);
       const alice = await token();
       const first = await authedSession(running.endpoint, alice);
       await authedSession(running.endpoint, alice);

@@ -9,7 +9,6 @@ import { jest } from '@jest/globals';
 import { Injectable, Logger } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import {
-  InMemoryMcpBackend,
   McpBackendUnavailableError,
   McpCtx,
   McpResource,
@@ -18,6 +17,7 @@ import {
   ResourceNotificationService,
   type McpRequestContext,
 } from '@app/mcp';
+import { InMemoryMcpBackend } from '@nest-mcp/server/backend';
 import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { FaultyMcpBackend } from '@app/mcp/testing/faulty-backend.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
@@ -242,7 +242,7 @@ describe('the backend seam under faults', () => {
 
   describe('fire-and-forget work survives a failing backend', () => {
     it('the periodic sweep', async () => {
-      await start({ sessionCleanupIntervalMs: 5 });
+      await start({ sessions: { cleanupIntervalMs: 5 } });
       const sweeps = backend.faults.gate('sessions.expireIdle');
       backend.faults.fail('sessions.expireIdle');
       await sweeps.reached;
@@ -274,7 +274,7 @@ describe('the backend seam under faults', () => {
     });
 
     it('the list-changed coalescer', async () => {
-      const { app } = await start({ listChangedDebounceMs: 1 });
+      const { app } = await start({ delivery: { listChangedDebounceMs: 1 } });
       const sent = backend.faults.gate('fanout.listChanged');
       backend.faults.fail('fanout.listChanged');
       app.get(McpResourceService).register('fault://runtime', () => 'x');
@@ -323,7 +323,7 @@ describe('the backend seam under faults', () => {
     });
 
     it('maxSessions holds under concurrent initializes on a slow backend', async () => {
-      const { endpoint, app } = await start({ maxSessions: 3 });
+      const { endpoint, app } = await start({ sessions: { max: 3 } });
       backend.faults.latencyMs = 5;
       const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => rawPost(endpoint, initializeRequest(i))));
       expect(answers.filter((answer) => answer.status === 200)).toHaveLength(3);

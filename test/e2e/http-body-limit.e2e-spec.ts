@@ -70,7 +70,10 @@ describe.each([
   let fixture: FixtureApp;
 
   beforeAll(async () => {
-    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { ...transports, maxBodyBytes: LIMIT } });
+    fixture = await startFixtureApp({
+      providers: [BasicTools],
+      mcp: { ...transports, limits: { maxBodyBytes: LIMIT } },
+    });
   });
 
   afterAll(() => fixture.close());
@@ -108,7 +111,7 @@ describe('an over-limit POST on the legacy /messages endpoint', () => {
   let messages: string;
 
   beforeAll(async () => {
-    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { sse: {}, maxBodyBytes: LIMIT } });
+    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { sse: {}, limits: { maxBodyBytes: LIMIT } } });
     stream = await openSseClient(`${fixture.origin}/sse`);
     const endpoint = await stream.waitFor((event) => event.event === 'endpoint');
     messages = new URL(endpoint.data, fixture.origin).href;

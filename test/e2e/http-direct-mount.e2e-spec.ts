@@ -28,7 +28,7 @@ describe("the direct mount (http: { mount: 'direct' })", () => {
     fixture = await startFixtureApp({
       providers: [BasicTools, GuardedTools, FixtureState, InspectingGuard, DenyGuard, UnauthorizedGuard],
       imports: [HealthModule],
-      mcp: { http: { path: '/mcp', mount: 'direct' }, maxBodyBytes: 1024 },
+      mcp: { http: { path: '/mcp', mount: 'direct' }, limits: { maxBodyBytes: 1024 } },
     });
   });
 

@@ -40,7 +40,7 @@ describe(`maxInFlightRequests: ${LIMIT}`, () => {
     pipes = stdioPipes();
     fixture = await startFixtureApp({
       providers: [Gates, GateTools],
-      mcp: { maxInFlightRequests: LIMIT, ws: {}, sse: {}, stdio: true },
+      mcp: { limits: { maxInFlightRequests: LIMIT }, ws: {}, sse: {}, stdio: true },
       overrides: [pipes.override],
       configure: (app) => app.useWebSocketAdapter(new WsAdapter(app)),
     });

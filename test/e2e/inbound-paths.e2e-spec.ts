@@ -222,7 +222,7 @@ describe('every inbound path passes the same checks', () => {
     fixture = await startFixtureApp({
       providers: [InboundTools],
       // No per-transport limits: the WebSocket frame and the stdio line follow maxBodyBytes.
-      mcp: { ws: {}, sse: {}, stdio: true, maxBodyBytes: MAX_MESSAGE_BYTES },
+      mcp: { ws: {}, sse: {}, stdio: true, limits: { maxBodyBytes: MAX_MESSAGE_BYTES } },
       overrides: [pipes.override],
       configure: (app) => app.useWebSocketAdapter(new WsAdapter(app)),
     });

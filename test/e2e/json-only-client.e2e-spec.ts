@@ -44,7 +44,7 @@ describe('a client that accepts only JSON', () => {
   beforeAll(async () => {
     fixture = await startFixtureApp({
       providers: [AskingTools],
-      mcp: { clientRequestTimeoutMs: CLIENT_REQUEST_TIMEOUT_MS },
+      mcp: { limits: { clientRequestTimeoutMs: CLIENT_REQUEST_TIMEOUT_MS } },
     });
   });
   afterAll(() => fixture.close());

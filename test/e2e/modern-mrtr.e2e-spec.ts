@@ -104,7 +104,7 @@ describe('Modern era (2026-07-28): multi round-trip requests and request checks'
   beforeAll(async () => {
     app = await startFixtureApp({
       providers: [RoundTools, RoundPrompts],
-      mcp: { requestStateKeys: ['a-test-key-of-at-least-16-bytes'] },
+      mcp: { modern: { requestStateKeys: ['a-test-key-of-at-least-16-bytes'] } },
     });
   });
 

@@ -2,6 +2,8 @@
  * McpModule configuration: forRoot / forRootAsync (useFactory, useClass, useExisting), the HTTP
  * path extra, and the options that change behaviour on the wire or fail bootstrap.
  */
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { McpModule, McpServerStats } from '@app/mcp';
 import { initializeRequest, openSession, rawPost } from '../support/raw-http.js';
 import {
@@ -128,8 +130,8 @@ describe('McpModule options', () => {
     expect(names.sort()).toEqual(['alpha', 'beta', 'gamma']);
   });
 
-  it('answers 413 to a body above maxBodyBytes: 1024, and serves smaller ones', async () => {
-    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { maxBodyBytes: 1024 } });
+  it('answers 413 to a body above limits.maxBodyBytes: 1024, and serves smaller ones', async () => {
+    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { limits: { maxBodyBytes: 1024 } } });
 
     const small = await rawPost(fixture.endpoint, initializeRequest());
     const big = { ...initializeRequest(2), params: { ...initializeRequest(2).params, padding: 'x'.repeat(2048) } };
@@ -140,10 +142,10 @@ describe('McpModule options', () => {
     expect(large.json?.error?.message).toBe('Request body too large');
   });
 
-  it('allows the allowedOrigins origin and refuses another one with 403', async () => {
+  it('allows the transport.allowedOrigins origin and refuses another one with 403', async () => {
     fixture = await startFixtureApp({
       providers: [BasicTools],
-      mcp: { allowedOrigins: ['https://app.example.com'] },
+      mcp: { transport: { allowedOrigins: ['https://app.example.com'] } },
     });
 
     const allowed = await rawPost(fixture.endpoint, initializeRequest(), { origin: 'https://app.example.com' });
@@ -156,7 +158,7 @@ describe('McpModule options', () => {
     expect(localhost.status).toBe(403);
   });
 
-  describe('validateProtocolVersionHeader', () => {
+  describe('transport.validateProtocolVersionHeader', () => {
     const callWithUnknownVersion = async (endpoint: string) => {
       const { headers } = await openSession(endpoint);
       return rawPost(
@@ -175,12 +177,50 @@ describe('McpModule options', () => {
     });
 
     it('serves a request with an unknown header version when set to false', async () => {
-      fixture = await startFixtureApp({ providers: [BasicTools], mcp: { validateProtocolVersionHeader: false } });
+      fixture = await startFixtureApp({
+        providers: [BasicTools],
+        mcp: { transport: { validateProtocolVersionHeader: false } },
+      });
 
       const response = await callWithUnknownVersion(fixture.endpoint);
 
       expect(response.status).toBe(200);
       expect(response.json.result.content).toEqual([{ type: 'text', text: 'a' }]);
+    });
+  });
+
+  describe('the flat names of before the grouping', () => {
+    afterEach(() => {
+      jest.restoreAllMocks();
+    });
+
+    it('still apply, each with one deprecation warning at startup naming its new place', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn');
+      fixture = await startFixtureApp({
+        providers: [BasicTools],
+        mcp: { maxBodyBytes: 1024, allowedOrigins: ['https://app.example.com'] },
+      });
+
+      const big = { ...initializeRequest(2), params: { ...initializeRequest(2).params, padding: 'x'.repeat(2048) } };
+      expect((await rawPost(fixture.endpoint, big)).status).toBe(413);
+      const origin = { origin: 'https://evil.example.com' };
+      expect((await rawPost(fixture.endpoint, initializeRequest(), origin)).status).toBe(403);
+      const deprecations = warn.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('deprecated'));
+      expect(deprecations.sort()).toEqual([
+        expect.stringMatching(/'allowedOrigins' is deprecated .* use 'transport\.allowedOrigins'/),
+        expect.stringMatching(/'maxBodyBytes' is deprecated .* use 'limits\.maxBodyBytes'/),
+      ]);
+    });
+
+    it('fail bootstrap when also given in their group, naming both spellings', async () => {
+      const bootstrap = bootstrapFixtureApp({
+        providers: [BasicTools],
+        mcp: { maxBodyBytes: 1024, limits: { maxBodyBytes: 2048 } },
+      });
+
+      await expect(bootstrap).rejects.toThrow(
+        "McpModule option 'maxBodyBytes' is the deprecated spelling of 'limits.maxBodyBytes': give 'limits.maxBodyBytes' only, not both",
+      );
     });
   });
 
@@ -207,10 +247,10 @@ describe('McpModule options', () => {
     });
   });
 
-  it('expires a session idle past sessionIdleTimeoutMs: its id then answers 404', async () => {
+  it('expires a session idle past sessions.idleTimeoutMs: its id then answers 404', async () => {
     fixture = await startFixtureApp({
       providers: [BasicTools],
-      mcp: { sessionIdleTimeoutMs: 200, sessionCleanupIntervalMs: 50 },
+      mcp: { sessions: { idleTimeoutMs: 200, cleanupIntervalMs: 50 } },
     });
     const stats = fixture.app.get(McpServerStats);
     const { headers } = await openSession(fixture.endpoint);

@@ -22,7 +22,10 @@ describe(`resuming a POST answer (replayBufferSize: ${HISTORY})`, () => {
   let prefix: string;
 
   beforeAll(async () => {
-    fixture = await startFixtureApp({ providers: [Gates, GateTools], mcp: { replayBufferSize: HISTORY } });
+    fixture = await startFixtureApp({
+      providers: [Gates, GateTools],
+      mcp: { delivery: { replayBufferSize: HISTORY } },
+    });
     gates = fixture.app.get(Gates);
     ({ headers } = await openSession(fixture.endpoint));
     const call = {

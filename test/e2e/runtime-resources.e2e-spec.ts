@@ -10,13 +10,8 @@
 import { jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { MCP_FANOUT } from '@app/mcp/backend/mcp-backend.tokens.js';
-import {
-  McpDefinitionError,
-  McpResourceService,
-  ResourceNotificationService,
-  type McpListKind,
-  type McpFanout,
-} from '@app/mcp';
+import { McpDefinitionError, McpResourceService, ResourceNotificationService } from '@app/mcp';
+import type { McpFanout, McpListKind } from '@nest-mcp/server/backend';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSession, rawRequest } from '../support/raw-http.js';
 import { isListChanged, isUpdated, rawSession, type RawSession, type SseClient } from '../support/sse-client.js';

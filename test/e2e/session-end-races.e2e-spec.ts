@@ -3,7 +3,8 @@
  * in flight is refused, so nothing outlives the session. Gates hold the work at the exact point
  * of the race (after the session was found alive), the test ends the session, then opens them.
  */
-import { ResourceNotificationService, type McpLiveStreams, type McpSubscriptionStore } from '@app/mcp';
+import { ResourceNotificationService } from '@app/mcp';
+import type { McpLiveStreams, McpSubscriptionStore } from '@nest-mcp/server/backend';
 import { MCP_LIVE_STREAMS, MCP_SUBSCRIPTION_STORE } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { GatedTemplates } from '../fixtures/gated.templates.js';

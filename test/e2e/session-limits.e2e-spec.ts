@@ -10,7 +10,7 @@ describe('maxSessions', () => {
   let fixture: FixtureApp;
 
   beforeAll(async () => {
-    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { maxSessions: 3 } });
+    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { sessions: { max: 3 } } });
   });
 
   afterAll(() => fixture.close());
@@ -51,7 +51,7 @@ describe('maxSessions under concurrent initialize (issue 9: the cap was check-th
   let fixture: FixtureApp;
 
   beforeAll(async () => {
-    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { maxSessions: LIMIT, backend } });
+    fixture = await startFixtureApp({ providers: [BasicTools], mcp: { sessions: { max: LIMIT }, backend } });
   });
 
   afterAll(async () => {

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type Socket } from 'node:net';
-import { McpResourceService, ResourceNotificationService, type McpLiveStreams } from '@app/mcp';
+import { McpResourceService, ResourceNotificationService } from '@app/mcp';
+import type { McpLiveStreams } from '@nest-mcp/server/backend';
 import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { BasicTools } from '../fixtures/basic.tools.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
@@ -53,7 +54,10 @@ describe('a slow consumer', () => {
   beforeAll(async () => {
     fixture = await startFixtureApp({
       providers: [BasicTools],
-      mcp: { maxStreamBufferBytes: 64 * 1024, replayBufferSize: 50, keepAliveMs: 60_000 },
+      mcp: {
+        delivery: { maxStreamBufferBytes: 64 * 1024, replayBufferSize: 50 },
+        transport: { keepAliveMs: 60_000 },
+      },
     });
     port = Number(new URL(fixture.origin).port);
     const resources = fixture.app.get(McpResourceService);

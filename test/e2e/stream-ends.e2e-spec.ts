@@ -15,13 +15,8 @@ import type { INestApplication } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import {
-  InMemoryMcpBackend,
-  McpResourceService,
-  ResourceNotificationService,
-  type McpBackend,
-  type McpLiveStreams,
-} from '@app/mcp';
+import { McpResourceService, ResourceNotificationService, type McpBackend } from '@app/mcp';
+import { InMemoryMcpBackend, type McpLiveStreams } from '@nest-mcp/server/backend';
 import { FaultInjector, FaultyMcpBackend } from '@app/mcp/testing/index.js';
 import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { McpListens } from '@app/mcp/protocol/listen/listens.registry.js';
@@ -93,11 +88,9 @@ class Harness {
         ws: {},
         backend: new FaultyMcpBackend(inner, harness.faults),
         auth: { resource: RESOURCE, authorizationServers: [STUB_ISSUER], verifier },
-        keepAliveMs: KEEP_ALIVE_MS,
-        sessionIdleTimeoutMs: IDLE_MS,
-        sessionCleanupIntervalMs: 100,
-        maxStreamBufferBytes: 32 * 1024,
-        replayBufferSize: 20,
+        transport: { keepAliveMs: KEEP_ALIVE_MS },
+        sessions: { idleTimeoutMs: IDLE_MS, cleanupIntervalMs: 100 },
+        delivery: { maxStreamBufferBytes: 32 * 1024, replayBufferSize: 20 },
       },
       configure: (created) => created.useWebSocketAdapter(new WsAdapter(created)),
     });

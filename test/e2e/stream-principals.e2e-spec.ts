@@ -8,7 +8,7 @@
  */
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { InMemoryMcpBackend } from '@app/mcp';
+import { InMemoryMcpBackend } from '@nest-mcp/server/backend';
 import { FaultInjector, FaultyMcpBackend } from '@app/mcp/testing/index.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { OpenTools, PUBLIC_URI, ScopedNotes } from '../fixtures/scoped-notes.fixture.js';

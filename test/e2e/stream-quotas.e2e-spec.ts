@@ -83,7 +83,11 @@ describe('a listen cut off for being slow (maxListens: 1)', () => {
 
   beforeAll(async () => {
     fixture = await startFixtureApp({
-      mcp: { maxListens: 1, maxStreamBufferBytes: 32 * 1024, keepAliveMs: 60_000 },
+      mcp: {
+        modern: { maxListens: 1 },
+        delivery: { maxStreamBufferBytes: 32 * 1024 },
+        transport: { keepAliveMs: 60_000 },
+      },
     });
     fixture.app.get(McpResourceService).register(BIG_URI, () => 'big', { name: 'big' });
   });
@@ -136,8 +140,8 @@ describe('per-caller budgets with auth: the principal is the caller', () => {
       mcp: {
         sse: {},
         auth: { resource: 'http://127.0.0.1/mcp', authorizationServers: [STUB_ISSUER], verifier },
-        maxListensPerCaller: 2,
-        maxStreamsPerCaller: 2,
+        modern: { maxListensPerCaller: 2 },
+        limits: { maxStreamsPerCaller: 2 },
       },
     });
     fixture.app.get(McpResourceService).register(BIG_URI, () => 'big', { name: 'big' });
@@ -251,7 +255,9 @@ describe('per-caller budgets without auth: the client address is the caller', ()
   const open: Answer[] = [];
 
   beforeAll(async () => {
-    fixture = await startFixtureApp({ mcp: { maxListensPerCaller: 1, maxStreamsPerCaller: 1 } });
+    fixture = await startFixtureApp({
+      mcp: { modern: { maxListensPerCaller: 1 }, limits: { maxStreamsPerCaller: 1 } },
+    });
     fixture.app.get(McpResourceService).register(BIG_URI, () => 'big', { name: 'big' });
   });
 
@@ -299,7 +305,7 @@ describe('legacy HTTP+SSE streams are sessions to be', () => {
   let fixture: FixtureApp;
 
   beforeAll(async () => {
-    fixture = await startFixtureApp({ mcp: { sse: {}, maxSessions: 1 } });
+    fixture = await startFixtureApp({ mcp: { sse: {}, sessions: { max: 1 } } });
   });
 
   afterAll(() => fixture.close());

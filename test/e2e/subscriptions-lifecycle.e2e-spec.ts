@@ -5,7 +5,8 @@
  * `ResourceNotificationService.notifyResourceUpdated(uri)` reports how many sessions it reached,
  * which is the subscription store's view of "who is subscribed to uri".
  */
-import { ResourceNotificationService, type McpLiveStreams } from '@app/mcp';
+import { ResourceNotificationService } from '@app/mcp';
+import type { McpLiveStreams } from '@nest-mcp/server/backend';
 import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';

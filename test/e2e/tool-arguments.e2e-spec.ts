@@ -122,7 +122,7 @@ describe('tool arguments over Streamable HTTP', () => {
     let mcp: ConnectedClient;
 
     beforeAll(async () => {
-      fixture = await startFixtureApp({ providers: [EchoTools], mcp: { maxArgumentDepth: 2 } });
+      fixture = await startFixtureApp({ providers: [EchoTools], mcp: { limits: { maxArgumentDepth: 2 } } });
       mcp = await fixture.connect();
     });
     afterAll(() => fixture?.close());

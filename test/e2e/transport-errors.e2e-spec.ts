@@ -62,7 +62,7 @@ describe('transport rejections: exact status, code, message and detail', () => {
   beforeAll(async () => {
     fixture = await startFixtureApp({
       providers: [BasicTools],
-      mcp: { maxBodyBytes: 1024, maxSessions: 2, backend, sse: {} },
+      mcp: { limits: { maxBodyBytes: 1024 }, sessions: { max: 2 }, backend, sse: {} },
     });
     url = fixture.endpoint;
     host = new URL(url).host;

@@ -468,7 +468,7 @@ describe('WebSocket: ping/pong liveness (library fixture, 50 ms keep-alive)', ()
 
   beforeAll(async () => {
     fixture = await startFixtureApp({
-      mcp: { ws: { path: '/ws' }, keepAliveMs: 50 },
+      mcp: { ws: { path: '/ws' }, transport: { keepAliveMs: 50 } },
       configure: (app) => app.useWebSocketAdapter(new WsAdapter(app)),
     });
   });

@@ -3,7 +3,9 @@
  * contents checked, then `@nest-mcp/server` installed into a fresh CommonJS and a fresh ESM Nest
  * application (made by Nest's own schematic, outside this repository) with only the documented
  * peers, built, started, and driven with the official SDK client: a DTO-typed tool, a resource,
- * a subscription and the update that the injected ResourceNotificationService sends.
+ * a subscription and the update that the injected ResourceNotificationService sends. The
+ * application imports both of the package's runtime entries (`@nest-mcp/server` and
+ * `@nest-mcp/server/backend`) and sets grouped options.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -57,12 +59,20 @@ export class CounterTools {
   'src/app.module.ts': `
 import { Module } from '@nestjs/common';
 import { McpModule } from '@nest-mcp/server';
+import { InMemoryMcpBackend } from '@nest-mcp/server/backend';
 import { AppController } from './app.controller.js';
 import { AppService } from './app.service.js';
 import { CounterTools } from './counter.tools.js';
 
 @Module({
-  imports: [McpModule.forRoot({ serverInfo: { name: 'consumer', version: '1.0.0' } })],
+  imports: [
+    McpModule.forRoot({
+      serverInfo: { name: 'consumer', version: '1.0.0' },
+      sessions: { idleTimeoutMs: 600_000 },
+      limits: { maxBodyBytes: 1024 * 1024 },
+      backend: new InMemoryMcpBackend(),
+    }),
+  ],
   controllers: [AppController],
   providers: [AppService, CounterTools],
 })
@@ -110,7 +120,7 @@ const filesUnder = (dir: string): string[] =>
   );
 
 describe('the @nest-mcp/server tarball', () => {
-  it('is one of the packed libraries, with its README, LICENSE, CHANGELOG, code, testing entry and sources, and no tests', () => {
+  it('is one of the packed libraries, with its README, LICENSE, CHANGELOG, code, backend and testing entries and sources, and no tests', () => {
     expect(tarballs.length).toBe(
       readdirSync(join(ROOT, 'libs')).filter((lib) => existsSync(join(ROOT, 'libs', lib, 'package.json'))).length,
     );
@@ -123,6 +133,8 @@ describe('the @nest-mcp/server tarball', () => {
         'package.json',
         'dist/index.js',
         'dist/index.d.ts',
+        'dist/backend/index.js',
+        'dist/backend/index.d.ts',
         'dist/testing/index.js',
         'dist/testing/index.d.ts',
         'src/index.ts',
@@ -189,8 +201,13 @@ describe.each(KINDS)('a fresh %s Nest application with @nest-mcp/server', (kind)
 
   it(`builds to ${kind === 'cjs' ? 'CommonJS (require() of the ES module)' : 'ES modules'}`, () => {
     const compiled = readFileSync(join(app().dir, 'dist', 'app.module.js'), 'utf8');
-    if (kind === 'cjs') expect(compiled).toContain('require("@nest-mcp/server")');
-    else expect(compiled).toMatch(/import \{ McpModule \} from '@nest-mcp\/server';/);
+    if (kind === 'cjs') {
+      expect(compiled).toContain('require("@nest-mcp/server")');
+      expect(compiled).toContain('require("@nest-mcp/server/backend")');
+    } else {
+      expect(compiled).toMatch(/import \{ McpModule \} from '@nest-mcp\/server';/);
+      expect(compiled).toMatch(/import \{ InMemoryMcpBackend \} from '@nest-mcp\/server\/backend';/);
+    }
   });
 
   it('starts and serves the DTO tool, the resource and its update to the official SDK client', async () => {

@@ -42,6 +42,7 @@ const OPTIONS: ts.CompilerOptions = {
   outDir: OUTPUT_DIR,
   paths: {
     '@nest-mcp/server': [join(ROOT, 'libs', 'mcp', 'src', 'index.ts')],
+    '@nest-mcp/server/backend': [join(ROOT, 'libs', 'mcp', 'src', 'backend', 'index.ts')],
     '@nest-mcp/server/testing': [join(ROOT, 'libs', 'mcp', 'src', 'testing', 'index.ts')],
     '@nest-mcp/redis': [join(ROOT, 'libs', 'mcp-redis', 'src', 'index.ts')],
   },

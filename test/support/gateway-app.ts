@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { McpLiveStreams } from '@app/mcp';
+import type { McpLiveStreams } from '@nest-mcp/server/backend';
 import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { AppModule } from '../../src/app.module.js';
 import { loadGatewayConfig, portOf } from '../../src/gateway.config.js';

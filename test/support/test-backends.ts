@@ -10,7 +10,7 @@ import {
   type McpBackendContext,
   type McpBackendParts,
   type McpSessionStore,
-} from '@app/mcp';
+} from '@nest-mcp/server/backend';
 import { Gate } from '../fixtures/gates.js';
 
 /**

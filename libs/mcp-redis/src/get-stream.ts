@@ -1,4 +1,4 @@
-import type { McpConnection } from '@nest-mcp/server';
+import type { McpConnection } from '@nest-mcp/server/backend';
 import type { LoggedEvent } from './ordered-writer.js';
 
 /** What reaches a held GET stream live, in the order its instance heard it. */

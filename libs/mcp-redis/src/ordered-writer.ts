@@ -1,4 +1,4 @@
-import type { McpConnection } from '@nest-mcp/server';
+import type { McpConnection } from '@nest-mcp/server/backend';
 
 /** One logged event: its sequence in its log and its JSON. */
 export interface LoggedEvent {

@@ -9,7 +9,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { deploymentOf, FakeConnection, sessionRecord, type BackendDeployment } from '@nest-mcp/server/testing';
-import type { McpBackendParts, McpModuleOptions } from '@nest-mcp/server';
+import type { McpModuleOptions } from '@nest-mcp/server';
+import type { McpBackendParts } from '@nest-mcp/server/backend';
 import { scriptCommands as watched } from '../../../test/support/redis-monitor.js';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
 import { RedisMcpBackend, type RedisMcpBackendOptions } from './redis.backend.js';

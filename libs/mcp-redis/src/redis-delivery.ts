@@ -11,7 +11,7 @@ import {
   type McpListener,
   type McpListKind,
   type McpLiveStreams,
-} from '@nest-mcp/server';
+} from '@nest-mcp/server/backend';
 import { inBatches } from './batches.js';
 import { GetStream, type ReplayedEvent, type StreamItem } from './get-stream.js';
 import type { LoggedEvent } from './ordered-writer.js';

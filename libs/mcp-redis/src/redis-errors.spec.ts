@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { McpBackendUnavailableError } from '@nest-mcp/server';
+import { McpBackendUnavailableError } from '@nest-mcp/server/backend';
 import { toBackendError } from './redis-errors.js';
 
 const replyError = (message: string) => Object.assign(new Error(message), { name: 'ReplyError' });

@@ -1,4 +1,4 @@
-import { McpBackendUnavailableError } from '@nest-mcp/server';
+import { McpBackendUnavailableError } from '@nest-mcp/server/backend';
 
 /**
  * Replies with which Redis says it cannot serve now (loading, failing over, busy script): the

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { deploymentOf, FakeConnection, sessionRecord, updated, type BackendDeployment } from '@nest-mcp/server/testing';
-import type { McpBackendParts } from '@nest-mcp/server';
+import type { McpBackendParts } from '@nest-mcp/server/backend';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
 import { RedisMcpBackend, type RedisMcpBackendOptions } from './redis.backend.js';
 

@@ -16,7 +16,7 @@ import {
   updated,
   type BackendDeployment,
 } from '@nest-mcp/server/testing';
-import type { McpBackendParts, McpSessionEndReason } from '@nest-mcp/server';
+import type { McpBackendParts, McpSessionEndReason } from '@nest-mcp/server/backend';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
 import {
   callsOfScript,

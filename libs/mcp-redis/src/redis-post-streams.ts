@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { McpConnection, McpPostStream, McpPostStreamResume, McpPostStreams } from '@nest-mcp/server';
+import type { McpConnection, McpPostStream, McpPostStreamResume, McpPostStreams } from '@nest-mcp/server/backend';
 import { OrderedWriter, type LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';

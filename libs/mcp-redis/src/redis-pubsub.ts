@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { MCP_ALL_INSTANCES, type McpInstanceMessageHandler, type McpInstanceMessaging } from '@nest-mcp/server';
+import { MCP_ALL_INSTANCES, type McpInstanceMessageHandler, type McpInstanceMessaging } from '@nest-mcp/server/backend';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 

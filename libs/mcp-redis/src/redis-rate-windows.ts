@@ -1,4 +1,4 @@
-import type { McpRateWindow, McpRateWindows } from '@nest-mcp/server';
+import type { McpRateWindow, McpRateWindows } from '@nest-mcp/server/backend';
 import type { RedisScripts } from './redis-scripts.js';
 
 /**

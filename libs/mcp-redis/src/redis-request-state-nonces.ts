@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { McpRequestStateNonces } from '@nest-mcp/server';
+import type { McpRequestStateNonces } from '@nest-mcp/server/backend';
 import { guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 

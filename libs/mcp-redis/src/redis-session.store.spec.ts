@@ -1,6 +1,6 @@
 /** The session lookup on Redis: one script per turn, its record decoded once, its TTL slid with slack. */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { McpBackendParts } from '@nest-mcp/server';
+import type { McpBackendParts } from '@nest-mcp/server/backend';
 import { deploymentOf, sessionRecord, type BackendDeployment } from '@nest-mcp/server/testing';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
 import { RedisMcpBackend } from './redis.backend.js';

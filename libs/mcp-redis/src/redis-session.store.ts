@@ -8,7 +8,7 @@ import {
   type McpSessionPatch,
   type McpSessionRecord,
   type McpSessionStore,
-} from '@nest-mcp/server';
+} from '@nest-mcp/server/backend';
 import { guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts } from './redis-scripts.js';

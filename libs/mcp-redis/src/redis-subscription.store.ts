@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { McpSubscriptionStore } from '@nest-mcp/server';
+import type { McpSubscriptionStore } from '@nest-mcp/server/backend';
 import { guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts } from './redis-scripts.js';

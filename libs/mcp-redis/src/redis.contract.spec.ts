@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll } from '@jest/globals';
 import { describeBackendContract, deploymentOf, FaultyMcpBackend } from '@nest-mcp/server/testing';
-import type { McpBackend } from '@nest-mcp/server';
+import type { McpBackend } from '@nest-mcp/server/backend';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
 import { RedisMcpBackend } from './redis.backend.js';
 

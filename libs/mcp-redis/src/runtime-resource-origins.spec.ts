@@ -4,14 +4,8 @@
  * a read forwarded to that instance runs for the caller the reading instance authenticated.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import {
-  McpClientUnreachableException,
-  McpException,
-  type McpBackendParts,
-  type McpInstanceMessaging,
-  type McpPrincipal,
-  type McpRequestContext,
-} from '@nest-mcp/server';
+import { McpClientUnreachableError, McpException, type McpPrincipal, type McpRequestContext } from '@nest-mcp/server';
+import type { McpBackendParts, McpInstanceMessaging } from '@nest-mcp/server/backend';
 import { deploymentOf, type BackendDeployment } from '@nest-mcp/server/testing';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
 import { until } from '../../../test/support/until.js';
@@ -256,7 +250,7 @@ describe('runtime resources of instances that are gone', () => {
 
       const failure = await read(readingContext(alice)).catch((error: unknown) => error);
 
-      expect(thrown).toBeInstanceOf(McpClientUnreachableException);
+      expect(thrown).toBeInstanceOf(McpClientUnreachableError);
       expect(failure).toBeInstanceOf(McpException);
       expect((failure as McpException).toJsonRpcError()).toEqual({
         code: -32603,

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { McpSessionEndListener, McpSessionEndReason } from '@nest-mcp/server';
+import type { McpSessionEndListener, McpSessionEndReason } from '@nest-mcp/server/backend';
 import { describeError } from './redis-errors.js';
 
 /**

@@ -1,42 +1,72 @@
-// The public API of @nest-mcp/server. Internals (the dispatcher, the session manager, the
-// transports, the registries' entry types) are not exported: they may change in any release.
+// The public API of @nest-mcp/server, for application authors: the module and its options, the
+// decorators, what handlers and enhancers see, the services to inject, the exceptions a handler
+// throws or catches, the result helpers and the authorization options. Backend authors import
+// `@nest-mcp/server/backend`, tests `@nest-mcp/server/testing`. Everything else (the dispatcher,
+// the session manager, the registries, the transports and their rejections) is internal and may
+// change in any release; public-api.spec.ts pins what each entry exports.
 
 // The module and its options
-export * from './mcp.module.js';
-export { MCP_MODULE_OPTIONS, MCP_OPTIONS_TYPE, MCP_ASYNC_OPTIONS_TYPE } from './mcp.module-definition.js';
-export {
-  MCP_CONTEXT_TYPE,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  LATEST_PROTOCOL_VERSION,
-  MODERN_PROTOCOL_VERSIONS,
-  type McpProtocolVersion,
-  type McpModernProtocolVersion,
-  type McpAnyProtocolVersion,
-  type McpProtocolEras,
-} from './mcp.constants.js';
-export type * from './interfaces/mcp-module-options.interface.js';
-export type * from './interfaces/mcp-tool-options.interface.js';
-export type * from './interfaces/mcp-resource-options.interface.js';
-export type * from './interfaces/mcp-prompt-options.interface.js';
-export type * from './interfaces/mcp-icon.interface.js';
-export type * from './model/mcp-transport.interface.js';
-export type * from './interfaces/mcp-completion.interface.js';
-export type * from './model/mcp-cache.interface.js';
+export { McpModule } from './mcp.module.js';
+export type {
+  McpModuleOptions,
+  McpModuleExtras,
+  McpServerInfo,
+  McpWireProfile,
+  McpSessionsOptions,
+  McpTransportOptions,
+  McpLimitsOptions,
+  McpModernOptions,
+  McpDeliveryOptions,
+} from './interfaces/mcp-module-options.interface.js';
+export { SUPPORTED_PROTOCOL_VERSIONS, type McpProtocolVersion, type McpProtocolEras } from './mcp.constants.js';
+// The type of the `backend` option (implementing one: `@nest-mcp/server/backend`).
+export type { McpBackend } from './backend/mcp-backend.interface.js';
 
-// Declaring capabilities
-export * from './decorators/index.js';
-export * from './results/index.js';
-export type { McpSchemaInput, JsonSchemaObject } from './schema/schema.types.js';
-export { UriTemplate, UriTemplateError, MAX_URI_LENGTH, type UriVariables } from './templates/index.js';
+// Declaring tools, resources and prompts
+export { McpTool, McpResource, McpPrompt, McpApp } from './decorators/index.js';
+export {
+  McpArgs,
+  McpCtx,
+  McpAuth,
+  McpRequest,
+  McpSessionId,
+  McpProtocolVersionParam,
+  McpSignal,
+  McpTransport,
+} from './decorators/mcp-params.decorator.js';
+export type { McpToolOptions } from './interfaces/mcp-tool-options.interface.js';
+export type { McpResourceOptions } from './interfaces/mcp-resource-options.interface.js';
+export type { McpPromptOptions } from './interfaces/mcp-prompt-options.interface.js';
+export type { McpIcon } from './interfaces/mcp-icon.interface.js';
+export type { McpCacheHints } from './model/mcp-cache.interface.js';
+export type { McpSchemaInput } from './schema/schema.types.js';
+export type { UriVariables } from './templates/index.js';
+export type { McpCompleter, McpCompletionArgs, McpCompletionResult } from './interfaces/mcp-completion.interface.js';
+export {
+  textContent,
+  imageContent,
+  audioContent,
+  resourceLink,
+  embeddedTextResource,
+  embeddedBlobResource,
+  toolText,
+  toolError,
+  toolStructured,
+  type McpContentBlock,
+  type McpToolResult,
+} from './results/index.js';
 
 // Inside handlers and enhancers
-export type { McpRequestContext, McpRoundState } from './context/mcp-request-context.js';
+export type { McpRequestContext } from './context/mcp-request-context.js';
 export { McpExecutionContext, isMcpContext } from './context/mcp-execution-context.js';
-export * from './errors/index.js';
-export { MCP_LOG_LEVELS, type McpLogLevel } from './model/log-level.js';
+export type { McpTransportKind } from './model/mcp-transport.interface.js';
+export type { McpLogLevel } from './model/log-level.js';
+export type { McpElicitResult, McpSamplingResult, McpRoot } from './context/client-request.types.js';
 export { McpInputRequiredSignal } from './protocol/modern/input-round.js';
-export * from './errors/client-request.errors.js';
-export type * from './context/client-request.types.js';
+
+// The errors a handler throws or catches
+export * from './errors/index.js';
+export { McpBackendUnavailableError } from './backend/mcp-backend.interface.js';
 
 // Services to inject
 export { ResourceNotificationService } from './notifications/resource-notification.service.js';
@@ -44,46 +74,25 @@ export {
   McpResourceService,
   type McpResourceReader,
   type McpTemplateReader,
-  type McpTemplateRegistration,
   type McpResourceRegistration,
+  type McpTemplateRegistration,
 } from './resources/mcp-resource.service.js';
 export { McpServerStats } from './session/mcp-server-stats.js';
+
+// Tool hooks
 export { McpToolHook } from './hooks/mcp-tool-hook.decorator.js';
-export type * from './hooks/mcp-tool-hook.interface.js';
+export type {
+  McpToolHookHandler,
+  McpToolInvokingEvent,
+  McpToolCompletedEvent,
+  McpToolFailedEvent,
+  McpToolRejectedEvent,
+} from './hooks/mcp-tool-hook.interface.js';
 export { McpToolLoggingHook } from './hooks/mcp-tool-logging.hook.js';
-export { McpToolMetricsHook, type McpToolMetrics } from './hooks/mcp-tool-metrics.hook.js';
+export { McpToolMetricsHook } from './hooks/mcp-tool-metrics.hook.js';
 
 // Authorization (resource-server mode)
 export * from './auth/index.js';
-
-// Backends (where sessions, subscriptions and delivery state live)
-export {
-  McpBackendUnavailableError,
-  type McpBackend,
-  type McpBackendContext,
-  type McpBackendParts,
-} from './backend/mcp-backend.interface.js';
-export { InMemoryMcpBackend } from './backend/in-memory/in-memory.backend.js';
-export type * from './backend/mcp-session.store.js';
-export type * from './backend/mcp-subscription.store.js';
-export type * from './backend/mcp-fanout.js';
-export type * from './backend/mcp-live-streams.js';
-export type * from './backend/mcp-post-streams.js';
-export type * from './backend/mcp-rate-windows.js';
-export type * from './backend/mcp-request-state-nonces.js';
-export {
-  MCP_ALL_INSTANCES,
-  type McpInstanceMessaging,
-  type McpInstanceMessageHandler,
-} from './backend/mcp-instance-messaging.js';
-// What a backend author needs to deliver the way the core does.
-export { ListenerIndex } from './backend/delivery/listener-index.js';
-export {
-  LIST_CHANGED_JSON,
-  LIST_CHANGED_METHODS,
-  RESOURCE_UPDATED,
-  resourceUpdatedJson,
-} from './backend/delivery/notification.messages.js';
 
 // MCP Apps (the `io.modelcontextprotocol/ui` extension, docs/apps.md): `@McpApp` comes with the
 // decorators above; these are its options, the extension's identifier and its MIME type.
@@ -91,8 +100,5 @@ export { MCP_APPS_EXTENSION, MCP_APP_MIME_TYPE } from './apps/mcp-apps.constants
 export type * from './interfaces/mcp-app-options.interface.js';
 export type * from './interfaces/mcp-ui-meta.interface.js';
 
-// Transports that need a helper
+// stdio needs a helper to start
 export { runMcpStdio } from './transports/stdio/run-mcp-stdio.js';
-export { StderrLogger } from './transports/stdio/stderr.logger.js';
-export type { McpStdioOptions } from './transports/stdio/mcp-stdio.transport.js';
-export { MCP_WS_SUBPROTOCOL } from './transports/ws/mcp-ws.gateway.js';

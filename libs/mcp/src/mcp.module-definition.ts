@@ -59,7 +59,6 @@ function withTransports(definition: DynamicModule, extras: McpModuleExtras): Dyn
     ...definition,
     controllers: [...(definition.controllers ?? []), ...controllers],
     providers: [...(definition.providers ?? []), ...providers],
-    exports: [...(definition.exports ?? []), ...(extras.stdio ? [McpStdioTransport] : [])],
   };
 }
 

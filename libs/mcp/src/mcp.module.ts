@@ -5,13 +5,6 @@ import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { MCP_MODULE_OPTIONS, McpConfigurableModuleClass } from './mcp.module-definition.js';
 import { MCP_BACKEND_PROVIDERS } from './mcp-backend.providers.js';
-import {
-  MCP_FANOUT,
-  MCP_LIVE_STREAMS,
-  MCP_POST_STREAMS,
-  MCP_SESSION_STORE,
-  MCP_SUBSCRIPTION_STORE,
-} from './backend/mcp-backend.tokens.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import { MCP_RESOLVED_OPTIONS } from './mcp.constants.js';
 import { LifecycleHandler } from './protocol/handlers/lifecycle.handler.js';
@@ -121,22 +114,7 @@ import { McpAppLinksCheck } from './discovery/app-links.check.js';
     McpAppsPolicy,
     McpAppLinksCheck,
   ],
-  exports: [
-    MCP_RESOLVED_OPTIONS,
-    MCP_SESSION_STORE,
-    MCP_SUBSCRIPTION_STORE,
-    MCP_FANOUT,
-    MCP_LIVE_STREAMS,
-    MCP_POST_STREAMS,
-    ResourceNotificationService,
-    McpResourceService,
-    McpSessionManager,
-    McpServerStats,
-    McpToolRegistry,
-    McpResourceRegistry,
-    McpResourceTemplateRegistry,
-    McpPromptRegistry,
-    McpDispatcher,
-  ],
+  // What an application injects; everything else is internal (tests reach it with `app.get`).
+  exports: [ResourceNotificationService, McpResourceService, McpServerStats],
 })
 export class McpModule extends McpConfigurableModuleClass {}

@@ -28,10 +28,10 @@ import {
   McpResource,
   McpResourceService,
   McpServerStats,
-  type McpLiveStreams,
   McpTool,
   ResourceNotificationService,
 } from '../../../libs/mcp/src/index.js';
+import type { McpLiveStreams } from '../../../libs/mcp/src/backend/index.js';
 import { MCP_LIVE_STREAMS } from '../../../libs/mcp/src/backend/mcp-backend.tokens.js';
 import { RedisMcpBackend } from '../../../libs/mcp-redis/src/index.js';
 import { listenAddress, serveBenchIpc } from './child-ipc.js';
@@ -105,10 +105,12 @@ class BenchResources {
       serverInfo: SERVER_INFO,
       http: { path: '/mcp', mount },
       // The default caps (10,000 sessions, 10,000 listens) are below the fan-out runs' counts.
-      maxSessions: 1_000_000,
-      maxListens: 1_000_000,
-      // One key for every instance of the Redis phase (and no warning at startup).
-      requestStateKeys: ['bench-request-state-key-0123456789abcdef'],
+      sessions: { max: 1_000_000 },
+      modern: {
+        maxListens: 1_000_000,
+        // One key for every instance of the Redis phase (and no warning at startup).
+        requestStateKeys: ['bench-request-state-key-0123456789abcdef'],
+      },
       ...(backend ? { backend } : {}),
     }),
   ],

@@ -13,7 +13,6 @@ import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
  * 401: no access token, or one that is invalid (expired, not for this server, badly signed...).
  * `WWW-Authenticate` names the Protected Resource Metadata, so a client can discover where to get
  * a token; `error="invalid_token"` when a token was presented.
- * @publicApi
  */
 export class McpUnauthorizedException extends McpException {
   constructor(challenge: BearerChallenge, detail: string) {
@@ -28,7 +27,6 @@ export class McpUnauthorizedException extends McpException {
  * 403 `insufficient_scope`: a valid token without the scopes this request needs. The challenge's
  * `scope` lists the scopes needed plus those already granted, so a client can step up (ask for a
  * token with all of them) and retry without losing what it had; the detail names the missing ones.
- * @publicApi
  */
 export class McpInsufficientScopeException extends McpException {
   constructor(
@@ -62,7 +60,6 @@ export class McpInsufficientScopeException extends McpException {
 /**
  * 400 `invalid_request`: a malformed authorization request (an `Authorization: Bearer` header
  * whose token is not a token, or a token sent both in the header and in the URI).
- * @publicApi
  */
 export class McpInvalidAuthRequestException extends McpException {
   constructor(resourceMetadata: string, detail: string) {

@@ -88,7 +88,7 @@ describe('Authorization in the modern era', () => {
       providers: [ModernNotes],
       options: {
         auth: { resource: RESOURCE, authorizationServers: [ISSUER], scopesSupported: ['notes:read', 'notes:write'] },
-        requestStateKeys: ['k'.repeat(32)],
+        modern: { requestStateKeys: ['k'.repeat(32)] },
       },
     });
     return client;

@@ -44,7 +44,10 @@ describe('sessions bound to their principal', () => {
   });
 
   const start = (maxSessionsPerPrincipal?: number) => {
-    const options = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, maxSessionsPerPrincipal });
+    const options = resolveMcpOptions({
+      serverInfo: { name: 't', version: '1' },
+      sessions: { maxPerCaller: maxSessionsPerPrincipal },
+    });
     const parts = new InMemoryMcpBackend().connect({ options });
     manager = new McpSessionManager(serializing(parts.sessions), parts.liveStreams, options);
     manager.onModuleInit();

@@ -10,7 +10,10 @@ const SESSION = 'session-a';
 
 /** The client requests service alone: the session manager only has to take an end listener. */
 function createRequests(): McpClientRequests {
-  const options = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, clientRequestTimeoutMs: TIMEOUT_MS });
+  const options = resolveMcpOptions({
+    serverInfo: { name: 't', version: '1' },
+    limits: { clientRequestTimeoutMs: TIMEOUT_MS },
+  });
   const sessions = { onSessionEnd: () => undefined } as unknown as McpSessionManager;
   return new McpClientRequests(options, sessions, new LocalInstanceMessaging());
 }

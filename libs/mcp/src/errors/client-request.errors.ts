@@ -30,12 +30,31 @@ export class McpClientRequestError extends Error {
 
 /**
  * Nothing can carry a server→client request to this client: a stateless request, a client that
- * accepts only JSON and holds no GET stream, or a connection that closed. Raised at once, instead
- * of waiting for a timeout that could never end otherwise. @publicApi
+ * accepts only JSON and holds no GET stream, a connection that closed, or a runtime resource's
+ * read forwarded to the instance that registered it (`uri`: only the instance the client talks
+ * to holds the channel). Raised at once, by the call (`ctx.elicit`, `ctx.sample`,
+ * `ctx.listRoots`, and `ctx.reportProgress` in a forwarded read), instead of waiting for a
+ * timeout that could never end otherwise: catch it to go on without asking. Uncaught, a tool
+ * answers it as an `isError` result with its message, and a forwarded read as `-32603` "Client
+ * unreachable" with `data.uri`.
+ * @publicApi
  */
 export class McpClientUnreachableError extends Error {
-  constructor(method: string, why: string) {
-    super(`Cannot send ${method} to the client: ${why}`);
+  /**
+   * @param method What could not reach the client (`elicitation/create`, `ctx.elicit`).
+   * @param why Why not.
+   * @param uri The resource whose forwarded read made the call, if that is why.
+   */
+  constructor(
+    method: string,
+    why: string,
+    readonly uri?: string,
+  ) {
+    super(
+      uri === undefined
+        ? `Cannot send ${method} to the client: ${why}`
+        : `${method} is not available while reading '${uri}': ${why}`,
+    );
     this.name = 'McpClientUnreachableError';
   }
 }

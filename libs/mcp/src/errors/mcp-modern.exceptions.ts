@@ -1,5 +1,6 @@
 import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import { McpException } from './mcp.exception.js';
+import { McpInvalidParamsException } from './mcp-protocol.exceptions.js';
 
 /**
  * The errors MCP 2026-07-28 defines (`-32020..-32022`, the only codes this library emits from
@@ -10,7 +11,6 @@ import { McpException } from './mcp.exception.js';
 /**
  * 400 `-32020` HeaderMismatch: a required header (`MCP-Protocol-Version`, `Mcp-Method`,
  * `Mcp-Name`, a declared `Mcp-Param-*`) is missing, malformed, or disagrees with the body.
- * @publicApi
  */
 export class McpHeaderMismatchException extends McpException {
   constructor(detail: string) {
@@ -37,41 +37,8 @@ export class McpMissingClientCapabilityException extends McpException {
 }
 
 /**
- * 400 `-32022` UnsupportedProtocolVersion, with the versions this endpoint serves: the modern
- * answer to a request in a version it does not speak (and, in `'modern'` mode, to `initialize`).
- * @publicApi
- */
-export class McpUnsupportedVersionException extends McpException {
-  constructor(requested: unknown, supported: readonly string[]) {
-    super(
-      JsonRpcErrorCode.UnsupportedProtocolVersion,
-      'Unsupported protocol version',
-      `Protocol version ${JSON.stringify(String(requested).slice(0, 64))} is not supported; supported: ${supported.join(', ')}`,
-      { supported: [...supported], requested: typeof requested === 'string' ? requested : String(requested) },
-      { status: 400 },
-    );
-  }
-}
-
-/** 404 `-32601`: a modern request for a method this endpoint does not serve (removed or unknown). @publicApi */
-export class McpModernMethodNotFoundException extends McpException {
-  constructor(method: string) {
-    super(
-      JsonRpcErrorCode.MethodNotFound,
-      'Method not found',
-      `Method '${method.slice(0, 128)}' is not supported`,
-      undefined,
-      {
-        status: 404,
-      },
-    );
-  }
-}
-
-/**
  * 400 `-32000`: a modern request reached an endpoint configured with `protocol: 'legacy'`. The
  * body is deliberately not a modern error, so a dual-era client falls back to `initialize`.
- * @publicApi
  */
 export class McpModernEraDisabledException extends McpException {
   constructor() {
@@ -85,7 +52,7 @@ export class McpModernEraDisabledException extends McpException {
   }
 }
 
-/** 503 `-32000`: the instance holds its `maxListens` listen streams already. @publicApi */
+/** 503 `-32000`: the instance holds its `maxListens` listen streams already. */
 export class McpTooManyListensException extends McpException {
   constructor(limit: number) {
     super(
@@ -101,7 +68,6 @@ export class McpTooManyListensException extends McpException {
 /**
  * 429 `-32004`: the caller (the principal in resource-server mode, else the remote address)
  * already holds `maxListensPerCaller` listen streams on this instance; one must end first.
- * @publicApi
  */
 export class McpListenQuotaExceededException extends McpException {
   constructor(limit: number) {
@@ -115,19 +81,19 @@ export class McpListenQuotaExceededException extends McpException {
   }
 }
 
-/** 400 `-32602`: a modern request whose `_meta` lacks a required field or has a malformed one. @publicApi */
-export class McpInvalidMetaException extends McpException {
+/** 400 `-32602`: a modern request whose `_meta` lacks a required field or has a malformed one. */
+export class McpInvalidMetaException extends McpInvalidParamsException {
   constructor(detail: string) {
-    super(JsonRpcErrorCode.InvalidParams, 'Invalid params', detail, undefined, { status: 400 });
+    super(detail, undefined, { status: 400 });
   }
 }
 
 /**
  * `-32602`: an MRTR `requestState` that fails verification (tampered, expired, made for another
- * request or principal, or signed with a key this server no longer holds). @publicApi
+ * request or principal, or signed with a key this server no longer holds).
  */
-export class McpInvalidRequestStateException extends McpException {
+export class McpInvalidRequestStateException extends McpInvalidParamsException {
   constructor(detail: string) {
-    super(JsonRpcErrorCode.InvalidParams, 'Invalid params', `Invalid requestState: ${detail}`);
+    super(`Invalid requestState: ${detail}`);
   }
 }

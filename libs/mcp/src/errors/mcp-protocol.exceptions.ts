@@ -1,7 +1,7 @@
 import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import { McpException } from './mcp.exception.js';
 
-/** `-32700` Parse error: the bytes are not JSON. @publicApi */
+/** `-32700` Parse error: the bytes are not JSON. */
 export class McpParseErrorException extends McpException {
   constructor(detail = 'The message is not valid JSON') {
     super(JsonRpcErrorCode.ParseError, 'Parse error', detail, undefined, { status: 400 });
@@ -11,7 +11,6 @@ export class McpParseErrorException extends McpException {
 /**
  * `-32600` Invalid Request: JSON, but not a valid JSON-RPC request for this state. Over HTTP it
  * answers 400 (docs/decisions/0002-error-codes-and-http-statuses.md).
- * @publicApi
  */
 export class McpInvalidRequestException extends McpException {
   constructor(detail: string, message = 'Invalid Request') {
@@ -19,10 +18,20 @@ export class McpInvalidRequestException extends McpException {
   }
 }
 
-/** `-32601` Method not found. @publicApi */
+/**
+ * `-32601` Method not found, for a method this endpoint does not serve (removed or unknown). The
+ * legacy era answers it in-band (HTTP 200); the modern era rides it on a 404 (`http`). The
+ * detail names at most 128 characters of the method: it is the client's own input.
+ */
 export class McpMethodNotFoundException extends McpException {
-  constructor(method: string) {
-    super(JsonRpcErrorCode.MethodNotFound, 'Method not found', `Method '${method}' is not supported`);
+  constructor(method: string, http?: { status: number }) {
+    super(
+      JsonRpcErrorCode.MethodNotFound,
+      'Method not found',
+      `Method '${method.slice(0, 128)}' is not supported`,
+      undefined,
+      http,
+    );
   }
 }
 
@@ -32,12 +41,18 @@ export class McpMethodNotFoundException extends McpException {
  * @publicApi
  */
 export class McpInvalidParamsException extends McpException {
-  constructor(detail: string, data?: Record<string, unknown>) {
-    super(JsonRpcErrorCode.InvalidParams, 'Invalid params', detail, data);
+  /**
+   * @param detail What is wrong with the input; it reaches the client.
+   * @param data Extra members of the error's `data`.
+   * @param http The HTTP status it rides on where it rejects a whole HTTP request (the modern
+   *   era's `_meta` checks); unset, it answers in-band.
+   */
+  constructor(detail: string, data?: Record<string, unknown>, http?: { status: number }) {
+    super(JsonRpcErrorCode.InvalidParams, 'Invalid params', detail, data, http);
   }
 }
 
-/** `-32603` Internal error. The detail never carries the original error text. @publicApi */
+/** `-32603` Internal error. The detail never carries the original error text. */
 export class McpInternalErrorException extends McpException {
   constructor(correlationId: string) {
     super(
@@ -57,30 +72,11 @@ export class McpResourceNotFoundException extends McpException {
 }
 
 /**
- * `-32603`: a handler asked to reach the client (`elicit`, `sample`, `listRoots`,
- * `reportProgress`) where the client cannot be reached: a runtime resource's read forwarded to
- * the instance that registered it runs there, and only the instance the client talks to holds
- * the channel. Thrown at once, by the call, so the handler can catch it and read without asking.
- * @publicApi
- */
-export class McpClientUnreachableException extends McpException {
-  constructor(what: string, uri: string) {
-    super(
-      JsonRpcErrorCode.InternalError,
-      'Client unreachable',
-      `${what} is not available while reading '${uri}': this runtime resource's handler runs on another instance (the one that registered it), which cannot reach the client`,
-      { uri },
-    );
-  }
-}
-
-/**
  * `-32000` Too many subscriptions, with `data.limit`: the session is subscribed to
  * `maxSubscriptionsPerSession` URIs already. A server limit on what the session holds, like
  * `maxSessions`, not a fault of the params: the same `resources/subscribe` succeeds once the
  * session unsubscribes from another URI. Answered as a JSON-RPC error (HTTP 200), since retrying
  * later does not help.
- * @publicApi
  */
 export class McpTooManySubscriptionsException extends McpException {
   constructor(limit: number) {

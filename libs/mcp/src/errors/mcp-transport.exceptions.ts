@@ -1,4 +1,5 @@
 import { JsonRpcErrorCode } from '../model/json-rpc.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../mcp.constants.js';
 import { McpException } from './mcp.exception.js';
 
 /**
@@ -12,14 +13,14 @@ import { McpException } from './mcp.exception.js';
 /** Seconds a client should wait before retrying a 503. */
 export const RETRY_AFTER_SECONDS = 5;
 
-/** 403: the `Origin` or `Host` header is not allowed (DNS-rebinding and cross-site defence). @publicApi */
+/** 403: the `Origin` or `Host` header is not allowed (DNS-rebinding and cross-site defence). */
 export class McpForbiddenOriginException extends McpException {
   constructor(detail: string) {
     super(JsonRpcErrorCode.ServerError, 'Forbidden origin or host', detail, undefined, { status: 403 });
   }
 }
 
-/** 405: an HTTP method the endpoint does not serve, with the `Allow` header. @publicApi */
+/** 405: an HTTP method the endpoint does not serve, with the `Allow` header. */
 export class McpMethodNotAllowedException extends McpException {
   constructor(allow: string, detail: string) {
     super(JsonRpcErrorCode.ServerError, 'Method not allowed', detail, undefined, {
@@ -29,21 +30,21 @@ export class McpMethodNotAllowedException extends McpException {
   }
 }
 
-/** 406: the `Accept` header allows none of the formats the answer can take. @publicApi */
+/** 406: the `Accept` header allows none of the formats the answer can take. */
 export class McpNotAcceptableException extends McpException {
   constructor(detail: string) {
     super(JsonRpcErrorCode.ServerError, 'Not acceptable', detail, undefined, { status: 406 });
   }
 }
 
-/** 415: the body is not `application/json`. @publicApi */
+/** 415: the body is not `application/json`. */
 export class McpUnsupportedMediaTypeException extends McpException {
   constructor(detail = 'Content-Type must be application/json') {
     super(JsonRpcErrorCode.ServerError, 'Unsupported media type', detail, undefined, { status: 415 });
   }
 }
 
-/** 413: the body is larger than `maxBodyBytes` (JSON-RPC calls it an invalid request). @publicApi */
+/** 413: the body is larger than `maxBodyBytes` (JSON-RPC calls it an invalid request). */
 export class McpPayloadTooLargeException extends McpException {
   constructor(limit: number) {
     super(JsonRpcErrorCode.InvalidRequest, 'Request body too large', `The body exceeds ${limit} bytes`, undefined, {
@@ -53,16 +54,35 @@ export class McpPayloadTooLargeException extends McpException {
   }
 }
 
-/** 400: the `MCP-Protocol-Version` header names a version this server does not speak. @publicApi */
+/**
+ * 400: a protocol version this endpoint does not speak, answered in the form of the era whose
+ * versions it names, so the client can act on it:
+ * - modern versions (MCP 2026-07-28, `-32022` UnsupportedProtocolVersion with `data.supported`
+ *   and `data.requested`): the answer to a modern request in a version the endpoint does not
+ *   speak, and, in `'modern'` mode, to `initialize` and to legacy HTTP+SSE;
+ * - the 2025 versions (`-32000`, as the official SDK answers, with `data.supported`): the answer
+ *   to an `MCP-Protocol-Version` header naming a version the endpoint does not speak.
+ */
 export class McpUnsupportedProtocolVersionException extends McpException {
-  constructor(requested: string, supported: readonly string[]) {
-    super(
-      JsonRpcErrorCode.ServerError,
-      'Unsupported protocol version',
-      `MCP-Protocol-Version '${requested.slice(0, 64)}' is not supported (supported: ${supported.join(', ')})`,
-      { supported: [...supported] },
-      { status: 400 },
-    );
+  constructor(requested: unknown, supported: readonly string[]) {
+    const shown = String(requested).slice(0, 64);
+    if (supported.every((version) => (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version))) {
+      super(
+        JsonRpcErrorCode.UnsupportedProtocolVersion,
+        'Unsupported protocol version',
+        `Protocol version ${JSON.stringify(shown)} is not supported; supported: ${supported.join(', ')}`,
+        { supported: [...supported], requested: typeof requested === 'string' ? requested : String(requested) },
+        { status: 400 },
+      );
+    } else {
+      super(
+        JsonRpcErrorCode.ServerError,
+        'Unsupported protocol version',
+        `MCP-Protocol-Version '${shown}' is not supported (supported: ${supported.join(', ')})`,
+        { supported: [...supported] },
+        { status: 400 },
+      );
+    }
   }
 }
 
@@ -70,7 +90,6 @@ export class McpUnsupportedProtocolVersionException extends McpException {
  * `-32000` Session required: the request needs a session and has none. Over HTTP with session
  * management on, a missing `MCP-Session-Id` is a 400 (`http`); elsewhere (stateless HTTP, stdio
  * before `initialize`) it answers the request on 200.
- * @publicApi
  */
 export class McpSessionRequiredException extends McpException {
   constructor(
@@ -81,14 +100,14 @@ export class McpSessionRequiredException extends McpException {
   }
 }
 
-/** 404 `-32001`: the session id is unknown or expired (as the official SDK answers). @publicApi */
+/** 404 `-32001`: the session id is unknown or expired (as the official SDK answers). */
 export class McpSessionNotFoundException extends McpException {
   constructor(detail = 'The session is unknown or has expired: initialize a new one') {
     super(JsonRpcErrorCode.SessionNotFound, 'Session not found', detail, undefined, { status: 404 });
   }
 }
 
-/** 503: the server holds `maxSessions` already; `initialize` may be retried later. @publicApi */
+/** 503: the server holds `maxSessions` already; `initialize` may be retried later. */
 export class McpTooManySessionsException extends McpException {
   constructor(limit: number) {
     super(
@@ -104,7 +123,6 @@ export class McpTooManySessionsException extends McpException {
 /**
  * 429: the caller (the principal in resource-server mode, else the remote address) already
  * holds `maxSessionsPerPrincipal` sessions; `initialize` may be retried once one of them ends.
- * @publicApi
  */
 export class McpSessionQuotaExceededException extends McpException {
   constructor(limit: number) {
@@ -122,7 +140,6 @@ export class McpSessionQuotaExceededException extends McpException {
  * 429: the caller (the principal in resource-server mode, else the remote address) already holds
  * `maxStreamsPerCaller` event streams open (standalone GET streams, legacy SSE streams); one
  * must close first.
- * @publicApi
  */
 export class McpStreamQuotaExceededException extends McpException {
   constructor(limit: number) {
@@ -140,7 +157,6 @@ export class McpStreamQuotaExceededException extends McpException {
  * 503: the backend that holds sessions and subscriptions (Redis, ...) cannot be reached. Never a
  * 404: the session may well exist. Backends throw `McpBackendUnavailableError`; the mapper turns
  * it into this.
- * @publicApi
  */
 export class McpServiceUnavailableException extends McpException {
   constructor(detail = 'The session backend is unavailable; retry shortly') {
@@ -155,7 +171,6 @@ export class McpServiceUnavailableException extends McpException {
  * `-32004`: a WebSocket, stdio or legacy SSE connection already has `maxInFlightRequests`
  * requests running; this one is refused at once (reading on is what lets answers to the
  * server's own questions arrive, so the connection is never paused for it).
- * @publicApi
  */
 export class McpTooManyInFlightException extends McpException {
   constructor(limit: number) {
@@ -171,7 +186,6 @@ export class McpTooManyInFlightException extends McpException {
 /**
  * 410: a `Last-Event-ID` names a POST answer whose events after that point were dropped from its
  * bounded history, so it cannot be resumed without a silent gap.
- * @publicApi
  */
 export class McpStreamHistoryLostException extends McpException {
   constructor(lastEventId: string) {

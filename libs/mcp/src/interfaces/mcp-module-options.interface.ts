@@ -29,14 +29,29 @@ export interface McpServerInfo {
 export type McpWireProfile = 'gateway' | 'strict';
 
 /**
- * Options of `McpModule.forRoot()` / `forRootAsync()`.
+ * Options of `McpModule.forRoot()` / `forRootAsync()`: the server's identity and protocol at the
+ * top, the rest in groups (`sessions`, `transport`, `limits`, `modern`, `delivery`, `auth`). The
+ * extras `http`, `ws`, `sse` and `stdio` (`McpModuleExtras`) choose which endpoints exist and
+ * where; `transport` sets how they behave.
  * @publicApi
  */
-export interface McpModuleOptions {
+export interface McpModuleOptions extends McpDeprecatedFlatOptions {
   /** Server identity reported by `initialize`. */
   serverInfo: McpServerInfo;
   /** Instructions for the model, sent in the `initialize` result. */
   instructions?: string;
+  /**
+   * Which protocol eras the endpoints serve (docs/decisions/0003-two-protocol-eras-on-one-endpoint.md), chosen per
+   * request:
+   * - `'dual'`: the modern era (MCP 2026-07-28: per-request `_meta`, `server/discover`,
+   *   `subscriptions/listen`, multi round-trip requests) beside the legacy era of `initialize`
+   *   and sessions (2025-11-25, 2025-06-18, 2025-03-26);
+   * - `'legacy'`: the legacy era only; a modern request gets HTTP 400 `-32000`, so dual-era
+   *   clients fall back to `initialize`;
+   * - `'modern'`: the modern era only; `initialize` gets HTTP 400 `-32022` naming the modern versions.
+   * @default 'dual'
+   */
+  protocol?: McpProtocolEras;
   /**
    * The version `initialize` always reports when set, whatever the client asks
    * (docs/decisions/0006-protocol-version-negotiation.md);
@@ -44,31 +59,83 @@ export interface McpModuleOptions {
    * @default undefined (answer the client's version when supported, else 2025-11-25)
    */
   protocolVersion?: McpProtocolVersion;
+  /** See `McpWireProfile`. @default 'strict' */
+  wireProfile?: McpWireProfile;
+  /** Page size of every list method. @default 100 */
+  pageSize?: number;
   /**
-   * Session management. Off means stateless: every POST stands alone, no GET stream, and
-   * subscriptions answer `-32000`.
+   * Session management (the legacy era's `initialize` and `MCP-Session-Id`); `false` turns it
+   * off, `true` or an object keeps it on. See `McpSessionsOptions`.
    * @default true
    */
-  sessions?: boolean;
-  /** @default 1_800_000 (30 minutes) */
-  sessionIdleTimeoutMs?: number;
+  sessions?: boolean | McpSessionsOptions;
+  /** How the endpoints treat a request or a connection: origins, hosts, headers, keep-alive. */
+  transport?: McpTransportOptions;
+  /** Bounds on what one request, connection or caller may take. */
+  limits?: McpLimitsOptions;
+  /** Settings of the modern era (MCP 2026-07-28): request state, caching hints, listens. */
+  modern?: McpModernOptions;
+  /** How notifications and answers reach the client's streams. */
+  delivery?: McpDeliveryOptions;
+  /**
+   * Where sessions, subscriptions and delivery state live. The in-memory default needs nothing;
+   * a shared backend (`@nest-mcp/redis`) lets several instances behave as one.
+   * @default new InMemoryMcpBackend()
+   */
+  backend?: McpBackend;
+  /**
+   * Resource-server mode (MCP authorization): every HTTP entry point needs a bearer access token
+   * issued for `auth.resource`, sessions belong to the principal that created them, and
+   * `@RequireScopes()` is enforced. See `McpAuthOptions`.
+   * @default undefined (no authorization: a local server)
+   */
+  auth?: McpAuthOptions;
+}
+
+/**
+ * Session management: `sessions` of `McpModule.forRoot()`. Off means stateless: every POST
+ * stands alone, no GET stream, and subscriptions answer `-32000`.
+ * @publicApi
+ */
+export interface McpSessionsOptions {
+  /** @default true */
+  enabled?: boolean;
+  /** Idle time after which a session expires, in milliseconds. @default 1_800_000 (30 minutes) */
+  idleTimeoutMs?: number;
+  /** How often expired sessions are swept. @default 60_000 */
+  cleanupIntervalMs?: number;
   /**
    * Most sessions held at once; `initialize` beyond it is refused (HTTP 503 with Retry-After)
    * until sessions end or expire, so abandoned sessions cannot exhaust memory.
    * @default 10_000
    */
-  maxSessions?: number;
+  max?: number;
   /**
    * Most sessions one caller holds at once on this instance: the principal in resource-server
    * mode (`auth`), the remote address otherwise. `initialize` beyond it answers 429 with
-   * `Retry-After`, so one client cannot take every place of `maxSessions`.
+   * `Retry-After`, so one client cannot take every place of `max`.
    * @default undefined (no limit per caller)
    */
-  maxSessionsPerPrincipal?: number;
-  /** How often expired sessions are swept. @default 60_000 */
-  sessionCleanupIntervalMs?: number;
-  /** Page size of every list method. @default 100 */
-  pageSize?: number;
+  maxPerCaller?: number;
+  /**
+   * Most resource URIs one session may be subscribed to (`resources/subscribe`) at once. A
+   * subscribe past it answers `-32000` "Too many subscriptions" (with `data.limit`) and stores
+   * nothing; unsubscribing makes room. The check and the write are one atomic step in the
+   * backend, so concurrent subscribes (on any instance) never pass it. It bounds what a session
+   * costs: its subscriptions' memory, the work of its end, and the resync a stream gets when its
+   * `Last-Event-ID` cannot be replayed (one `updated` per subscription). The same number as
+   * `modern.maxListenUris`, so a session follows as many resources as a listen does.
+   * @default 1_000
+   */
+  maxSubscriptions?: number;
+}
+
+/**
+ * How the endpoints treat a request or a connection: `transport` of `McpModule.forRoot()` (the
+ * extras `http`, `ws`, `sse` and `stdio` choose which endpoints exist and on which path).
+ * @publicApi
+ */
+export interface McpTransportOptions {
   /**
    * Origins allowed to call the HTTP endpoints (`'*'` for any). The literal `null` origin is
    * always refused. Requests without an `Origin` header are allowed.
@@ -82,6 +149,24 @@ export interface McpModuleOptions {
    */
   allowedHosts?: string[];
   /**
+   * Validate the `MCP-Protocol-Version` header (400 when it names an unsupported version).
+   * @default true
+   */
+  validateProtocolVersionHeader?: boolean;
+  /**
+   * Interval of liveness traffic on long-lived connections: SSE keep-alive comments and
+   * WebSocket pings (a peer that misses a pong is dropped).
+   * @default 15_000
+   */
+  keepAliveMs?: number;
+}
+
+/**
+ * Bounds on what one request, connection or caller may take: `limits` of `McpModule.forRoot()`.
+ * @publicApi
+ */
+export interface McpLimitsOptions {
+  /**
    * Largest accepted message, in bytes: a request body on Streamable HTTP and legacy SSE (413
    * past it), and, unless `ws.maxPayloadBytes` or `stdio.maxLineBytes` say otherwise, a
    * WebSocket frame and a stdio line. A JSON-RPC batch is one message.
@@ -89,36 +174,47 @@ export interface McpModuleOptions {
    */
   maxBodyBytes?: number;
   /**
-   * Validate the `MCP-Protocol-Version` header (400 when it names an unsupported version).
-   * @default true
-   */
-  validateProtocolVersionHeader?: boolean;
-  /** See `McpWireProfile`. @default 'strict' */
-  wireProfile?: McpWireProfile;
-  /**
-   * Interval of liveness traffic on long-lived connections: SSE keep-alive comments and
-   * WebSocket pings (a peer that misses a pong is dropped).
-   * @default 15_000
-   */
-  keepAliveMs?: number;
-  /**
    * Requests one WebSocket, stdio or legacy SSE connection may have running at once; past it a
    * request is refused at once with `-32004` (a client that floods cannot grow the server).
    * @default 100
    */
   maxInFlightRequests?: number;
   /**
-   * Which protocol eras the endpoints serve (docs/decisions/0003-two-protocol-eras-on-one-endpoint.md), chosen per
-   * request:
-   * - `'dual'`: the modern era (MCP 2026-07-28: per-request `_meta`, `server/discover`,
-   *   `subscriptions/listen`, multi round-trip requests) beside the legacy era of `initialize`
-   *   and sessions (2025-11-25, 2025-06-18, 2025-03-26);
-   * - `'legacy'`: the legacy era only; a modern request gets HTTP 400 `-32000`, so dual-era
-   *   clients fall back to `initialize`;
-   * - `'modern'`: the modern era only; `initialize` gets HTTP 400 `-32022` naming the modern versions.
-   * @default 'dual'
+   * Deepest nesting of objects and arrays accepted in tool arguments, the arguments object being
+   * level 1. Deeper arguments are refused as invalid (an `isError` result, `-32602` before
+   * 2025-11-25) before any transform or validation runs: converters and validators recurse, and
+   * a value nested thousands of levels deep would overflow their stack. The same bound applies
+   * to the other client input the library walks or serializes: the params of a multi
+   * round-trip request (one level more: the params object holds the arguments), its
+   * `inputResponses`, `initialize`'s `capabilities` and `clientInfo` (`-32602`), and a client's
+   * answer forwarded to another instance (dropped).
+   * @default 64
    */
-  protocol?: McpProtocolEras;
+  maxArgumentDepth?: number;
+  /**
+   * Most event streams one caller holds open at once on this instance: standalone GET streams
+   * (the GETs of one session share a place) and legacy HTTP+SSE streams. The caller is the
+   * principal in resource-server mode (`auth`), the remote address otherwise (see
+   * `modern.maxListensPerCaller`). Past it the GET answers 429 (`-32004`) with `Retry-After`.
+   * @default a tenth of `sessions.max` (1_000 with the defaults)
+   */
+  maxStreamsPerCaller?: number;
+  /**
+   * At most `limit` tool calls per `windowMs` per caller: the principal in resource-server mode
+   * (`auth`), else the session (the remote address without one). Past it `tools/call` answers
+   * `-32004` with `data.retryAfterMs`, over HTTP as a 429 with `Retry-After`.
+   * @default undefined (no limit)
+   */
+  toolRateLimit?: { limit: number; windowMs: number };
+  /** How long `ctx.elicit()`, `ctx.sample()` and `ctx.listRoots()` wait for the client. @default 60_000 */
+  clientRequestTimeoutMs?: number;
+}
+
+/**
+ * Settings of the modern era (MCP 2026-07-28): `modern` of `McpModule.forRoot()`.
+ * @publicApi
+ */
+export interface McpModernOptions {
   /**
    * Keys that sign MRTR `requestState` (HMAC-SHA256): the first signs, every one verifies, so a
    * key can be rotated in. Every instance behind one endpoint needs the same list.
@@ -142,19 +238,6 @@ export interface McpModuleOptions {
   cacheHints?: McpCacheHints;
   /** Most `subscriptions/listen` streams one instance holds at once. @default 10_000 */
   maxListens?: number;
-  /** Most resource URIs one listen may ask for. @default 1_000 */
-  maxListenUris?: number;
-  /**
-   * Most resource URIs one session may be subscribed to (`resources/subscribe`) at once. A
-   * subscribe past it answers `-32000` "Too many subscriptions" (with `data.limit`) and stores
-   * nothing; unsubscribing makes room. The check and the write are one atomic step in the
-   * backend, so concurrent subscribes (on any instance) never pass it. It bounds what a session
-   * costs: its subscriptions' memory, the work of its end, and the resync a stream gets when its
-   * `Last-Event-ID` cannot be replayed (one `updated` per subscription). The same number as
-   * `maxListenUris`, so a session follows as many resources as a listen does.
-   * @default 1_000
-   */
-  maxSubscriptionsPerSession?: number;
   /**
    * Most `subscriptions/listen` streams one caller holds at once on this instance: the principal
    * in resource-server mode (`auth`), the remote address otherwise (`X-Forwarded-For` is not
@@ -164,12 +247,15 @@ export interface McpModuleOptions {
    * @default a tenth of `maxListens` (1_000 with the defaults)
    */
   maxListensPerCaller?: number;
-  /**
-   * Where sessions, subscriptions and delivery state live. The in-memory default needs nothing;
-   * a shared backend (`@nest-mcp/redis`) lets several instances behave as one.
-   * @default new InMemoryMcpBackend()
-   */
-  backend?: McpBackend;
+  /** Most resource URIs one listen may ask for. @default 1_000 */
+  maxListenUris?: number;
+}
+
+/**
+ * How notifications and answers reach the client's streams: `delivery` of `McpModule.forRoot()`.
+ * @publicApi
+ */
+export interface McpDeliveryOptions {
   /**
    * Messages kept per session for replay on `Last-Event-ID`; older ones are dropped (a client
    * resuming from a dropped id gets a resync).
@@ -182,44 +268,73 @@ export interface McpModuleOptions {
    * @default 1 MiB
    */
   maxStreamBufferBytes?: number;
-  /**
-   * Most event streams one caller holds open at once on this instance: standalone GET streams
-   * (the GETs of one session share a place) and legacy HTTP+SSE streams. The caller is the
-   * principal in resource-server mode (`auth`), the remote address otherwise (see
-   * `maxListensPerCaller`). Past it the GET answers 429 (`-32004`) with `Retry-After`.
-   * @default a tenth of `maxSessions` (1_000 with the defaults)
-   */
-  maxStreamsPerCaller?: number;
   /** Window in which list-changed notifications are coalesced into one. @default 50 */
   listChangedDebounceMs?: number;
-  /** How long `ctx.elicit()`, `ctx.sample()` and `ctx.listRoots()` wait for the client. @default 60_000 */
-  clientRequestTimeoutMs?: number;
-  /**
-   * At most `limit` tool calls per `windowMs` per caller: the principal in resource-server mode
-   * (`auth`), else the session (the remote address without one). Past it `tools/call` answers
-   * `-32004` with `data.retryAfterMs`, over HTTP as a 429 with `Retry-After`.
-   * @default undefined (no limit)
-   */
-  toolRateLimit?: { limit: number; windowMs: number };
-  /**
-   * Deepest nesting of objects and arrays accepted in tool arguments, the arguments object being
-   * level 1. Deeper arguments are refused as invalid (an `isError` result, `-32602` before
-   * 2025-11-25) before any transform or validation runs: converters and validators recurse, and
-   * a value nested thousands of levels deep would overflow their stack. The same bound applies
-   * to the other client input the library walks or serializes: the params of a multi
-   * round-trip request (one level more: the params object holds the arguments), its
-   * `inputResponses`, `initialize`'s `capabilities` and `clientInfo` (`-32602`), and a client's
-   * answer forwarded to another instance (dropped).
-   * @default 64
-   */
+}
+
+/** Each option group by its name in `McpModuleOptions`. */
+export interface McpOptionGroups {
+  sessions: McpSessionsOptions;
+  transport: McpTransportOptions;
+  limits: McpLimitsOptions;
+  modern: McpModernOptions;
+  delivery: McpDeliveryOptions;
+}
+
+/**
+ * The flat spellings of the options before they were grouped. Each is still accepted, with one
+ * deprecation warning per name at startup that names its new place; giving a name both ways is
+ * an error. They go in the next minor version.
+ */
+export interface McpDeprecatedFlatOptions {
+  /** @deprecated Use `sessions.idleTimeoutMs`. */
+  sessionIdleTimeoutMs?: number;
+  /** @deprecated Use `sessions.cleanupIntervalMs`. */
+  sessionCleanupIntervalMs?: number;
+  /** @deprecated Use `sessions.max`. */
+  maxSessions?: number;
+  /** @deprecated Use `sessions.maxPerCaller`. */
+  maxSessionsPerPrincipal?: number;
+  /** @deprecated Use `sessions.maxSubscriptions`. */
+  maxSubscriptionsPerSession?: number;
+  /** @deprecated Use `transport.allowedOrigins`. */
+  allowedOrigins?: string[];
+  /** @deprecated Use `transport.allowedHosts`. */
+  allowedHosts?: string[];
+  /** @deprecated Use `transport.validateProtocolVersionHeader`. */
+  validateProtocolVersionHeader?: boolean;
+  /** @deprecated Use `transport.keepAliveMs`. */
+  keepAliveMs?: number;
+  /** @deprecated Use `limits.maxBodyBytes`. */
+  maxBodyBytes?: number;
+  /** @deprecated Use `limits.maxInFlightRequests`. */
+  maxInFlightRequests?: number;
+  /** @deprecated Use `limits.maxArgumentDepth`. */
   maxArgumentDepth?: number;
-  /**
-   * Resource-server mode (MCP authorization): every HTTP entry point needs a bearer access token
-   * issued for `auth.resource`, sessions belong to the principal that created them, and
-   * `@RequireScopes()` is enforced. See `McpAuthOptions`.
-   * @default undefined (no authorization: a local server)
-   */
-  auth?: McpAuthOptions;
+  /** @deprecated Use `limits.maxStreamsPerCaller`. */
+  maxStreamsPerCaller?: number;
+  /** @deprecated Use `limits.toolRateLimit`. */
+  toolRateLimit?: { limit: number; windowMs: number };
+  /** @deprecated Use `limits.clientRequestTimeoutMs`. */
+  clientRequestTimeoutMs?: number;
+  /** @deprecated Use `modern.requestStateKeys`. */
+  requestStateKeys?: (string | Buffer)[];
+  /** @deprecated Use `modern.requestStateTtlMs`. */
+  requestStateTtlMs?: number;
+  /** @deprecated Use `modern.cacheHints`. */
+  cacheHints?: McpCacheHints;
+  /** @deprecated Use `modern.maxListens`. */
+  maxListens?: number;
+  /** @deprecated Use `modern.maxListensPerCaller`. */
+  maxListensPerCaller?: number;
+  /** @deprecated Use `modern.maxListenUris`. */
+  maxListenUris?: number;
+  /** @deprecated Use `delivery.replayBufferSize`. */
+  replayBufferSize?: number;
+  /** @deprecated Use `delivery.maxStreamBufferBytes`. */
+  maxStreamBufferBytes?: number;
+  /** @deprecated Use `delivery.listChangedDebounceMs`. */
+  listChangedDebounceMs?: number;
 }
 
 /**
@@ -260,17 +375,47 @@ export interface McpModuleExtras {
   stdio?: boolean | { maxLineBytes?: number };
 }
 
-/** Options after defaults are applied. */
-/** Options that stay optional after defaults: absent means "not set" (no override, no limit). */
-type UnsetByDefault =
-  | 'instructions'
-  | 'protocolVersion'
-  | 'allowedOrigins'
-  | 'allowedHosts'
-  | 'toolRateLimit'
-  | 'maxSessionsPerPrincipal'
-  | 'requestStateKeys'
-  | 'auth';
-
-export type ResolvedMcpOptions = Required<Omit<McpModuleOptions, UnsetByDefault | 'backend'>> &
-  Pick<McpModuleOptions, UnsetByDefault>;
+/**
+ * The options after defaults are applied, flat: what the library's providers read (through
+ * `MCP_RESOLVED_OPTIONS`). Internal: the public shape is `McpModuleOptions`, grouped; the
+ * resolver (mcp-options.resolver.ts) maps one to the other.
+ */
+export interface ResolvedMcpOptions {
+  serverInfo: McpServerInfo;
+  instructions?: string;
+  protocol: McpProtocolEras;
+  protocolVersion?: McpProtocolVersion;
+  wireProfile: McpWireProfile;
+  pageSize: number;
+  // sessions
+  sessions: boolean;
+  sessionIdleTimeoutMs: number;
+  sessionCleanupIntervalMs: number;
+  maxSessions: number;
+  maxSessionsPerPrincipal?: number;
+  maxSubscriptionsPerSession: number;
+  // transport
+  allowedOrigins?: string[];
+  allowedHosts?: string[];
+  validateProtocolVersionHeader: boolean;
+  keepAliveMs: number;
+  // limits
+  maxBodyBytes: number;
+  maxInFlightRequests: number;
+  maxArgumentDepth: number;
+  maxStreamsPerCaller: number;
+  toolRateLimit?: { limit: number; windowMs: number };
+  clientRequestTimeoutMs: number;
+  // modern
+  requestStateKeys?: (string | Buffer)[];
+  requestStateTtlMs: number;
+  cacheHints: McpCacheHints;
+  maxListens: number;
+  maxListensPerCaller: number;
+  maxListenUris: number;
+  // delivery
+  replayBufferSize: number;
+  maxStreamBufferBytes: number;
+  listChangedDebounceMs: number;
+  auth?: McpAuthOptions;
+}

@@ -28,7 +28,7 @@ describe('toolRateLimit', () => {
     jest.useFakeTimers({ now: 1_000_000, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
     client = await McpTestClient.create({
       providers: [CountingTools],
-      options: { toolRateLimit: { limit: 2, windowMs: 1_000 } },
+      options: { limits: { toolRateLimit: { limit: 2, windowMs: 1_000 } } },
     });
     const tools = client.module.get(CountingTools);
     const busy = await client.initialize();
@@ -56,7 +56,7 @@ describe('toolRateLimit', () => {
   it('counts callers without a session by remote address', async () => {
     client = await McpTestClient.create({
       providers: [CountingTools],
-      options: { toolRateLimit: { limit: 1, windowMs: 60_000 } },
+      options: { limits: { toolRateLimit: { limit: 1, windowMs: 60_000 } } },
     });
     const from = (address: string) =>
       httpContext({ sessionsEnabled: false, request: { socket: { remoteAddress: address } } });
@@ -79,7 +79,7 @@ describe('toolRateLimit', () => {
   it('forgets the budget of a session when it ends (no memory kept per ended session)', async () => {
     client = await McpTestClient.create({
       providers: [CountingTools],
-      options: { toolRateLimit: { limit: 5, windowMs: 60_000 } },
+      options: { limits: { toolRateLimit: { limit: 5, windowMs: 60_000 } } },
     });
     // The private table, read to prove that nothing stays behind per ended session.
     const limiter = client.module.get<McpToolRateLimiter, { windows: Map<string, unknown> }>(McpToolRateLimiter);
@@ -92,7 +92,10 @@ describe('toolRateLimit', () => {
 
   it('rejects a malformed setting at init', async () => {
     await expect(
-      McpTestClient.create({ providers: [CountingTools], options: { toolRateLimit: { limit: 0, windowMs: 1 } } }),
+      McpTestClient.create({
+        providers: [CountingTools],
+        options: { limits: { toolRateLimit: { limit: 0, windowMs: 1 } } },
+      }),
     ).rejects.toThrow(/toolRateLimit/);
   });
 });

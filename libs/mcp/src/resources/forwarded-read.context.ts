@@ -1,12 +1,16 @@
 import { Logger } from '@nestjs/common';
 import type { McpPrincipal } from '../model/mcp-principal.js';
 import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';
-import { McpClientUnreachableException } from '../errors/mcp-protocol.exceptions.js';
+import { McpClientUnreachableError } from '../errors/client-request.errors.js';
 import type { McpTransportKind } from '../model/mcp-transport.interface.js';
 import type { McpAnyProtocolVersion } from '../mcp.constants.js';
 import type { JsonRpcId } from '../model/json-rpc.js';
 
 const logger = new Logger('McpResources');
+
+/** Why a forwarded read cannot reach the client. */
+const ELSEWHERE =
+  "this runtime resource's handler runs on another instance (the one that registered it), which cannot reach the client";
 
 /**
  * What the instance a client reads through tells the instance that registered the resource
@@ -45,7 +49,7 @@ export function forwardedReadFacts(ctx: McpRequestContext): ForwardedReadFacts {
  * The context of a runtime resource's handler running for a read that another instance
  * forwarded: the caller (`auth`, with its scopes) and the request's facts are those of the
  * instance the client talks to; the client itself is out of reach. Asking it (`elicit`,
- * `sample`, `listRoots`) or reporting progress throws `McpClientUnreachableException` at once;
+ * `sample`, `listRoots`) or reporting progress throws `McpClientUnreachableError` at once;
  * `log` and `sendNotification` are dropped, as they are for any request without a channel.
  */
 export class ForwardedReadContext implements McpRequestContext {
@@ -93,18 +97,18 @@ export class ForwardedReadContext implements McpRequestContext {
   };
 
   reportProgress = async (): Promise<void> => {
-    throw new McpClientUnreachableException('ctx.reportProgress', this.uri);
+    throw new McpClientUnreachableError('ctx.reportProgress', ELSEWHERE, this.uri);
   };
 
   elicit = async (): Promise<never> => {
-    throw new McpClientUnreachableException('ctx.elicit', this.uri);
+    throw new McpClientUnreachableError('ctx.elicit', ELSEWHERE, this.uri);
   };
 
   sample = async (): Promise<never> => {
-    throw new McpClientUnreachableException('ctx.sample', this.uri);
+    throw new McpClientUnreachableError('ctx.sample', ELSEWHERE, this.uri);
   };
 
   listRoots = async (): Promise<never> => {
-    throw new McpClientUnreachableException('ctx.listRoots', this.uri);
+    throw new McpClientUnreachableError('ctx.listRoots', ELSEWHERE, this.uri);
   };
 }

@@ -58,7 +58,7 @@ export interface McpTemplateRegistration extends Omit<McpResourceRegistration, '
  * principal the instance the client talks to authenticated, with its scopes (never its access
  * token, which stays on that instance). The client cannot be reached from where the reader runs,
  * so there `ctx.elicit`, `ctx.sample`, `ctx.listRoots` and `ctx.reportProgress` throw
- * `McpClientUnreachableException` (catch it to read without asking), and `ctx.log` and
+ * `McpClientUnreachableError` (catch it to read without asking), and `ctx.log` and
  * `ctx.sendNotification` send nothing.
  *
  * @example

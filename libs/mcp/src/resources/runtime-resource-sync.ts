@@ -10,6 +10,8 @@ import { MCP_INSTANCE_MESSAGING } from '../backend/mcp-backend.tokens.js';
 import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpException } from '../errors/mcp.exception.js';
+import { McpClientUnreachableError } from '../errors/client-request.errors.js';
+import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import { McpBackendUnavailableError } from '../backend/mcp-backend.interface.js';
 import { McpResourceRegistry, type McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import { toContents } from '../results/resource-contents.js';
@@ -253,12 +255,7 @@ export class RuntimeResourceSync implements OnApplicationBootstrap, BeforeApplic
       const value = await entry.handler({ uri: request.uri }, ctx);
       reply = { id: request.id, contents: toContents(request.uri, entry.mimeType, value) };
     } catch (error) {
-      const exception =
-        error instanceof McpException
-          ? error
-          : new McpException(-32603, 'Internal error', 'The resource could not be read');
-      if (!(error instanceof McpException))
-        this.logger.error(`A forwarded read of ${request.uri} failed: ${String(error)}`);
+      const exception = this.readFailure(error, request.uri);
       const { code, message, data } = exception.toJsonRpcError();
       reply = {
         id: request.id,
@@ -266,6 +263,17 @@ export class RuntimeResourceSync implements OnApplicationBootstrap, BeforeApplic
       };
     }
     this.messaging.send(from, 'resource-read-reply', reply);
+  }
+
+  /** The error a forwarded read answers: the reader's own, or one that tells the client nothing internal. */
+  private readFailure(error: unknown, uri: string): McpException {
+    if (error instanceof McpException) return error;
+    if (error instanceof McpClientUnreachableError) {
+      // The reader asked a client that only the reading instance can reach.
+      return new McpException(JsonRpcErrorCode.InternalError, 'Client unreachable', error.message, { uri });
+    }
+    this.logger.error(`A forwarded read of ${uri} failed: ${String(error)}`);
+    return new McpException(JsonRpcErrorCode.InternalError, 'Internal error', 'The resource could not be read');
   }
 
   private announcementOf(entry: McpResourceEntry): Announced {

@@ -22,9 +22,12 @@ interface Harness {
 function createHarness(options: Partial<McpModuleOptions> = {}): Harness {
   const resolved = resolveMcpOptions({
     serverInfo: { name: 't', version: '1' },
-    sessionIdleTimeoutMs: IDLE_TIMEOUT_MS,
-    sessionCleanupIntervalMs: CLEANUP_INTERVAL_MS,
     ...options,
+    sessions: {
+      idleTimeoutMs: IDLE_TIMEOUT_MS,
+      cleanupIntervalMs: CLEANUP_INTERVAL_MS,
+      ...(typeof options.sessions === 'boolean' ? { enabled: options.sessions } : options.sessions),
+    },
   });
   const parts = new InMemoryMcpBackend().connect({ options: resolved });
   const sessions = parts.sessions as InMemorySessionStore;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { McpModernMethodNotFoundException } from '../../errors/mcp-modern.exceptions.js';
+import { McpMethodNotFoundException } from '../../errors/mcp-protocol.exceptions.js';
 import { principalDigest } from '../../model/mcp-principal.js';
 import { McpMethods } from '../handlers/mcp-methods.js';
 import type { InboundModernRequest } from '../inbound/inbound.js';
@@ -33,7 +33,8 @@ export class ModernEra {
     controller: LazyAbortController,
   ): Promise<Record<string, unknown>> {
     const method = this.methods.find('modern', request.method);
-    if (!method) throw new McpModernMethodNotFoundException(request.method);
+    // The modern era answers an unknown method 404 over HTTP (MCP 2026-07-28).
+    if (!method) throw new McpMethodNotFoundException(request.method, { status: 404 });
     const params = request.params ?? {};
     // The request state of a multi round-trip request is bound to the principal (resource-server mode).
     const principal = principalDigest(ctx.auth);

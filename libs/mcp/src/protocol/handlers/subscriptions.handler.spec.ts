@@ -34,7 +34,7 @@ describe('resources/subscribe: the cap per session (maxSubscriptionsPerSession)'
 
   it('answers -32000 "Too many subscriptions" naming the limit past it; held URIs, other sessions and an unsubscribe are fine', async () => {
     client = await McpTestClient.create({
-      options: { maxSubscriptionsPerSession: 2 },
+      options: { sessions: { maxSubscriptions: 2 } },
       providers: [ThreeResources],
     });
     const ctx = await client.initialize();

@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { McpInvalidRequestException } from '../../errors/mcp-protocol.exceptions.js';
-import {
-  McpInvalidMetaException,
-  McpModernEraDisabledException,
-  McpUnsupportedVersionException,
-} from '../../errors/mcp-modern.exceptions.js';
+import { McpInvalidMetaException, McpModernEraDisabledException } from '../../errors/mcp-modern.exceptions.js';
+import { McpUnsupportedProtocolVersionException } from '../../errors/mcp-transport.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { MODERN_PROTOCOL_VERSIONS, PROTOCOL_VERSION_HEADER } from '../../mcp.constants.js';
 import {
@@ -106,13 +103,13 @@ export class McpInboundClassifier {
     if (frame.eras === 'legacy') throw new McpModernEraDisabledException();
     if (request.method === 'initialize' && !isModernMessage(request)) {
       // A legacy client of a modern-only endpoint: named versions are the only diagnostic it can show.
-      throw new McpUnsupportedVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+      throw new McpUnsupportedProtocolVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
     }
     if (hasMalformedParams(request)) throw new McpInvalidMetaException("A modern request needs 'params' with '_meta'");
     const envelope = readModernEnvelope(request.params);
     if (frame.headers) checkModernHeaders(frame.headers, request, envelope, this.headerParamsOf);
     if (!isModernVersion(envelope.protocolVersion)) {
-      throw new McpUnsupportedVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+      throw new McpUnsupportedProtocolVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
     }
     return envelope;
   }

@@ -12,7 +12,7 @@ import { McpModernResults } from './modern-results.js';
 import { McpMrtr } from './mrtr.service.js';
 
 const SERVER_INFO = { name: 't', version: '1' };
-const KEYS = { requestStateKeys: ['k'.repeat(32)] };
+const KEYS = { modern: { requestStateKeys: ['k'.repeat(32)] } };
 
 /** Messaging of a backend that spans instances (only its class matters here). */
 const shared: McpInstanceMessaging = { instanceId: 'i1', send: () => undefined, on: () => undefined };
@@ -125,7 +125,7 @@ describe('McpMrtr signing keys and replay guard', () => {
   });
 
   it('refuses answers nested deeper than maxArgumentDepth, before the state is used', async () => {
-    const mrtr = mrtrOf({ ...KEYS, maxArgumentDepth: 4 });
+    const mrtr = mrtrOf({ ...KEYS, limits: { maxArgumentDepth: 4 } });
     const requestState = await closeAsking(mrtr, await mrtr.openRound(request, request.params), ['confirm']);
     const deep = { action: 'accept', content: { a: { b: { c: 1 } } } };
     const refused = await rejectionOf(

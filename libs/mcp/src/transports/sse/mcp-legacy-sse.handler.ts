@@ -6,8 +6,8 @@ import {
   McpNotAcceptableException,
   McpSessionNotFoundException,
   McpTooManySessionsException,
+  McpUnsupportedProtocolVersionException,
 } from '../../errors/mcp-transport.exceptions.js';
-import { McpUnsupportedVersionException } from '../../errors/mcp-modern.exceptions.js';
 import { generateSessionId } from '../../session/session-id.js';
 import { McpOriginPolicy } from '../shared/origin-policy.js';
 import { rejectHttp } from '../http/http-rejection.js';
@@ -81,7 +81,7 @@ export class McpLegacySseHandler implements McpTransport {
     if (this.options.protocol === 'modern') {
       // HTTP+SSE carries protocol 2024-11-05 only: on a modern-only server it must not serve the
       // 2025 era to a client falling back to it (it would never learn the server is modern).
-      rejectHttp(res, new McpUnsupportedVersionException('2024-11-05', MODERN_PROTOCOL_VERSIONS));
+      rejectHttp(res, new McpUnsupportedProtocolVersionException('2024-11-05', MODERN_PROTOCOL_VERSIONS));
       return;
     }
     if (!negotiateAccept(req.headers.accept).sse) {

@@ -1,0 +1,291 @@
+/**
+ * What each entry of the package exports: `@nest-mcp/server` for application authors (under 100
+ * names, no internals), `@nest-mcp/server/backend` for backend authors, `@nest-mcp/server/testing`
+ * for tests. The names come from the TypeScript compiler, as a user's editor sees them; adding one
+ * to the main entry means adding it to PUBLIC below, on purpose.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { MODULE_METADATA } from '@nestjs/common/constants.js';
+import { McpModule } from './mcp.module.js';
+import { ResourceNotificationService } from './notifications/resource-notification.service.js';
+import { McpResourceService } from './resources/mcp-resource.service.js';
+import { McpServerStats } from './session/mcp-server-stats.js';
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+const ENTRIES = {
+  main: join(SRC, 'index.ts'),
+  backend: join(SRC, 'backend', 'index.ts'),
+  testing: join(SRC, 'testing', 'index.ts'),
+};
+
+interface Exported {
+  name: string;
+  /** The declaring file, relative to `libs/mcp/src`. */
+  file: string;
+  isValue: boolean;
+}
+
+/** One program for the three entries; each export with the file that declares it. */
+function readEntries(): Record<keyof typeof ENTRIES, Exported[]> {
+  const program = ts.createProgram(Object.values(ENTRIES), {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2023,
+    experimentalDecorators: true,
+    skipLibCheck: true,
+    noEmit: true,
+  });
+  const checker = program.getTypeChecker();
+  const read = (entry: string): Exported[] =>
+    checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(entry)!)!).map((symbol) => {
+      const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+      const declaration = target.declarations![0];
+      return {
+        name: symbol.name,
+        file: relative(SRC, declaration.getSourceFile().fileName).split('\\').join('/'),
+        // A type-only export of a class is no value for the user: ask the export itself.
+        isValue: (target.flags & ts.SymbolFlags.Value) !== 0 && !isTypeOnly(symbol, checker),
+      };
+    });
+  return { main: read(ENTRIES.main), backend: read(ENTRIES.backend), testing: read(ENTRIES.testing) };
+}
+
+function isTypeOnly(symbol: ts.Symbol, checker: ts.TypeChecker): boolean {
+  let current = symbol;
+  for (let depth = 0; depth < 20 && current.flags & ts.SymbolFlags.Alias; depth++) {
+    if (current.declarations?.some((declaration) => ts.isTypeOnlyImportOrExportDeclaration(declaration))) return true;
+    const next = checker.getImmediateAliasedSymbol(current);
+    if (!next) break;
+    current = next;
+  }
+  return false;
+}
+
+/** The main entry, name by name: what an application author imports. */
+const PUBLIC = [
+  // the module and its options
+  'McpModule',
+  'McpModuleOptions',
+  'McpModuleExtras',
+  'McpServerInfo',
+  'McpWireProfile',
+  'McpSessionsOptions',
+  'McpTransportOptions',
+  'McpLimitsOptions',
+  'McpModernOptions',
+  'McpDeliveryOptions',
+  'McpProtocolVersion',
+  'McpProtocolEras',
+  'SUPPORTED_PROTOCOL_VERSIONS',
+  'McpBackend',
+  // declaring tools, resources and prompts
+  'McpTool',
+  'McpResource',
+  'McpPrompt',
+  'McpArgs',
+  'McpCtx',
+  'McpAuth',
+  'McpRequest',
+  'McpSessionId',
+  'McpProtocolVersionParam',
+  'McpSignal',
+  'McpTransport',
+  'McpToolOptions',
+  'McpResourceOptions',
+  'McpPromptOptions',
+  'McpIcon',
+  'McpCacheHints',
+  'McpSchemaInput',
+  'UriVariables',
+  'McpCompleter',
+  'McpCompletionArgs',
+  'McpCompletionResult',
+  'textContent',
+  'imageContent',
+  'audioContent',
+  'resourceLink',
+  'embeddedTextResource',
+  'embeddedBlobResource',
+  'toolText',
+  'toolError',
+  'toolStructured',
+  'McpContentBlock',
+  'McpToolResult',
+  // inside handlers and enhancers
+  'McpRequestContext',
+  'McpExecutionContext',
+  'isMcpContext',
+  'McpTransportKind',
+  'McpLogLevel',
+  'McpElicitResult',
+  'McpSamplingResult',
+  'McpRoot',
+  'McpInputRequiredSignal',
+  // the errors a handler throws or catches
+  'McpException',
+  'McpInvalidParamsException',
+  'McpResourceNotFoundException',
+  'McpMissingClientCapabilityException',
+  'McpClientCapabilityError',
+  'McpClientRequestError',
+  'McpClientRequestTimeoutError',
+  'McpClientUnreachableError',
+  'McpDefinitionError',
+  'McpBackendUnavailableError',
+  // services to inject
+  'ResourceNotificationService',
+  'McpResourceService',
+  'McpResourceReader',
+  'McpTemplateReader',
+  'McpResourceRegistration',
+  'McpTemplateRegistration',
+  'McpServerStats',
+  // tool hooks
+  'McpToolHook',
+  'McpToolHookHandler',
+  'McpToolInvokingEvent',
+  'McpToolCompletedEvent',
+  'McpToolFailedEvent',
+  'McpToolRejectedEvent',
+  'McpToolLoggingHook',
+  'McpToolMetricsHook',
+  // authorization
+  'McpAuthOptions',
+  'McpTokenVerifier',
+  'McpTokenVerificationContext',
+  'McpVerifiedToken',
+  'McpPrincipal',
+  'McpInvalidTokenError',
+  'McpAuthServerUnavailableError',
+  'RequireScopes',
+  'McpJwtVerifier',
+  'McpJwtVerifierOptions',
+  'McpIntrospectionVerifier',
+  'McpIntrospectionVerifierOptions',
+  // stdio
+  'runMcpStdio',
+];
+
+/**
+ * Where internals live: nothing the main entry exports may be declared there, except the few
+ * public names that live beside them.
+ */
+const INTERNAL_PLACES: { place: RegExp; except: string[] }[] = [
+  { place: /^protocol\//, except: ['McpInputRequiredSignal'] },
+  { place: /^transports\//, except: ['runMcpStdio'] },
+  { place: /^session\//, except: ['McpServerStats'] },
+  { place: /^backend\//, except: ['McpBackend', 'McpBackendUnavailableError'] },
+  { place: /^(registry|discovery|notifications\/list-changed)/, except: [] },
+  { place: /^errors\/mcp-transport\.exceptions\.ts$/, except: [] },
+  { place: /^auth\/mcp-auth\.exceptions\.ts$/, except: [] },
+  { place: /^mcp-options\.resolver\.ts$/, except: [] },
+];
+
+/** Internal names the main entry exported before it was cut down. */
+const FORMER_INTERNALS = [
+  'McpDispatcher',
+  'McpSessionManager',
+  'ListenerIndex',
+  'McpToolRegistry',
+  'McpToolEntry',
+  'McpResourceEntry',
+  'McpPromptEntry',
+  'ResolvedMcpOptions',
+  'McpSessionNotFoundException',
+  'McpPayloadTooLargeException',
+  'McpForbiddenOriginException',
+  'McpUnsupportedProtocolVersionException',
+  'McpUnauthorizedException',
+  'McpSessionStore',
+  'McpNotificationBus',
+  'MCP_MODULE_OPTIONS',
+];
+
+const entries = readEntries();
+const names = (list: Exported[]) => list.map((entry) => entry.name).sort();
+
+describe('@nest-mcp/server (application authors)', () => {
+  it('exports fewer than 100 names, exactly the public ones', () => {
+    expect(entries.main.length).toBeLessThan(100);
+    expect(names(entries.main)).toEqual([...PUBLIC].sort());
+  });
+
+  it('exports nothing declared among the internals', () => {
+    const leaks = entries.main.filter(({ name, file }) =>
+      INTERNAL_PLACES.some(({ place, except }) => place.test(file) && !except.includes(name)),
+    );
+    expect(leaks).toEqual([]);
+    expect(names(entries.main).filter((name) => FORMER_INTERNALS.includes(name))).toEqual([]);
+  });
+
+  it('exports at run time exactly the values it declares', async () => {
+    const loaded = await import('./index.js');
+    const values = entries.main.filter((entry) => entry.isValue).map((entry) => entry.name);
+    expect(Object.keys(loaded).sort()).toEqual(values.sort());
+  });
+});
+
+describe('McpModule', () => {
+  it('exports to the application the services it injects, and no internals', () => {
+    const services = [ResourceNotificationService, McpResourceService, McpServerStats];
+    expect(Reflect.getMetadata(MODULE_METADATA.EXPORTS, McpModule)).toEqual(services);
+    const dynamic = McpModule.forRoot({
+      serverInfo: { name: 't', version: '1' },
+      stdio: true,
+      sse: {},
+      ws: {},
+      http: { mount: 'direct' },
+    });
+    expect(dynamic.exports ?? []).toEqual([]);
+  });
+});
+
+describe('@nest-mcp/server/backend (backend authors)', () => {
+  it('exports the seams, the in-memory backend and the delivery helpers, declared among the backend and the model', () => {
+    expect(entries.backend.filter(({ file }) => !/^(backend|model)\//.test(file))).toEqual([]);
+    expect(names(entries.backend)).toEqual(
+      expect.arrayContaining([
+        'McpBackend',
+        'McpBackendParts',
+        'McpBackendUnavailableError',
+        'InMemoryMcpBackend',
+        'McpSessionStore',
+        'McpSubscriptionStore',
+        'McpConnection',
+        'ListenerIndex',
+        'principalDigest',
+      ]),
+    );
+  });
+
+  it('exports at run time exactly the values it declares', async () => {
+    const loaded = await import('./backend/index.js');
+    const values = entries.backend.filter((entry) => entry.isValue).map((entry) => entry.name);
+    expect(Object.keys(loaded).sort()).toEqual(values.sort());
+  });
+});
+
+describe('@nest-mcp/server/testing', () => {
+  it('exports only the test helpers', () => {
+    expect(entries.testing.filter(({ file }) => !file.startsWith('testing/'))).toEqual([]);
+    expect(names(entries.testing)).toEqual(
+      expect.arrayContaining(['describeBackendContract', 'FaultyMcpBackend', 'FakeConnection']),
+    );
+  });
+});
+
+describe('the package manifest', () => {
+  it('maps each entry to its compiled index', () => {
+    const manifest = JSON.parse(readFileSync(join(SRC, '..', 'package.json'), 'utf8'));
+    expect(manifest.exports).toEqual({
+      '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+      './backend': { types: './dist/backend/index.d.ts', default: './dist/backend/index.js' },
+      './testing': { types: './dist/testing/index.d.ts', default: './dist/testing/index.js' },
+      './package.json': './package.json',
+    });
+  });
+});
