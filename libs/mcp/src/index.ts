@@ -95,10 +95,9 @@ export { McpToolMetricsHook } from './hooks/mcp-tool-metrics.hook.js';
 export * from './auth/index.js';
 
 // MCP Apps (the `io.modelcontextprotocol/ui` extension, docs/apps.md): `@McpApp` comes with the
-// decorators above; these are its options, the extension's identifier and its MIME type.
-export { MCP_APPS_EXTENSION, MCP_APP_MIME_TYPE } from './apps/mcp-apps.constants.js';
-export type * from './interfaces/mcp-app-options.interface.js';
-export type * from './interfaces/mcp-ui-meta.interface.js';
+// decorators above; these are its options (the types inside them are reached through them).
+export type { McpAppOptions } from './interfaces/mcp-app-options.interface.js';
+export type { McpUiResourceMeta, McpUiToolMeta } from './interfaces/mcp-ui-meta.interface.js';
 
 // stdio needs a helper to start
 export { runMcpStdio } from './transports/stdio/run-mcp-stdio.js';

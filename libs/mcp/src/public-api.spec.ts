@@ -166,6 +166,11 @@ const PUBLIC = [
   'McpJwtVerifierOptions',
   'McpIntrospectionVerifier',
   'McpIntrospectionVerifierOptions',
+  // MCP Apps
+  'McpApp',
+  'McpAppOptions',
+  'McpUiResourceMeta',
+  'McpUiToolMeta',
   // stdio
   'runMcpStdio',
 ];
