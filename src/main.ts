@@ -37,7 +37,7 @@ async function bootstrap(): Promise<void> {
   if (config.wireProfile === 'gateway') {
     // Where a user of an official client meets the difference first: say it here.
     logger.log(
-      "Wire profile 'gateway': resources/subscribe answers { subscribed: true, uri } as the gateway specification says; " +
+      "Wire profile 'gateway': resources/subscribe answers { subscribed: true, uri }, the reference gateway's contract; " +
         "official SDK clients reject that shape in subscribeResource(): set MCP_WIRE_PROFILE=strict for the MCP schema's {}",
     );
   }

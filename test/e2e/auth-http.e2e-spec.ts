@@ -1,6 +1,6 @@
 /**
  * Resource-server mode over Streamable HTTP, against a real authorization server
- * (oidc-provider): HARDENING §4 rows 4 and 8 and §6 row 24, each case with its exact status,
+ * (oidc-provider): every refusal of docs/authorization.md, each case with its exact status,
  * challenge and body, on POST, GET and DELETE.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

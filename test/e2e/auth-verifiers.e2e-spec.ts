@@ -1,7 +1,7 @@
 /**
  * The shipped token verifiers against a real authorization server (oidc-provider): JWT access
- * tokens (RFC 9068) checked against the issuer's discovered JWKS, every rejection of HARDENING
- * §4 row 8, key rotation and outages; opaque tokens through introspection (RFC 7662).
+ * tokens (RFC 9068) checked against the issuer's discovered JWKS, every token rejection of
+ * docs/authorization.md, key rotation and outages; opaque tokens through introspection (RFC 7662).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
@@ -98,7 +98,7 @@ describe('McpJwtVerifier against oidc-provider', () => {
     expect(provider.hitsOf('/.well-known/oauth-authorization-server')).toBe(metadataBefore);
   });
 
-  describe('refuses (HARDENING §4 row 8)', () => {
+  describe('refuses', () => {
     it('an expired token', async () => {
       const token = await forgeSigned(provider.currentKey, claims({ exp: Math.floor(Date.now() / 1000) - 120 }));
       expect(await refusal(verifier().verify(token))).toBe('The access token has expired');

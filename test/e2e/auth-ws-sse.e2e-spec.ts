@@ -1,7 +1,7 @@
 /**
  * Resource-server mode on the connection transports, against a real authorization server: the
- * WebSocket upgrade and legacy HTTP+SSE get the checks Streamable HTTP gets (HARDENING §4 rows 4
- * and 8, §6 row 24), sessions and streams belong to their principal, scopes are enforced in-band.
+ * WebSocket upgrade and legacy HTTP+SSE get the checks Streamable HTTP gets (docs/authorization.md),
+ * sessions and streams belong to their principal, scopes are enforced in-band.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OidcHarness } from '../support/oauth/oidc-harness.js';

@@ -34,7 +34,7 @@ describe('the reference gateway by default', () => {
     expect(endpoint).not.toMatch(/:0\/mcp$/);
   });
 
-  it("says at start-up that it answers subscribe with the gateway specification's shape, and how to get the MCP schema's", async () => {
+  it("says at start-up that it answers subscribe with the reference gateway's shape, and how to get the MCP schema's", async () => {
     const { match } = await gateway.waitForLine(/Wire profile 'gateway': (.*)$/);
     expect(match[1]).toContain('{ subscribed: true, uri }');
     expect(match[1]).toContain('MCP_WIRE_PROFILE=strict');

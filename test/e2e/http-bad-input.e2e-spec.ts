@@ -542,7 +542,7 @@ describe('Streamable HTTP: bad input', () => {
       await expectServing();
     });
 
-    it('a CORS preflight (OPTIONS) from http://evil.example → 403 (HARDENING 2.1: same checks on preflights)', async () => {
+    it('a CORS preflight (OPTIONS) from http://evil.example → 403 (a preflight gets the same Origin check)', async () => {
       const response = await wireRequest(endpoint, {
         method: 'OPTIONS',
         headers: {

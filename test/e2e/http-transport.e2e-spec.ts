@@ -414,7 +414,7 @@ describe('Streamable HTTP transport (sessions on)', () => {
       expect(response.json).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
     });
 
-    it('is ignored on initialize itself (MCP-CHECKLIST 2.1): an unsupported value does not block it', async () => {
+    it('is ignored on initialize itself (it is where the version is negotiated): an unsupported value does not block it', async () => {
       const response = await rawPost(endpoint, initializeRequest(1, '2025-06-18'), {
         'mcp-protocol-version': '1999-01-01',
       });

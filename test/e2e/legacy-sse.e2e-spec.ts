@@ -1,6 +1,5 @@
 /**
- * The legacy HTTP+SSE transport (protocol 2024-11-05; issue 4, MCP-CHECKLIST 2.2, HARDENING 6
- * row 23): `GET /sse` whose first event is `endpoint`, `POST /messages?sessionId=…` answering
+ * The legacy HTTP+SSE transport (protocol 2024-11-05; docs/transports.md): `GET /sse` whose first event is `endpoint`, `POST /messages?sessionId=…` answering
  * 202 with the response on the stream, 404 for unknown ids, Origin/Host checks, and the
  * session ending with the stream. First with the official SDK `SSEClientTransport`, then raw.
  */

@@ -171,7 +171,7 @@ describe('stdio: raw child process', () => {
         method: 'initialize',
         params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: id, version: '1.0.0' } },
       });
-      // Two lines in one write: the implicit session must be created once (HARDENING row 14).
+      // Two lines in one write: the implicit session must be created once (a client racing itself).
       await gateway.write(`${JSON.stringify(init('first'))}\n${JSON.stringify(init('second'))}\n`);
       const answers = [
         await gateway.waitFor((m) => m?.id === 'first', 15_000),

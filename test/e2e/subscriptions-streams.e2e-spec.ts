@@ -1,6 +1,5 @@
 /**
- * The session's GET stream and subscriptions across reconnects (spec 6.2 rules 4 and 5,
- * docs/decisions/0004-sessions.md): a new GET replaces the old one, re-subscribing after a reconnect works,
+ * The session's GET stream and subscriptions across reconnects (docs/decisions/0004-sessions.md): a new GET replaces the old one, re-subscribing after a reconnect works,
  * `Last-Event-ID` replays exactly what the session missed, and never another session's events.
  */
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';

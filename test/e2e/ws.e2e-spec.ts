@@ -285,7 +285,7 @@ describe('WebSocket: raw wire (ws package)', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: id, version: '1.0.0' } },
     });
-    // Both frames leave before either answer arrives (a client racing itself, HARDENING row 14).
+    // Both frames leave before either answer arrives (a client racing itself).
     await Promise.all([socket.send(init('first')), socket.send(init('second'))]);
     const first = await socket.waitFor((m) => m?.id === 'first');
     const second = await socket.waitFor((m) => m?.id === 'second');

@@ -1,5 +1,5 @@
 /**
- * A lone surrogate written as a JSON escape (HARDENING §6 row 12). `JSON.parse` accepts it, so
+ * A lone surrogate written as a JSON escape (docs/security.md, hostile input). `JSON.parse` accepts it, so
  * the server takes it as ordinary text: the echo tool answers it back, and `JSON.stringify`
  * writes it as the same escape, so the answer stays ASCII (a lone surrogate has no UTF-8 form).
  * Every transport answers alike.

@@ -199,7 +199,7 @@ export function rawSession(
   };
 }
 
-/** The JSON object a tool returned, from its first text content (spec 4.6). */
+/** The JSON object a tool returned, from its first text content (docs/tools.md). */
 export function toolJson(response: any): any {
   const result = response?.result;
   if (!result) throw new Error(`expected a tool result, got ${JSON.stringify(response)}`);

@@ -1,5 +1,5 @@
 /**
- * The invalid tokens of HARDENING §4 row 8, each with the `error_description` the server
+ * The invalid tokens a resource server must refuse (docs/authorization.md), each with the `error_description` the server
  * answers: one table for every transport (Streamable HTTP, the WebSocket upgrade, legacy SSE).
  */
 import type { OidcHarness } from './oidc-harness.js';

@@ -1,5 +1,5 @@
 /**
- * Wrong tokens on purpose, for the rejection cases of HARDENING §4 row 8: signed with the
+ * Wrong tokens on purpose, for the token rejections (docs/authorization.md): signed with the
  * provider's real key but with a bad claim or header, unsigned (`alg: none`), or HMAC-signed with
  * the provider's *public* key as the secret (the RS256→HS256 confusion attack).
  */

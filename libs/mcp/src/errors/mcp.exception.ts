@@ -4,7 +4,7 @@ import type { JsonRpcErrorObject } from '../model/json-rpc.js';
 /**
  * A protocol error with its JSON-RPC code. Throw it (or a subclass) from any MCP handler,
  * guard, pipe or filter to answer with exactly that error:
- * `{ code, message, data: { detail, ...data } }` (spec section 7).
+ * `{ code, message, data: { detail, ...data } }` (docs/errors.md).
  *
  * It extends `IntrinsicException` so that Nest's fallback exception filter does not log it as
  * an unexpected error.

@@ -41,7 +41,7 @@ export interface McpToolRejectedEvent {
 }
 
 /**
- * Tool lifecycle callbacks (spec 9.5). Implement any of them on a provider decorated with
+ * Tool lifecycle callbacks (docs/tools.md). Implement any of them on a provider decorated with
  * `@McpToolHook()`; hooks run in registration order, and a hook that throws is logged without
  * breaking the call.
  * @publicApi

@@ -20,9 +20,9 @@ export interface McpServerInfo {
  *   found" (with `data.uri`) for subscribing to an unknown resource. Every official client (SDK
  *   v1 `subscribeResource()`, SDK v2, LangChain's MCP adapters) validates these results against
  *   a strict empty schema and throws on any extra key.
- * - `gateway`: the MCP Resource Gateway specification's: `{ subscribed: true, uri }` and
+ * - `gateway`: the reference gateway's contract (docs/reference-gateway.md): `{ subscribed: true, uri }` and
  *   `{ unsubscribed: true, uri }`, and `-32601` for an unknown resource. The reference gateway
- *   serves these by default (it is the specified service); official SDK clients then need
+ *   serves these by default; official SDK clients then need
  *   `client.request({ method: 'resources/subscribe', params }, schema)` with a schema of their own.
  * @publicApi
  */

@@ -43,7 +43,7 @@ export const enum JsonRpcErrorCode {
   InvalidParams = -32602,
   InternalError = -32603,
   /**
-   * Implementation-defined server error: session required (spec section 7) and every
+   * Implementation-defined server error: session required (docs/errors.md) and every
    * transport-level rejection, each with its own message (errors/mcp-transport.exceptions.ts).
    */
   ServerError = -32000,

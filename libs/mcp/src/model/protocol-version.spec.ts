@@ -2,7 +2,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type McpProtocolV
 import { isAtLeast, isSupportedProtocolVersion, negotiateProtocolVersion } from './protocol-version.js';
 
 describe('protocol version negotiation', () => {
-  it('supports exactly the three versions of spec section 9, newest first', () => {
+  it('supports exactly the three 2025 versions (2025-11-25, 2025-06-18, 2025-03-26), newest first', () => {
     expect(SUPPORTED_PROTOCOL_VERSIONS).toEqual(['2025-11-25', '2025-06-18', '2025-03-26']);
     expect(LATEST_PROTOCOL_VERSION).toBe('2025-11-25');
   });

@@ -17,7 +17,7 @@ const definitionErrorOf = (fn: () => unknown): McpDefinitionError => {
   return error as McpDefinitionError;
 };
 
-describe('tool names (spec section 8)', () => {
+describe('tool names (MCP 2025-11-25: 1 to 128 of A-Z a-z 0-9 _ - .)', () => {
   it.each([
     ['one character', 'a'],
     ['128 characters', 'x'.repeat(128)],

@@ -113,8 +113,8 @@ export class InMemoryDelivery implements McpFanout, McpLiveStreams {
   detach(sessionId: string, connection: McpConnection): void {
     if (this.connections.get(sessionId) !== connection) return;
     this.connections.delete(sessionId);
-    // The stream kept the session alive until now; its idle clock restarts (spec 6.2: the
-    // client may reconnect).
+    // The stream kept the session alive until now; its idle clock restarts (the client may
+    // reconnect, or be gone for good).
     this.sessions.touch([sessionId], Date.now()).catch(() => undefined);
   }
 

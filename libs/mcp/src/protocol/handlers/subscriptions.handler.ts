@@ -17,7 +17,7 @@ import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
 
 /**
- * `resources/subscribe` and `resources/unsubscribe`: exact URIs, per session (spec 4.4, 4.5).
+ * `resources/subscribe` and `resources/unsubscribe`: exact URIs, per session (docs/subscriptions.md).
  * The wire profile picks the result shapes and the not-found code (docs/decisions/0001-wire-profiles.md).
  */
 @Injectable()
