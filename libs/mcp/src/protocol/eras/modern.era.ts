@@ -38,7 +38,8 @@ export class ModernEra {
     const params = request.params ?? {};
     // The request state of a multi round-trip request is bound to the principal (resource-server mode).
     const principal = principalDigest(ctx.auth);
-    const round = MRTR_METHODS.has(request.method) ? await this.mrtr.openRound(request, params, principal) : undefined;
+    const opened = MRTR_METHODS.has(request.method) ? this.mrtr.openRound(request, params, principal) : undefined;
+    const round = opened instanceof Promise ? await opened : opened;
     const context = new RequestContext({
       rpc: request,
       params,

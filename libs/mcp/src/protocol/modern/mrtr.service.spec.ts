@@ -11,6 +11,9 @@ import type { InputRound } from './input-round.js';
 import { McpModernResults } from './modern-results.js';
 import { McpMrtr } from './mrtr.service.js';
 
+/** `openRound` as a promise, whether it opened at once or asynchronously (a sync throw rejects too). */
+const open = async (mrtr: McpMrtr, ...args: Parameters<McpMrtr['openRound']>) => mrtr.openRound(...args);
+
 const SERVER_INFO = { name: 't', version: '1' };
 const KEYS = { modern: { requestStateKeys: ['k'.repeat(32)] } };
 
@@ -76,7 +79,7 @@ describe('McpMrtr signing keys and replay guard', () => {
     const requestState = await closeAsking(a, round, ['confirm']);
     const retry = { ...request.params, requestState };
     expect((await b.openRound(request, retry)).state).toEqual({ step: 1 });
-    expect(await rejectionOf(a.openRound(request, retry))).toMatchObject({
+    expect(await rejectionOf(open(a, request, retry))).toMatchObject({
       code: -32602,
       detail: 'Invalid requestState: it was already used; start the request again',
     });
@@ -129,7 +132,7 @@ describe('McpMrtr signing keys and replay guard', () => {
     const requestState = await closeAsking(mrtr, await mrtr.openRound(request, request.params), ['confirm']);
     const deep = { action: 'accept', content: { a: { b: { c: 1 } } } };
     const refused = await rejectionOf(
-      mrtr.openRound(request, { ...request.params, requestState, inputResponses: { confirm: deep } }),
+      open(mrtr, request, { ...request.params, requestState, inputResponses: { confirm: deep } }),
     );
     expect(refused).toMatchObject({ code: -32602 });
     expect(String((refused as { detail: string }).detail)).toContain('inputResponses: confirm is nested deeper than 4');
@@ -151,7 +154,7 @@ describe('McpMrtr signing keys and replay guard', () => {
     await pending;
     const { requestState } = mrtr.inputRequired(first, request, request.params, 'alice');
     const retry = { ...request.params, requestState, inputResponses: { confirm: accept('yes') } };
-    expect(await rejectionOf(mrtr.openRound(request, retry, 'mallory'))).toMatchObject({ code: -32602 });
+    expect(await rejectionOf(open(mrtr, request, retry, 'mallory'))).toMatchObject({ code: -32602 });
     const owner = await mrtr.openRound(request, retry, 'alice');
     expect(await owner.ask('elicitation/create', ask, 'confirm')).toEqual(accept('yes'));
   });
@@ -162,7 +165,7 @@ describe('McpMrtr signing keys and replay guard', () => {
     const requestState = await closeAsking(mrtr, await mrtr.openRound(request, request.params), ['confirm']);
     const retry = { ...request.params, requestState };
     now.mockReturnValue(1_000_000 + 5 * 60_000 + 1);
-    expect(await rejectionOf(mrtr.openRound(request, retry))).toMatchObject({
+    expect(await rejectionOf(open(mrtr, request, retry))).toMatchObject({
       detail: 'Invalid requestState: it has expired; start the request again',
     });
     now.mockReturnValue(1_000_000 + 5 * 60_000);
@@ -173,6 +176,6 @@ describe('McpMrtr signing keys and replay guard', () => {
     const failing: McpRequestStateNonces = { consume: () => Promise.reject(new Error('down')) };
     const mrtr = mrtrOf(KEYS, new LocalInstanceMessaging(), failing);
     const requestState = await closeAsking(mrtr, await mrtr.openRound(request, request.params), ['confirm']);
-    expect(await rejectionOf(mrtr.openRound(request, { ...request.params, requestState }))).toEqual(new Error('down'));
+    expect(await rejectionOf(open(mrtr, request, { ...request.params, requestState }))).toEqual(new Error('down'));
   });
 });

@@ -81,12 +81,27 @@ export class McpMrtr {
    * The round of a request: the answers its verified state allows, and the state its handler
    * kept. One backend call (the nonce) for a retry that presents a state, none otherwise.
    */
-  async openRound(request: JsonRpcRequest, params: Record<string, unknown>, principal?: string): Promise<InputRound> {
+  openRound(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    principal?: string,
+  ): InputRound | Promise<InputRound> {
     const responses = params.inputResponses;
     if (responses !== undefined && !isObject(responses)) {
       throw new McpInvalidParamsException("'inputResponses' must be an object of results by input key");
     }
+    // A first round (no state) is open at once: most calls never ask, and an await per call costs.
     if (params.requestState === undefined) return new InputRound({}, {});
+    return this.continueRound(request, params, responses, principal);
+  }
+
+  /** A retry's round: its state verified, its nonce consumed, the answers it asked for taken. */
+  private async continueRound(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    responses: Record<string, unknown> | undefined,
+    principal: string | undefined,
+  ): Promise<InputRound> {
     const state = this.codec.open(params.requestState, {
       method: request.method,
       params,
