@@ -88,3 +88,23 @@ export { runMcpStdio } from './transports/stdio/run-mcp-stdio.js';
 export { StderrLogger } from './transports/stdio/stderr.logger.js';
 export type { McpStdioOptions } from './transports/stdio/mcp-stdio.transport.js';
 export { MCP_WS_SUBPROTOCOL } from './transports/ws/mcp-ws.gateway.js';
+
+// Tasks (long-running tool calls the client polls; docs/tasks.md)
+export type { McpTaskSupport } from './model/task-support.js';
+export type { McpTaskContext } from './context/mcp-request-context.js';
+export * from './tasks/task.errors.js';
+export { TASKS_EXTENSION, META_RELATED_TASK } from './tasks/task-wire.js';
+export {
+  isTerminalTaskStatus,
+  McpTaskCursorError,
+  ORPHANED_TASK,
+  type McpTaskStatus,
+  type McpTaskTerminalStatus,
+  type McpTaskInputRequest,
+  type McpTaskError,
+  type McpTaskRecord,
+  type McpTaskSettlement,
+  type McpTaskPage,
+  type McpTaskStore,
+} from './backend/mcp-task.store.js';
+export { InMemoryTaskStore } from './backend/in-memory/in-memory-task.store.js';

@@ -22,6 +22,7 @@ import { INVALID_PROTOCOL_VERSION_SETTING } from './mcp.messages.js';
 import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
 import { assertValidIcons } from './registry/icon-rules.js';
 import { authOptionProblems } from './auth/auth-options.validation.js';
+import { resolveTaskOptions, taskOptionProblems } from './tasks/task-options.js';
 
 /** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
 const positive = (value: number | undefined, fallback: number): number =>
@@ -112,6 +113,7 @@ export function validateMcpOptions(options: McpModuleOptions): string[] {
     problems.push("McpModule option 'backend' must be an McpBackend (an object with connect())");
   }
   problems.push(...authOptionProblems(options?.auth));
+  problems.push(...taskOptionProblems(options));
   return problems;
 }
 
@@ -154,5 +156,6 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     listChangedDebounceMs: options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
     clientRequestTimeoutMs: positive(options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS),
     maxArgumentDepth: Math.floor(positive(options.maxArgumentDepth, DEFAULT_MAX_ARGUMENT_DEPTH)),
+    ...resolveTaskOptions(options),
   };
 }

@@ -44,6 +44,7 @@ import { McpAuthenticator } from './auth/mcp-authenticator.js';
 import { McpResourceMetadataMount } from './transports/http/resource-metadata.mount.js';
 import { McpAccessPolicy } from './auth/mcp-access.policy.js';
 import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
+import { MCP_TASK_PROVIDERS } from './tasks/mcp-tasks.providers.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and
@@ -101,6 +102,7 @@ import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
     McpAuthenticator,
     McpAccessPolicy,
     McpResourceMetadataMount,
+    ...MCP_TASK_PROVIDERS,
   ],
   exports: [
     MCP_RESOLVED_OPTIONS,

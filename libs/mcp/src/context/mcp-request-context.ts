@@ -84,6 +84,24 @@ export interface McpRequestContext {
   sample(params: McpSamplingParams, options?: McpClientRequestOptions): Promise<McpSamplingResult>;
   /** Asks the client for its roots (`roots/list`). */
   listRoots(options?: McpClientRequestOptions): Promise<{ roots: McpRoot[] }>;
+  /**
+   * Set while the call runs as a task (a tool with `taskSupport`): the task the client polls.
+   * In a task, `signal` aborts on `tasks/cancel` (from any instance), when its time to live
+   * lapses and at shutdown; `reportProgress`'s message becomes the task's status message;
+   * `elicit`, `sample` and `listRoots` make it `input_required` until the client answers.
+   */
+  readonly task?: McpTaskContext;
+}
+
+/** The task a handler runs as (`ctx.task`). @publicApi */
+export interface McpTaskContext {
+  /** The id the client polls (`tasks/get`). */
+  readonly taskId: string;
+  /**
+   * Sets the task's `statusMessage`, which every poll shows. Writes are coalesced: while one is
+   * on its way only the latest of the next ones follows it.
+   */
+  setStatusMessage(message: string): Promise<void>;
 }
 
 /** Values a handler keeps across the rounds of a multi round-trip request. @publicApi */

@@ -98,6 +98,7 @@ export class McpExplorer implements OnModuleInit {
       cache: options.cache,
       headerParams: headers.params,
       requiredScopes,
+      taskSupport: options.taskSupport,
     });
   }
 

@@ -53,6 +53,7 @@ import { isModernMessage, readModernEnvelope } from './modern/modern-envelope.js
 import { McpModernResults } from './modern/modern-results.js';
 import { McpMrtr, MRTR_METHODS } from './modern/mrtr.service.js';
 import { principalDigest } from '../model/mcp-principal.js';
+import { TasksHandler } from '../tasks/tasks.handler.js';
 
 /** Methods that work before `initialize` on transports that have sessions. */
 const PRE_INITIALIZE_METHODS = new Set(['initialize', 'ping']);
@@ -107,15 +108,16 @@ export class McpDispatcher {
     private readonly completion: CompletionHandler,
     discover: DiscoverHandler,
     listen: ListenHandler,
+    private readonly tasks: TasksHandler,
   ) {
-    this.groups = [lifecycle, tools, resources, subscriptions, prompts, logging, completion];
+    this.groups = [lifecycle, tools, resources, subscriptions, prompts, logging, completion, tasks];
     for (const group of this.groups) {
       for (const [name, fn] of Object.entries(group.methods())) {
         this.methods.set(name, fn);
         if (MODERN_METHODS.has(name)) this.modernMethods.set(name, fn);
       }
     }
-    for (const group of [discover, listen]) {
+    for (const group of [discover, listen, tasks.modern]) {
       for (const [name, fn] of Object.entries(group.methods())) this.modernMethods.set(name, fn);
     }
     lifecycle.useCapabilities(() => this.capabilities());
@@ -172,7 +174,7 @@ export class McpDispatcher {
   modernCapabilities(): Record<string, unknown> {
     const capabilities = this.capabilities();
     if (capabilities.resources) capabilities.resources = { ...capabilities.resources, subscribe: true };
-    return capabilities;
+    return this.tasks.modernCapabilities(capabilities);
   }
 
   /**
@@ -380,6 +382,7 @@ export class McpDispatcher {
     if (method.startsWith('resources/')) return this.resources.available;
     if (method.startsWith('prompts/')) return this.prompts.available;
     if (method === 'completion/complete') return this.completion.available;
+    if (method.startsWith('tasks/')) return this.tasks.available;
     return true;
   }
 }

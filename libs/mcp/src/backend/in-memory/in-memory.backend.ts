@@ -3,10 +3,11 @@ import { InMemoryNotificationBus } from './in-memory-notification.bus.js';
 import { InMemoryRequestStateNonces } from './in-memory-request-state-nonces.js';
 import { InMemorySessionStore } from './in-memory-session.store.js';
 import { InMemorySubscriptionStore } from './in-memory-subscription.store.js';
+import { InMemoryTaskStore } from './in-memory-task.store.js';
 
 /**
- * The default backend: sessions, subscriptions, delivery and the replay guard of request states
- * in this process, nothing to install. Sessions, subscriptions and delivery share one session
+ * The default backend: sessions, subscriptions, delivery, the replay guard of request states and
+ * tasks in this process, nothing to install. Sessions, subscriptions and delivery share one session
  * table, so ending a session clears all of them in one synchronous step.
  * @publicApi
  */
@@ -15,6 +16,7 @@ export class InMemoryMcpBackend implements McpBackend {
     const sessions = new InMemorySessionStore();
     const subscriptions = new InMemorySubscriptionStore(sessions);
     const bus = new InMemoryNotificationBus(options, sessions, subscriptions);
-    return { sessions, subscriptions, bus, requestStateNonces: new InMemoryRequestStateNonces() };
+    const tasks = new InMemoryTaskStore();
+    return { sessions, subscriptions, bus, requestStateNonces: new InMemoryRequestStateNonces(), tasks };
   }
 }

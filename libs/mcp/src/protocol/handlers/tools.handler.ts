@@ -16,6 +16,8 @@ import { McpInputRequiredSignal } from '../modern/input-round.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
+import { McpTasks } from '../../tasks/mcp-tasks.service.js';
+import { toolsPageFor } from '../../tasks/task-tools.js';
 
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
 const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
@@ -33,6 +35,7 @@ export class ToolsHandler implements McpMethodGroup {
     private readonly hooks: McpToolHooks,
     private readonly rateLimiter: McpToolRateLimiter,
     private readonly access: McpAccessPolicy,
+    private readonly tasks: McpTasks,
   ) {}
 
   methods(): Record<string, McpMethodFn> {
@@ -48,10 +51,10 @@ export class ToolsHandler implements McpMethodGroup {
 
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
     const page = this.tools.page(params.cursor, this.options.pageSize, this.access.visibleTo(ctx));
-    return this.access.privateFor(listResult('tools', page), ctx);
+    return this.access.privateFor(listResult('tools', toolsPageFor(ctx.era, page)), ctx);
   }
 
-  private async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpToolResult> {
+  private async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
     const name = requireString(params, 'name');
     // Hooks are awaited only when there are any: most servers register none.
     const hooked = this.hooks.size > 0;
@@ -67,6 +70,8 @@ export class ToolsHandler implements McpMethodGroup {
       if (hooked) await this.hooks.rejected({ tool: tool.name, reason: 'forbidden', error, context: ctx });
       throw error;
     }
+    // Whether it runs as a task; a call the tool's task support does not allow is refused here.
+    const mode = this.tasks.modeOf(tool, params, ctx);
     try {
       await this.rateLimiter.take(ctx);
     } catch (error) {
@@ -86,12 +91,24 @@ export class ToolsHandler implements McpMethodGroup {
       }
       return this.invalidArguments(detail, ctx);
     }
-    const event = { tool: tool.name, arguments: validation.value, context: ctx };
+    const args = validation.value;
+    if (mode.kind === 'inline') return this.execute(tool, args, ctx, hooked);
+    return this.tasks.start(mode, ctx, (context) => this.execute(tool, args, context, hooked));
+  }
+
+  /** Runs the tool with its hooks and shapes its result (in its request, or as a task). */
+  private async execute(
+    tool: McpToolEntry,
+    args: unknown,
+    ctx: McpRequestContext,
+    hooked: boolean,
+  ): Promise<McpToolResult> {
+    const event = { tool: tool.name, arguments: args, context: ctx };
     if (hooked) await this.hooks.invoking(event);
     const started = performance.now();
     let result: McpToolResult;
     try {
-      result = await this.shape(tool, await tool.handler(validation.value, ctx), ctx);
+      result = await this.shape(tool, await tool.handler(args, ctx), ctx);
     } catch (error) {
       // A round of a multi round-trip request ended: the tool runs again on the retry.
       if (error instanceof McpInputRequiredSignal) throw error;

@@ -12,6 +12,7 @@ import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.j
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { listenNotifications } from './listen-notifications.js';
 import { McpListens } from './listens.registry.js';
+import { McpTaskListens } from '../../tasks/task-listens.js';
 
 type CapabilitySource = () => Record<string, unknown>;
 
@@ -43,6 +44,7 @@ export class ListenHandler implements McpMethodGroup {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly resolver: McpResourceResolver,
     private readonly listens: McpListens,
+    private readonly taskListens: McpTaskListens,
   ) {}
 
   /** The dispatcher tells it how to compute the modern capabilities. */
@@ -80,6 +82,12 @@ export class ListenHandler implements McpMethodGroup {
       }
       honoured.resourceSubscriptions = [...resources];
     }
+    // The tasks extension's filter: status notifications of the caller's tasks.
+    const tasks = filter.taskIds === undefined ? undefined : await this.taskListens.filter(filter.taskIds, ctx);
+    if (tasks) {
+      asked ||= tasks.asked;
+      honoured.taskIds = tasks.honoured;
+    }
     if (!asked) throw new McpInvalidParamsException('The notification filter asks for no notifications');
     const owner = { caller: callerKeyOf(ctx.auth, ctx.request), principal: ctx.auth };
     // Refused before the acknowledgement, so over HTTP the refusal is an HTTP answer.
@@ -99,7 +107,14 @@ export class ListenHandler implements McpMethodGroup {
       ctx.signal,
       owner,
     );
-    await open.ended;
+    const unfollow = tasks?.honoured.length
+      ? this.taskListens.follow(tasks.honoured, ctx, (method, params) => send(stamped(method, params)))
+      : undefined;
+    try {
+      await open.ended;
+    } finally {
+      unfollow?.();
+    }
     return { _meta: { [META_SUBSCRIPTION_ID]: subscriptionId } };
   }
 
