@@ -98,11 +98,12 @@ export async function pollUntil(
   taskId: string,
   statuses: readonly string[],
   timeoutMs = 5_000,
+  options: ModernRequestOptions = {},
 ): Promise<any> {
   let task: any;
   await until(
     async () => {
-      task = await modernResult(endpoint, 'tasks/get', { taskId });
+      task = await modernResult(endpoint, 'tasks/get', { taskId }, options);
       return statuses.includes(task.status);
     },
     `task ${taskId} ${statuses.join(' or ')} (last seen ${String(task?.status)})`,

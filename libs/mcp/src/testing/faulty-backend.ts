@@ -18,6 +18,19 @@ const ASYNC_CALLS = {
   bus: ['resourceUpdated', 'listChanged', 'attach', 'resumePostStream', 'drain'],
   rateWindows: ['hit'],
   requestStateNonces: ['consume'],
+  tasks: [
+    'create',
+    'get',
+    'setStatusMessage',
+    'ask',
+    'answer',
+    'takeAnswers',
+    'withdraw',
+    'settle',
+    'list',
+    'settleInstance',
+    'reapOrphans',
+  ],
 } as const;
 
 type Part = keyof typeof ASYNC_CALLS;
@@ -102,6 +115,7 @@ export class FaultyMcpBackend implements McpBackend {
       bus: this.wrap('bus', parts.bus),
       rateWindows: parts.rateWindows && this.wrap('rateWindows', parts.rateWindows),
       requestStateNonces: parts.requestStateNonces && this.wrap('requestStateNonces', parts.requestStateNonces),
+      tasks: parts.tasks && this.wrap('tasks', parts.tasks),
     };
   }
 
