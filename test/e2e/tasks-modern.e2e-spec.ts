@@ -235,6 +235,19 @@ describe('Tasks extension (2026-07-28) on Streamable HTTP', () => {
     expect(done.result.content[0].text).toBe('one and two');
   });
 
+  it("ctx.becomeTask() makes the call a task at once, so what it asks next is the task's input", async () => {
+    const created = (await call('ask_as_task', { key: 'now' })).message.result;
+    expect(created.resultType).toBe('task');
+    const waiting = await pollUntil(app.endpoint, created.taskId, ['input_required']);
+    expect(Object.keys(waiting.inputRequests)).toEqual(['name']);
+    await modernResult(app.endpoint, 'tasks/update', {
+      taskId: created.taskId,
+      inputResponses: { name: { action: 'accept', content: { name: 'Kim' } } },
+    });
+    const done = await pollUntil(app.endpoint, created.taskId, ['completed']);
+    expect(done.result.content[0].text).toBe('Kim (now, task: true)');
+  });
+
   it('asks in its request first (input_required, no task), then becomes a task on the retry that answers', async () => {
     const k = fresh();
     const round1 = (await call('ask_first', { key: k })).message.result;

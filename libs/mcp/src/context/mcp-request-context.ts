@@ -91,6 +91,18 @@ export interface McpRequestContext {
    * `elicit`, `sample` and `listRoots` make it `input_required` until the client answers.
    */
   readonly task?: McpTaskContext;
+  /**
+   * Turns the call into a task now, when it may become one (a tool with `taskSupport`, called
+   * by a client that can poll a task): the client is answered with the task at once, and the
+   * handler goes on as the task. Resolves `true` once the task exists (at once when it already
+   * is one), `false` when the call goes on in its request instead. Present only on calls that
+   * may run as tasks; call it as `await ctx.becomeTask?.()`.
+   *
+   * Without it, a call of the tasks extension becomes a task when it outlasts `taskHandoffMs`;
+   * a handler that asks the client for input before that asks in its request (a multi
+   * round-trip round), so one that must ask as a task calls this first.
+   */
+  becomeTask?(): Promise<boolean>;
 }
 
 /** The task a handler runs as (`ctx.task`). @publicApi */

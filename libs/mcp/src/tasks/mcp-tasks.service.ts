@@ -159,7 +159,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     if (mode.kind === 'task') {
       let record: McpTaskRecord;
       try {
-        context.becomeTask();
+        context.enterTask();
         record = await this.create(run, ctx, mode.requestedTtlMs);
       } catch (error) {
         this.release(run);
@@ -176,7 +176,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       if (first.ok) return first.result;
       throw first.error;
     }
-    context.becomeTask();
+    context.enterTask();
     let record: McpTaskRecord;
     try {
       record = await this.create(run, ctx);
@@ -350,19 +350,21 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const check = () => {
+        clearTimeout(timer);
         if (context.mayBecomeTask) resolve('handoff');
         else if (!run.signal.aborted) timer = setTimeout(check, this.options.taskHandoffMs);
       };
+      // The handler may end the window itself (`ctx.becomeTask()`).
+      run.handoffNow = check;
       timer = setTimeout(check, this.options.taskHandoffMs);
+      const settled = (outcome: TaskOutcome) => {
+        clearTimeout(timer);
+        run.handoffNow = undefined;
+        resolve(outcome);
+      };
       working.then(
-        (result) => {
-          clearTimeout(timer);
-          resolve({ ok: true, result });
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          resolve({ ok: false, error });
-        },
+        (result) => settled({ ok: true, result }),
+        (error: unknown) => settled({ ok: false, error }),
       );
     });
   }

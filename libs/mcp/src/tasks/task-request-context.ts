@@ -46,7 +46,7 @@ export class TaskRequestContext implements McpRequestContext {
   }
 
   /** The call is a task from now on: the request's cancellation no longer reaches it. */
-  becomeTask(): void {
+  enterTask(): void {
     this.run.phase = 'task';
     this.unlink();
   }
@@ -93,6 +93,13 @@ export class TaskRequestContext implements McpRequestContext {
   get task(): McpTaskContext | undefined {
     return this.inTask ? this.run.handle : undefined;
   }
+
+  readonly becomeTask = async (): Promise<boolean> => {
+    if (this.inTask) return this.run.whenCreated;
+    if (!this.mayBecomeTask || !this.run.handoffNow) return false;
+    this.run.handoffNow();
+    return this.run.whenCreated;
+  };
 
   readonly sendNotification = async (method: string, params?: Record<string, unknown>): Promise<void> => {
     if (this.inTask) this.run.notify(method, params);

@@ -102,6 +102,14 @@ export class TaskRun {
     this.controller.signal.addEventListener('abort', () => this.rejectAsks(), { once: true });
   }
 
+  /** Resolves whether the task was created (`false`: the call never became one). */
+  get whenCreated(): Promise<boolean> {
+    return this.created;
+  }
+
+  /** Set while the call waits in its handoff window: ends the window now. */
+  handoffNow?: () => void;
+
   get taskId(): string {
     return this.record?.taskId ?? '';
   }
@@ -119,6 +127,7 @@ export class TaskRun {
   attach(record: McpTaskRecord): void {
     this.phase = 'task';
     this.record = record;
+    this.handoffNow = undefined;
     this.resolveCreated(true);
     const left = record.createdAt + record.ttlMs - Date.now();
     this.ttlTimer = setTimeout(
@@ -132,6 +141,7 @@ export class TaskRun {
   notCreated(reason: Error): void {
     this.phase = 'task';
     this.resolveCreated(false);
+    this.handoffNow = undefined;
     this.controller.abort(reason);
   }
 
