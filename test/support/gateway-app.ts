@@ -62,7 +62,8 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ru
 /**
  * The capabilities the reference gateway declares in `initialize`, exactly (sessions on): every
  * feature it serves, each with the sub-keys the library sets. `completions` is there because its
- * prompts and templates have completers; `logging` is always offered.
+ * prompts and templates have completers; `logging` is always offered; `tasks` because
+ * `notes.export` supports them.
  */
 export const GATEWAY_CAPABILITIES = {
   tools: { listChanged: true },
@@ -70,4 +71,5 @@ export const GATEWAY_CAPABILITIES = {
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };
