@@ -28,6 +28,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 @RequireScopes('notes:read')
 @Injectable()
 export class NotesExportTools {
+  private running = 0;
+
   constructor(
     private readonly store: NotesStore,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
@@ -52,18 +54,32 @@ export class NotesExportTools {
     taskSupport: 'optional',
   })
   async export(@McpArgs() { format }: ExportNotesInput, @McpCtx() ctx: McpRequestContext) {
-    const notes = await this.store.list();
-    const exported: Note[] = [];
-    for (const [index, note] of notes.entries()) {
-      await pause(this.config.notesExportStepMs, ctx.signal);
-      ctx.signal.throwIfAborted();
-      exported.push(note);
-      await ctx.reportProgress(index + 1, notes.length, `Exported note ${index + 1} of ${notes.length}: ${note.title}`);
+    this.running++;
+    try {
+      const notes = await this.store.list();
+      const exported: Note[] = [];
+      for (const [index, note] of notes.entries()) {
+        await pause(this.config.notesExportStepMs, ctx.signal);
+        ctx.signal.throwIfAborted();
+        exported.push(note);
+        await ctx.reportProgress(
+          index + 1,
+          notes.length,
+          `Exported note ${index + 1} of ${notes.length}: ${note.title}`,
+        );
+      }
+      return {
+        content: [textContent(render(format, exported))],
+        structuredContent: { format, count: exported.length, notes: exported },
+      };
+    } finally {
+      this.running--;
     }
-    return {
-      content: [textContent(render(format, exported))],
-      structuredContent: { format, count: exported.length, notes: exported },
-    };
+  }
+
+  /** Exports running on this instance now (`system://metrics`). */
+  get exportsRunning(): number {
+    return this.running;
   }
 }
 

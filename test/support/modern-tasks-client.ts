@@ -2,7 +2,7 @@
  * A client of the tasks extension (MCP 2026-07-28) over raw Streamable HTTP: no SDK has one (the
  * SDK v2 client treats `resultType: "task"` as an invalid result). Every request carries the
  * modern `_meta` and the metadata headers the extension asks for (`Mcp-Method`, and `Mcp-Name`:
- * the tool's name, or the task id of `tasks/*`).
+ * the tool or prompt name, the resource URI, or the task id of `tasks/*`).
  */
 import { parseSse, rawPost, type RawResponse } from './raw-http.js';
 import { until } from './until.js';
@@ -31,6 +31,8 @@ let nextId = 1;
 
 const NAMED: Record<string, string> = {
   'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
   'tasks/get': 'taskId',
   'tasks/update': 'taskId',
   'tasks/cancel': 'taskId',
