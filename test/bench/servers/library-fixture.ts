@@ -24,6 +24,7 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import {
   McpArgs,
+  McpCtx,
   McpModule,
   McpResource,
   McpResourceService,
@@ -31,6 +32,7 @@ import {
   type McpNotificationBus,
   McpTool,
   ResourceNotificationService,
+  type McpRequestContext,
 } from '../../../libs/mcp/src/index.js';
 import { MCP_NOTIFICATION_BUS } from '../../../libs/mcp/src/backend/mcp-backend.tokens.js';
 import { RedisMcpBackend } from '../../../libs/mcp-redis/src/index.js';
@@ -83,6 +85,18 @@ class BenchTools {
     return { counter, reached };
   }
 
+  @McpTool({
+    name: 'job',
+    description: 'A task at once (the tasks phase), working until it is cancelled.',
+    input: z.object({ label: z.string() }),
+    taskSupport: 'optional',
+  })
+  async job(@McpArgs('label') label: string, @McpCtx() ctx: McpRequestContext): Promise<string> {
+    await ctx.becomeTask?.();
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    return `${label} stopped`;
+  }
+
   @McpTool({ name: 'barrier', description: 'Sends resources/list_changed to every open stream.' })
   async barrier(): Promise<{ reached: number }> {
     return { reached: (await this.notifications.notifyResourceListChanged()).sessions };
@@ -109,6 +123,8 @@ class BenchResources {
       maxListens: 1_000_000,
       // One key for every instance of the Redis phase (and no warning at startup).
       requestStateKeys: ['bench-request-state-key-0123456789abcdef'],
+      // Every task of the tasks phase comes from one caller (the bench, one address).
+      maxTasksPerPrincipal: 1_000_000,
       ...(backend ? { backend } : {}),
     }),
   ],
