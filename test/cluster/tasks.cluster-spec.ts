@@ -132,10 +132,9 @@ describe('tasks on three gateway processes on Redis behind the round-robin proxy
     }
   }, 30_000);
 
-  it('a listen on one instance hears the end of a task that runs on another', async () => {
-    const { taskId, runner } = await startExport();
-    const controller = new AbortController();
-    const response = await fetch(endpoint, {
+  /** Opens a listen for `taskIds` (through the proxy, or on one instance's `origin`). */
+  function listen(taskIds: string[], controller: AbortController, at = endpoint): Promise<Response> {
+    return fetch(at, {
       method: 'POST',
       signal: controller.signal,
       headers: {
@@ -150,7 +149,7 @@ describe('tasks on three gateway processes on Redis behind the round-robin proxy
         id: 'cluster-listen',
         method: 'subscriptions/listen',
         params: {
-          notifications: { taskIds: [taskId] },
+          notifications: { taskIds },
           _meta: {
             'io.modelcontextprotocol/protocolVersion': '2026-07-28',
             'io.modelcontextprotocol/clientCapabilities': WITH_TASKS,
@@ -158,9 +157,15 @@ describe('tasks on three gateway processes on Redis behind the round-robin proxy
         },
       }),
     });
+  }
+
+  it('a listen on one instance hears the end of a task that runs on another', async () => {
+    const { taskId, runner } = await startExport();
+    const controller = new AbortController();
+    const response = await listen([taskId], controller);
     expect(lastServed()).not.toBe(runner);
     try {
-      const messages = await readUntil(response, (message) => message.method === 'notifications/tasks', 15_000);
+      const messages = await readUntil(response, 'completed', 15_000);
       expect(messages[0].params.notifications).toEqual({ taskIds: [taskId] });
       const last = messages.at(-1);
       expect(last.params).toMatchObject({ taskId, status: 'completed' });
@@ -204,10 +209,13 @@ describe('tasks on three gateway processes on Redis behind the round-robin proxy
   it('kill -9 of the instance running a task: every other instance says failed within its liveness window', async () => {
     const { taskId, runner } = await startExport();
     const victim = cluster.instances[runner];
+    const survivors = cluster.instances.filter((_, index) => index !== runner);
+    // A listen on a survivor hears the failure too.
+    const controller = new AbortController();
+    const listening = readUntil(await listen([taskId], controller, `${survivors[1].origin}/mcp`), 'failed', 15_000);
     victim.child.kill('SIGKILL');
     await victim.exited;
     const killedAt = Date.now();
-    const survivors = cluster.instances.filter((_, index) => index !== runner);
     let seen: any;
     await until(
       async () => {
@@ -227,14 +235,19 @@ describe('tasks on three gateway processes on Redis behind the round-robin proxy
     expect((await modernResult(`${survivors[1].origin}/mcp`, 'tasks/get', { taskId }, as(alice))).status).toBe(
       'failed',
     );
+    try {
+      expect((await listening).at(-1).params).toMatchObject({ taskId, status: 'failed' });
+    } finally {
+      controller.abort();
+    }
     const restarted = await spawnClusterInstance(cluster, runner);
     cluster.proxy.retarget(runner, restarted.origin);
     cluster.instances[runner] = restarted;
   }, 60_000);
 });
 
-/** Reads an SSE response until a message matches (bounded), and returns every message read. */
-async function readUntil(response: Response, done: (message: any) => boolean, timeoutMs: number): Promise<any[]> {
+/** Reads an SSE response until a `notifications/tasks` with `status` (bounded); returns every message read. */
+async function readUntil(response: Response, status: string, timeoutMs: number): Promise<any[]> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   const messages: any[] = [];
@@ -257,7 +270,7 @@ async function readUntil(response: Response, done: (message: any) => boolean, ti
       if (!event?.data) continue;
       const message = JSON.parse(event.data);
       messages.push(message);
-      if (done(message) && message.params?.status === 'completed') return messages;
+      if (message.method === 'notifications/tasks' && message.params?.status === status) return messages;
     }
   }
 }

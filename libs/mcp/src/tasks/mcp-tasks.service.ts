@@ -12,7 +12,12 @@ import { InMemoryTaskStore } from '../backend/in-memory/in-memory-task.store.js'
 import { LocalInstanceMessaging } from '../backend/in-memory/local-instance-messaging.js';
 import { MCP_INSTANCE_MESSAGING, MCP_TASK_STORE } from '../backend/mcp-backend.tokens.js';
 import type { McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
-import { isTerminalTaskStatus, type McpTaskRecord, type McpTaskStore } from '../backend/mcp-task.store.js';
+import {
+  isTerminalTaskStatus,
+  ORPHANED_TASK,
+  type McpTaskRecord,
+  type McpTaskStore,
+} from '../backend/mcp-task.store.js';
 import { McpClientRequests } from '../client-requests/mcp-client-requests.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
@@ -40,6 +45,8 @@ export const ORPHAN_CHECK_MS = 5_000;
 const MIN_TASK_TTL_MS = 1_000;
 /** Longer task ids are unknown without asking the store. */
 const MAX_TASK_ID_LENGTH = 128;
+/** Orphaned tasks this instance remembers having announced (a bounded memory, cleared when full). */
+const ANNOUNCED_ORPHANS = 1_000;
 
 const INLINE: McpTaskMode = Object.freeze({ kind: 'inline' });
 
@@ -79,6 +86,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
   private readonly services: TaskRunServices;
   private closing = false;
   private orphanTimer?: NodeJS.Timeout;
+  private readonly announcedOrphans = new Set<string>();
   /** Called when the last handler running here ended (a shutdown waits for it). */
   private onIdle?: () => void;
 
@@ -196,7 +204,20 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     }
     const record = await this.store.get(taskId);
     if (!record || record.owner !== this.ownerOf(ctx)) throw new McpTaskNotFoundException();
+    this.announceIfOrphaned(record);
     return record;
+  }
+
+  /**
+   * A shared store fails the task of a dead instance when it is read: the read that found it so
+   * tells the waiters (a listen on any instance), once per task and instance, while it is recent.
+   */
+  private announceIfOrphaned(record: McpTaskRecord): void {
+    if (record.status !== 'failed' || record.statusMessage !== ORPHANED_TASK.statusMessage) return;
+    if (Date.now() - record.lastUpdatedAt > ORPHAN_CHECK_MS || this.announcedOrphans.has(record.taskId)) return;
+    if (this.announcedOrphans.size >= ANNOUNCED_ORPHANS) this.announcedOrphans.clear();
+    this.announcedOrphans.add(record.taskId);
+    this.events.changed(record.taskId);
   }
 
   /**

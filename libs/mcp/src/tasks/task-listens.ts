@@ -91,6 +91,8 @@ export class McpTaskListens {
     isOpen: () => boolean,
     stops: Map<string, () => void>,
   ): Promise<void> {
+    // Ended already (its last notification went), or the listen ended.
+    if (!stops.has(taskId) || !isOpen()) return;
     let record;
     try {
       record = await this.tasks.find(taskId, ctx);
@@ -99,7 +101,7 @@ export class McpTaskListens {
         this.logger.warn(`Could not read task ${taskId.slice(0, 8)}… for a listen: ${String(error)}`);
       return;
     }
-    if (!isOpen()) return;
+    if (!isOpen() || !stops.has(taskId)) return;
     notify('notifications/tasks', detailedTask(record));
     if (isTerminalTaskStatus(record.status)) {
       stops.get(taskId)?.();
