@@ -9,6 +9,7 @@ import { ORPHANED_TASK } from '@nest-mcp/server';
  * | `b` | what never changes, as JSON (id, owner, caller, instance, era, session, createdAt, ttl, poll interval) |
  * | `s`, `sm`, `u` | status, status message, last update (epoch ms) |
  * | `i`, `c` | the instance running it, the caller whose budget it counts against (`''`: none) |
+ * | `x` | its expiry (epoch ms), which its side keys share |
  * | `r`, `e` | terminal: the result, or the JSON-RPC error, as JSON |
  *
  * beside `t:{id}:q` (HASH: outstanding input requests, key → JSON) and `t:{id}:a` (HASH: answers
@@ -63,10 +64,16 @@ local function running(key, id, now)
   return status
 end
 
--- Keeps a side key of the task as long as the task.
+-- Keeps a side key of the task as long as the task (its expiry is the field x).
 local function expireWith(key, side)
-  local at = redis.call('PEXPIRETIME', key)
-  if at > 0 then redis.call('PEXPIREAT', side, at) end
+  local at = tonumber(redis.call('HGET', key, 'x'))
+  if at then redis.call('PEXPIREAT', side, at) end
+end
+
+-- Keeps an index at least until at (epoch ms), now being now (PTTL: Redis 6.2 has no PEXPIRETIME).
+local function keepUntil(index, at, now)
+  local ttl = redis.call('PTTL', index)
+  if ttl < 0 or now + ttl < at then redis.call('PEXPIREAT', index, at) end
 end
 
 -- With no request outstanding, an input_required task works again.
@@ -88,10 +95,10 @@ if caller ~= '' then
   redis.call('ZREMRANGEBYSCORE', active, '-inf', now)
   if redis.call('ZCARD', active) >= maxActive then return 0 end
   redis.call('ZADD', active, expiresAt, id)
-  if redis.call('PEXPIRETIME', active) < expiresAt then redis.call('PEXPIREAT', active, expiresAt) end
+  keepUntil(active, expiresAt, now)
 end
 local key = tkey(id)
-redis.call('HSET', key, 'b', base, 's', 'working', 'u', now, 'i', instance, 'c', caller)
+redis.call('HSET', key, 'b', base, 's', 'working', 'u', now, 'i', instance, 'c', caller, 'x', expiresAt)
 if ARGV[11] ~= '' then redis.call('HSET', key, 'sm', ARGV[11]) end
 redis.call('PEXPIREAT', key, expiresAt)
 local owned = P .. 'to:' .. owner
@@ -100,7 +107,7 @@ for _, old in ipairs(redis.call('ZRANGE', owned, 0, 7)) do
   if redis.call('EXISTS', tkey(old)) == 0 then redis.call('ZREM', owned, old) end
 end
 redis.call('ZADD', owned, createdAt, id)
-if redis.call('PEXPIRETIME', owned) < expiresAt then redis.call('PEXPIREAT', owned, expiresAt) end
+keepUntil(owned, expiresAt, now)
 redis.call('SADD', P .. 'ti:' .. instance, id)
 redis.call('SADD', P .. 'tinst', instance)
 return 1
