@@ -18,6 +18,7 @@ import { modernRequest, pollUntil } from '../support/modern-tasks-client.js';
 import { STUB_ISSUER, StubTokenVerifier } from '../support/oauth/stub-verifier.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { startRoundRobinProxy, type RoundRobinProxy } from '../support/round-robin-proxy.js';
+import { legacySession } from '../support/legacy-task-wire.js';
 import { until } from '../support/until.js';
 
 const RESOURCE = 'http://127.0.0.1/mcp';
@@ -163,6 +164,35 @@ describe('Tasks on two instances sharing Redis', () => {
       await client.close();
     }
   }, 20_000);
+
+  it('2025-11-25 without a GET stream: tasks/result on the other instance gets the task request relayed, and the result', async () => {
+    const session = await legacySession(a.endpoint, { authorization: `Bearer ${alice}` });
+    const k = fresh();
+    a.app.get(Gates).gate(k).open();
+    const created = await session.rpc('tools/call', { name: 'ask_name', arguments: { key: k }, task: {} });
+    const { taskId } = created.result.task;
+    await until(
+      async () => (await session.rpc('tasks/get', { taskId }, b.endpoint)).result.status === 'input_required',
+      'the task on instance a waits for input',
+    );
+    const stream = await session.openResult(taskId, b.endpoint);
+    try {
+      const asked = await stream.next();
+      expect(asked).toMatchObject({ method: 'elicitation/create', params: { message: 'Your name?' } });
+      // The answer may go to either instance: it reaches the one that asked.
+      expect(
+        await session.post(
+          { jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Relayed' } } },
+          b.endpoint,
+        ),
+      ).toBe(202);
+      let answer = await stream.next();
+      while (answer.method !== undefined) answer = await stream.next();
+      expect(answer.result.content[0].text).toBe('Hello, Relayed!');
+    } finally {
+      stream.close();
+    }
+  });
 
   it('a task is gone on every instance once its time to live lapsed', async () => {
     const client = new Client({ name: 'ttl', version: '1.0.0' });

@@ -17,6 +17,7 @@ import {
 import { Gates } from '../fixtures/gates.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { TaskTools } from '../fixtures/task.tools.js';
+import { legacySession } from '../support/legacy-task-wire.js';
 import { until } from '../support/until.js';
 
 describe('Tasks of MCP 2025-11-25 with the SDK v1 client', () => {
@@ -178,6 +179,38 @@ describe('Tasks of MCP 2025-11-25 with the SDK v1 client', () => {
     }
     expect(result.content[0].text).toBe('Hello, Grace!');
     expect(asked).toEqual([{ taskId }]);
+  });
+
+  it('a client without a GET stream gets the elicitation of its task on tasks/result, which then answers the result', async () => {
+    const session = await legacySession(app.endpoint);
+    const k = fresh();
+    gates.gate(k).open();
+    const created = await session.rpc('tools/call', { name: 'ask_name', arguments: { key: k }, task: {} });
+    const { taskId } = created.result.task;
+    await until(
+      async () => (await session.rpc('tasks/get', { taskId })).result.status === 'input_required',
+      'the task waits for input',
+    );
+    const stream = await session.openResult(taskId);
+    try {
+      // Nothing could carry the request when it was asked: it waited for this stream.
+      const asked = await stream.next();
+      expect(asked).toMatchObject({
+        method: 'elicitation/create',
+        params: { message: 'Your name?', _meta: { [RELATED_TASK_META_KEY]: { taskId } } },
+      });
+      expect(
+        await session.post({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Queued' } } }),
+      ).toBe(202);
+      let answer = await stream.next();
+      while (answer.method !== undefined) answer = await stream.next();
+      expect(answer.result).toMatchObject({
+        content: [{ text: 'Hello, Queued!' }],
+        _meta: { [RELATED_TASK_META_KEY]: { taskId } },
+      });
+    } finally {
+      stream.close();
+    }
   });
 
   it('tools that forbid tasks refuse params.task, and required ones refuse a call without it (-32601)', async () => {

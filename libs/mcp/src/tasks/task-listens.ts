@@ -53,16 +53,20 @@ export class McpTaskListens {
         `'notifications.taskIds' names ${value.length} tasks; at most ${this.options.maxListenUris} per listen`,
       );
     }
-    const honoured: string[] = [];
-    for (const taskId of new Set(value as string[])) {
-      try {
-        await this.tasks.find(taskId, ctx);
-        honoured.push(taskId);
-      } catch (error) {
-        if (!(error instanceof McpTaskNotFoundException)) throw error;
-      }
-    }
-    return { asked: value.length > 0, honoured };
+    // Read together: with a shared store their lookups leave in one write.
+    const ids = [...new Set(value as string[])];
+    const owned = await Promise.all(
+      ids.map((taskId) =>
+        this.tasks.find(taskId, ctx).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof McpTaskNotFoundException) return false;
+            throw error;
+          },
+        ),
+      ),
+    );
+    return { asked: value.length > 0, honoured: ids.filter((_, i) => owned[i]) };
   }
 
   /** Sends the status notifications of `taskIds` through `notify` until the returned function is called. */
