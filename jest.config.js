@@ -20,6 +20,7 @@ const shared = {
 /** The e2e specs that drive the reference gateway (startGateway), run again on Redis. */
 const REDIS_E2E = [
   'notes',
+  'notes-export',
   'runtime-resources',
   'sdk-client',
   'subscriptions',
