@@ -222,8 +222,9 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   /**
    * Cancels a task that has not ended: `cancelled` in the store first (so every instance answers
-   * so at once), then its handler is told to stop, wherever it runs. Resolves to the status it
-   * had (a terminal one: nothing changed), undefined when it vanished meanwhile.
+   * so at once), then its handler is told to stop, wherever it runs. Resolves to the task after
+   * the cancel (with the status it kept when it had ended meanwhile: nothing changed), undefined
+   * when it vanished meanwhile.
    */
   async cancel(record: McpTaskRecord): Promise<McpTaskRecord | undefined> {
     if (isTerminalTaskStatus(record.status)) return record;
