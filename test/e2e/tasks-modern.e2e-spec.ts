@@ -5,6 +5,8 @@
  * errors and bounds. Every shape is checked with Ajv against the extension's types
  * (test/support/tasks-extension-schema.ts). Handlers wait at gates the test opens.
  */
+import { InMemoryMcpBackend } from '@app/mcp';
+import { FaultyMcpBackend } from '@nest-mcp/server/testing';
 import { Gates } from '../fixtures/gates.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { TaskTools } from '../fixtures/task.tools.js';
@@ -348,3 +350,34 @@ function readEvents(response: Response): { next(): Promise<any> } {
     },
   };
 }
+
+describe('Tasks when the task store cannot be reached', () => {
+  let app: FixtureApp;
+  const backend = new FaultyMcpBackend(new InMemoryMcpBackend());
+
+  beforeAll(async () => {
+    app = await startFixtureApp({ providers: [Gates, TaskTools], mcp: { backend, taskHandoffMs: 20 } });
+  });
+
+  afterAll(async () => {
+    backend.faults.heal();
+    await app?.close();
+  });
+
+  it('answers 503 with Retry-After for a poll, and for a call whose task cannot be created (its handler told to stop)', async () => {
+    const gates = app.app.get(Gates);
+    const created = (await modernRequest(app.endpoint, 'tools/call', { name: 'gated', arguments: { key: 'kept' } }))
+      .message.result;
+    backend.faults.fail('tasks.get', 'tasks.create');
+    const poll = await modernRequest(app.endpoint, 'tasks/get', { taskId: created.taskId });
+    expect(poll.status).toBe(503);
+    expect(poll.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(poll.message.error).toMatchObject({ code: -32000, message: 'Service unavailable' });
+    const refused = await modernRequest(app.endpoint, 'tools/call', { name: 'gated', arguments: { key: 'lost' } });
+    expect(refused.status).toBe(503);
+    await until(() => app.app.get(TaskTools).stopped.has('lost'), 'the handler of the uncreated task stopped');
+    backend.faults.heal();
+    gates.gate('kept').open();
+    expect((await pollUntil(app.endpoint, created.taskId, ['completed'])).status).toBe('completed');
+  });
+});
