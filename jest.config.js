@@ -22,6 +22,7 @@ const shared = {
 const REDIS_E2E = [
   'apps-browser',
   'notes',
+  'notes-export',
   'runtime-resources',
   'sdk-client',
   'subscriptions',

@@ -15,6 +15,7 @@ import { NotesPrompts } from './notes/notes.prompts.js';
 import { NotesResources } from './notes/notes.resources.js';
 import { InMemoryNotesStore, NotesStore } from './notes/notes.store.js';
 import { RedisNotesStore } from './notes/redis-notes.store.js';
+import { NotesExportTools } from './notes/notes-export.tools.js';
 import { NotesSummaryTools } from './notes/notes-summary.tools.js';
 import { NotesTools } from './notes/notes.tools.js';
 import { NotesPublisher } from './notes/notes.publisher.js';
@@ -38,7 +39,7 @@ export class AppModule {
             description: 'The reference gateway of the NestJS MCP library',
           },
           instructions:
-            'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm), notes.summarize (asks the client to sample), notes.board (shows the notes board, an MCP App, in hosts that render apps). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
+            'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm), notes.summarize (asks the client to sample), notes.board (shows the notes board, an MCP App, in hosts that render apps), notes.export (exports every note as json or markdown, one step per note; a client that can poll tasks gets it as a task). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
           protocolVersion: config.protocolVersion,
           protocol: config.protocolEras,
           wireProfile: config.wireProfile,
@@ -71,6 +72,7 @@ export class AppModule {
         NotesPublisher,
         NotesTools,
         NotesSummaryTools,
+        NotesExportTools,
         NotesResources,
         NotesPrompts,
         NotesBoardApp,
@@ -99,7 +101,12 @@ function authOptionsFor(config: GatewayConfig): McpAuthOptions | undefined {
 /** The in-memory backend by default; Redis when `REDIS_URL` is set. */
 function backendFor(config: GatewayConfig): McpBackend | undefined {
   if (!config.redisUrl) return undefined;
-  return new RedisMcpBackend({ url: config.redisUrl, instanceId: config.instanceId, keyPrefix: config.redisKeyPrefix });
+  return new RedisMcpBackend({
+    url: config.redisUrl,
+    instanceId: config.instanceId,
+    keyPrefix: config.redisKeyPrefix,
+    heartbeatMs: config.redisHeartbeatMs,
+  });
 }
 
 /** The demo's notes: in memory, or in Redis beside the sessions so every instance sees them. */

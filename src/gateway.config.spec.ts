@@ -42,3 +42,25 @@ describe('URLS', () => {
     },
   );
 });
+
+describe('NOTES_EXPORT_STEP_MS and MCP_REDIS_HEARTBEAT_MS', () => {
+  it('default to a second per note and the backend heartbeat', () => {
+    const config = loadGatewayConfig({}, []);
+    expect(config.notesExportStepMs).toBe(1_000);
+    expect(config.redisHeartbeatMs).toBeUndefined();
+  });
+
+  it('take milliseconds (0 for an export without waits)', () => {
+    const config = loadGatewayConfig({ NOTES_EXPORT_STEP_MS: '0', MCP_REDIS_HEARTBEAT_MS: '250' }, []);
+    expect(config.notesExportStepMs).toBe(0);
+    expect(config.redisHeartbeatMs).toBe(250);
+  });
+
+  it.each([
+    ['NOTES_EXPORT_STEP_MS', '-1'],
+    ['NOTES_EXPORT_STEP_MS', 'soon'],
+    ['MCP_REDIS_HEARTBEAT_MS', '0'],
+  ])('refuses %s=%p with a message naming it', (name, value) => {
+    expect(() => loadGatewayConfig({ [name]: value }, [])).toThrow(new RegExp(name));
+  });
+});

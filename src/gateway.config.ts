@@ -39,6 +39,13 @@ export interface GatewayConfig {
   instanceId?: string;
   /** `MCP_REDIS_KEY_PREFIX` (default `mcp:`): deployments sharing one Redis use different ones. */
   redisKeyPrefix: string;
+  /**
+   * `MCP_REDIS_HEARTBEAT_MS` (default 5 seconds): how often the instance proves it lives on Redis.
+   * Its liveness lapses after three beats missed, and the tasks of an instance that died fail then.
+   */
+  redisHeartbeatMs?: number;
+  /** `NOTES_EXPORT_STEP_MS` (default 1 second): how long `notes.export` works on each note. */
+  notesExportStepMs: number;
 }
 
 /** Who issues the gateway's access tokens, and for what audience. */
@@ -54,6 +61,8 @@ export interface GatewayAuthConfig {
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 
 const DEFAULT_PORT = 5000;
+/** Long enough per note that a person watching the task sees it work. */
+const DEFAULT_NOTES_EXPORT_STEP_MS = 1_000;
 const DEFAULT_URLS = `http://127.0.0.1:${DEFAULT_PORT}`;
 
 /** True when the authority of an absolute URL writes a port (`http://host:80/` does; `http://host/` does not). */
@@ -126,6 +135,7 @@ export function loadGatewayConfig(
     sessionCleanupIntervalMs: milliseconds(env, 'MCP_SESSION_CLEANUP_INTERVAL_MS'),
     auth: authConfig(env, url),
     ...redisSettings(env),
+    notesExportStepMs: nonNegativeMilliseconds(env, 'NOTES_EXPORT_STEP_MS') ?? DEFAULT_NOTES_EXPORT_STEP_MS,
   };
 }
 
@@ -145,7 +155,9 @@ function authConfig(env: NodeJS.ProcessEnv, url: URL): GatewayAuthConfig | undef
   return { issuer, audience, ...(jwksUri ? { jwksUri } : {}) };
 }
 
-function redisSettings(env: NodeJS.ProcessEnv): Pick<GatewayConfig, 'redisUrl' | 'instanceId' | 'redisKeyPrefix'> {
+function redisSettings(
+  env: NodeJS.ProcessEnv,
+): Pick<GatewayConfig, 'redisUrl' | 'instanceId' | 'redisKeyPrefix' | 'redisHeartbeatMs'> {
   const redisUrl = env.REDIS_URL?.trim() || undefined;
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new Error(`REDIS_URL is '${redisUrl}': use a redis:// or rediss:// URL such as redis://127.0.0.1:6379`);
@@ -154,7 +166,12 @@ function redisSettings(env: NodeJS.ProcessEnv): Pick<GatewayConfig, 'redisUrl' |
   if (instanceId !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(instanceId)) {
     throw new Error(`MCP_INSTANCE_ID is '${instanceId}': use 1 to 64 letters, digits, '.', '_' or '-'`);
   }
-  return { redisUrl, instanceId, redisKeyPrefix: env.MCP_REDIS_KEY_PREFIX?.trim() || 'mcp:' };
+  return {
+    redisUrl,
+    instanceId,
+    redisKeyPrefix: env.MCP_REDIS_KEY_PREFIX?.trim() || 'mcp:',
+    redisHeartbeatMs: milliseconds(env, 'MCP_REDIS_HEARTBEAT_MS'),
+  };
 }
 
 function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -163,6 +180,14 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined 
   const value = Number(raw);
   if (!Number.isSafeInteger(value) || value <= 0)
     throw new Error(`${name} is '${raw}': use a positive number of milliseconds`);
+  return value;
+}
+
+function nonNegativeMilliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} is '${raw}': use a number of milliseconds`);
   return value;
 }
 

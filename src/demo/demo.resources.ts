@@ -11,6 +11,7 @@ import {
   type McpRequestContext,
 } from '@app/mcp';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../gateway.config.js';
+import { NotesExportTools } from '../notes/notes-export.tools.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../gateway.info.js';
 import { projectRoot } from '../project-root.js';
 
@@ -25,6 +26,7 @@ export class DemoResources {
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly stats: McpServerStats,
     private readonly toolMetrics: McpToolMetricsHook,
+    private readonly exports: NotesExportTools,
   ) {}
 
   @McpResource({
@@ -57,7 +59,8 @@ export class DemoResources {
   @McpResource({
     uri: 'system://metrics',
     name: 'Live metrics',
-    description: 'Memory use, open sessions and requests served, read at the moment of the request.',
+    description:
+      'Memory use, open sessions, requests served and notes.export runs on this instance, read at the moment of the request.',
     mimeType: 'application/json',
   })
   async metrics() {
@@ -67,6 +70,7 @@ export class DemoResources {
       heapUsed: memory.heapUsed,
       openSessions: await this.stats.openSessions(),
       requestsServed: this.stats.requestsServed,
+      exportsRunning: this.exports.exportsRunning,
     };
   }
 

@@ -1,4 +1,4 @@
-import { IsNotEmpty, IsString } from 'class-validator';
+import { IsIn, IsNotEmpty, IsString } from 'class-validator';
 
 export class CreateNoteInput {
   @IsString()
@@ -47,4 +47,13 @@ export class SummarizeNoteInput {
   @IsString()
   @IsNotEmpty()
   id!: string;
+}
+
+/** The formats of `notes.export`. */
+export const EXPORT_FORMATS = ['json', 'markdown'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export class ExportNotesInput {
+  @IsIn(EXPORT_FORMATS)
+  format!: ExportFormat;
 }

@@ -15,6 +15,7 @@ import { runEcho } from './phases/echo.js';
 import { erasOf, runEra } from './phases/era.js';
 import { LISTEN_SERVERS, runListenFanout } from './phases/listen.js';
 import { runRedis } from './phases/redis.js';
+import { runTasks } from './phases/tasks.js';
 import { fanoutSizes, runFanout } from './phases/fanout.js';
 import { runMemory } from './phases/memory.js';
 import { profileEcho, profileFanout, profileListen, profileModernEcho } from './phases/profile.js';
@@ -22,7 +23,7 @@ import { runResources } from './phases/resources.js';
 import { buildSvg, svgToPng } from './report/chart.js';
 import { formatProfile } from './report/cpu-profile.js';
 import { collectMeta } from './report/meta.js';
-import { eraTable, listenTable, peerConsole, peerMarkdown, redisTable } from './report/peer-tables.js';
+import { eraTable, listenTable, peerConsole, peerMarkdown, redisTable, tasksTable } from './report/peer-tables.js';
 import { evaluatePeerTargets } from './report/peer-targets.js';
 import { buildRows, consoleTable, markdown, targetsMarkdown, verdict } from './report/table.js';
 import { evaluateIssue14Targets } from './report/issue14-targets.js';
@@ -36,6 +37,7 @@ import type {
   ProfileSummary,
   RedisResult,
   ResourcesResult,
+  TasksResult,
 } from './types.js';
 
 const FLOORS: readonly ServerKind[] = ['nest-floor', 'node-floor'];
@@ -68,6 +70,7 @@ async function main(): Promise<number> {
   const era: EraResult[] = [];
   const listen: ListenFanoutResult[] = [];
   let redis: RedisResult | undefined;
+  let tasks: TasksResult | undefined;
 
   const phaseStart = () => {
     const t = performance.now();
@@ -127,6 +130,12 @@ async function main(): Promise<number> {
     redis = await runRedis(config, log);
     done();
   }
+  if (config.phases.includes('tasks')) {
+    log(`\n== tasks (${config.tasksN} tasks on ${config.redisInstances} instances sharing Redis)`);
+    const done = phaseStart();
+    tasks = await runTasks(config, log);
+    done();
+  }
 
   const echoErrors = echo.reduce(
     (sum, e) => sum + (e.error ? 1 : 0) + e.points.reduce((s, p) => s + p.errors, 0) + (e.warmup?.errors ?? 0),
@@ -142,8 +151,12 @@ async function main(): Promise<number> {
       0,
     ) +
     listen.reduce((sum, l) => sum + l.errors, 0) +
-    (redis?.errors ?? 0);
-  const targets = [...evaluateTargets(echo, fanout, memory, totalErrors), ...evaluatePeerTargets(era, listen, redis)];
+    (redis?.errors ?? 0) +
+    (tasks?.errors ?? 0);
+  const targets = [
+    ...evaluateTargets(echo, fanout, memory, totalErrors),
+    ...evaluatePeerTargets(era, listen, redis, tasks),
+  ];
   const issue14Targets = evaluateIssue14Targets(echo, fanout, memory);
 
   const profiles: ProfileSummary[] = [];
@@ -203,7 +216,9 @@ async function main(): Promise<number> {
   const rows = buildRows(echo, fanout, memory, resources);
   log('\n== results\n');
   log(consoleTable(rows));
-  const peerTables = [eraTable(era), listenTable(listen), redisTable(redis)].filter((t) => t !== undefined);
+  const peerTables = [eraTable(era), listenTable(listen), redisTable(redis), tasksTable(tasks)].filter(
+    (t) => t !== undefined,
+  );
   for (const table of peerTables) log(`\n${peerConsole(table)}`);
   log('\n== targets (issue 6; era, listen and Redis)\n');
   for (const t of targets) {
@@ -225,6 +240,7 @@ async function main(): Promise<number> {
     era,
     listen,
     redis,
+    tasks,
     table: rows,
     peerTables,
     targets,

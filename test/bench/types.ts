@@ -253,3 +253,28 @@ export interface RedisResult {
   errors: number;
   error?: string;
 }
+
+/** The tasks phase: tasks on the instances sharing Redis (see phases/tasks.ts). */
+export interface TasksResult {
+  /** Tasks created and polled. */
+  n: number;
+  instances: number;
+  /** The poll interval the tasks suggested (their `pollIntervalMs`). */
+  pollIntervalMs?: number;
+  /** Tasks created per second (64 calls in flight). */
+  createdPerSecond?: number;
+  /** Plain modern `tools/call echo` per second, the same way. */
+  echoPerSecond?: number;
+  /** `tasks/get` answered during the polling window. */
+  polls?: number;
+  pollP50Ms?: number;
+  pollP99Ms?: number;
+  /** Commands Redis ran for a client (round trips) per poll, less the idle window's. */
+  roundTripsPerPoll?: number;
+  /** EVALSHA of the `tasks/get` script per poll. */
+  getScriptsPerPoll?: number;
+  /** Commands run inside Lua scripts per poll, less the idle window's. */
+  scriptCommandsPerPoll?: number;
+  errors: number;
+  error?: string;
+}

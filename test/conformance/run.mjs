@@ -14,7 +14,9 @@
 //     them: 2025-11-25 scores 30 + 2, 2026-07-28 scores 37 + 3);
 //   - run and reported, never scored: the other not_scored server entries (added-after-release);
 //   - skipped unless --include-extensions: `extension` entries (tasks-*), and the suite's extension
-//     scenarios that no set lists (sep-2640-skills-*, run with the 2026-07-28 set).
+//     scenarios that no set lists (sep-2640-skills-*, run with the 2026-07-28 set). The extensions
+//     this project implements (SCORED_EXTENSIONS: the tasks extension) are scored when they run;
+//     the others are run and reported only. `npm run test:conformance` passes --include-extensions.
 // The 2025-11-25 set runs once per wire profile (MCP_WIRE_PROFILE=gateway and strict), because
 // the profiles differ only on that era's wire. The 2026-07-28 set runs once, at strict. --profile
 // picks the profile(s) for every chosen set instead. --scenario (repeatable) narrows every chosen
@@ -64,6 +66,8 @@ const PROFILES = ['gateway', 'strict'];
 const DEFAULT_PROFILES = { '2025-11-25': ['gateway', 'strict'], '2026-07-28': ['strict'] };
 /** The set that also carries the suite's extension scenarios no requirement file lists. */
 const EXTENSION_SET = '2026-07-28';
+/** Extension scenarios this project implements, so holds itself to: `io.modelcontextprotocol/tasks`. */
+const SCORED_EXTENSIONS = /^tasks-/;
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 /** Beyond the suite's own per-scenario timeout: process start-up on a busy machine, and slack. */
@@ -212,8 +216,9 @@ async function pool(items, limit, work) {
 
 /**
  * The server scenarios of requirements/<set>.yaml, in the file's order, each with
- * `scored` and `reason`: 'required' (the `server:` list) and 'pending' are scored; the other
- * not_scored reasons ('added-after-release', 'extension') are not.
+ * `scored` and `reason`: 'required' (the `server:` list), 'pending' and the extensions of
+ * SCORED_EXTENSIONS are scored; the other not_scored entries ('added-after-release', other
+ * extensions) are not.
  */
 function readRequirementSet(set) {
   const file = join(SUITE_DIR, 'requirements', `${set}.yaml`);
@@ -222,8 +227,13 @@ function readRequirementSet(set) {
   const required = (doc.server ?? []).map((name) => ({ name, reason: 'required', scored: true }));
   const others = (doc.not_scored ?? [])
     .filter((entry) => entry.leg === 'server')
-    .map((entry) => ({ name: entry.scenario, reason: entry.reason, scored: entry.reason === 'pending' }));
+    .map((entry) => ({ name: entry.scenario, reason: entry.reason, scored: isScored(entry) }));
   return [...required, ...others];
+}
+
+function isScored(entry) {
+  if (entry.reason === 'pending') return true;
+  return entry.reason === 'extension' && SCORED_EXTENSIONS.test(entry.scenario);
 }
 
 /** The suite's extension scenarios (`[extension]` in `conformance list --server`). */
@@ -521,10 +531,11 @@ function tagOf(result, baseline) {
 function printHeader(job) {
   const scored = job.scenarios.filter((entry) => entry.scored);
   const pending = scored.filter((entry) => entry.reason === 'pending').length;
+  const extensions = scored.filter((entry) => entry.reason === 'extension').length;
   const baseline = job.baseline.files.length ? job.baseline.files.join(' + ') : 'none';
   console.log(
     `\n== ${job.set} [${job.profile}] at the ${job.set} wire: ${scored.length} scored ` +
-      `(${scored.length - pending} required + ${pending} pending), ` +
+      `(${scored.length - pending - extensions} required + ${pending} pending + ${extensions} extension), ` +
       `${job.scenarios.length - scored.length} not scored | baseline: ${baseline} ==`,
   );
 }
@@ -536,6 +547,7 @@ function printResult(result, tag, pad, verbose) {
   const detailed = tag === 'FAIL' || verbose;
   let note = '';
   if (entry.reason === 'pending') note += '  (pending)';
+  if (entry.reason === 'extension' && entry.scored) note += '  (extension)';
   if (!entry.scored) note += `  (not scored: ${entry.reason})`;
   if (!detailed && failedIds.length) {
     const more = failedIds.length > 4 ? `, +${failedIds.length - 4} more` : '';

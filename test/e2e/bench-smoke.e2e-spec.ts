@@ -200,9 +200,16 @@ describe('npm run bench, smoke mode', () => {
       'redis-fanout-vs-single-instance',
       'redis-commands-constant-listen',
       'redis-fanout-vs-single-instance-listen',
+      'tasks-poll-round-trips',
     ])
       expect(ids).toContain(id);
     expect(output).toContain('| tools/call echo by protocol era |');
+    // The tasks phase: created, polled at their interval across the instances, cancelled.
+    expect(report.tasks).toMatchObject({ n: 10, instances: 3, errors: 0 });
+    expect(report.tasks.polls).toBeGreaterThanOrEqual(10);
+    expect(report.tasks.getScriptsPerPoll).toBe(1);
+    expect(report.tasks.createdPerSecond).toBeGreaterThan(0);
+    expect(output).toContain('| Tasks: 10 on 3 instances sharing Redis');
 
     // Issue 14's targets: their own list in the JSON and their own table in the snippet.
     const ids14 = report.issue14Targets.map((t: any) => t.id);

@@ -183,6 +183,7 @@ describe('SDK client against the default gateway (sessions on, no version overri
       heapUsed: expect.any(Number),
       openSessions: expect.any(Number),
       requestsServed: expect.any(Number),
+      exportsRunning: 0,
     });
     expect(before.rss).toBeGreaterThan(0);
     expect(before.heapUsed).toBeGreaterThan(0);

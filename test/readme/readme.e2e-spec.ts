@@ -9,6 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { McpModule, McpServerStats } from '@app/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Module, type DynamicModule, type INestApplication, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -226,6 +227,35 @@ describe('README, docs/ and the package READMEs', () => {
     const output = await runClient('modern-client.ts', gateway.endpoint);
     expect(output).toMatch(/deleted\\?"?: ?1/);
     expect(output).toMatch(/confirmed\\?"?: ?true/);
+  }, 60_000);
+
+  it('Tasks: build_report is a task for a client that asks for one, and a plain call for any other', async () => {
+    const client = await connect((await serve(await serverModule('report.tools.ts'))).endpoint);
+    await client.listTools();
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'build_report', arguments: { sections: 2 } },
+      CallToolResultSchema,
+      { task: { ttl: 60_000 } },
+    );
+    let taskId = '';
+    let text = '';
+    for await (const message of stream) {
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      if (message.type === 'result') text = textOf(message.result.content[0]);
+      if (message.type === 'error') throw message.error;
+    }
+    expect(text).toBe(`Report (task ${taskId}): section 1, section 2`);
+    const inline = await client.callTool({ name: 'build_report', arguments: { sections: 1 } });
+    expect(textOf((inline.content as Array<{ text: string }>)[0])).toBe('Report (inline): section 1');
+  });
+
+  it('Tasks: the SDK v1 client exports the notes of the reference gateway as a task', async () => {
+    const gateway = await startGateway({ NOTES_EXPORT_STEP_MS: '0' });
+    closing.push(() => gateway.close());
+    const output = await runClient('tasks-client.ts', gateway.endpoint);
+    expect(output).toMatch(/^task \S+$/m);
+    expect(output).toMatch(/^status completed/m);
+    expect(output).toContain("result { format: 'json', count: 0, notes: [] }");
   }, 60_000);
 
   it('Prompts: summarize renders one user message, with the default style and a chosen one', async () => {

@@ -89,7 +89,7 @@ export function bundleGatewayApps(): Promise<void> {
  * The capabilities the reference gateway declares in `initialize`, exactly (sessions on): every
  * feature it serves, each with the sub-keys the library sets. `completions` is there because its
  * prompts and templates have completers; `logging` is always offered; the MCP Apps extension
- * because of its notes board.
+ * because of its notes board; `tasks` because `notes.export` supports them.
  */
 export const GATEWAY_CAPABILITIES = {
   tools: { listChanged: true },
@@ -98,4 +98,5 @@ export const GATEWAY_CAPABILITIES = {
   logging: {},
   completions: {},
   extensions: { 'io.modelcontextprotocol/ui': {} },
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };

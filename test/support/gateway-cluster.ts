@@ -41,6 +41,8 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Use a redis-server of the test's own even when REDIS_URL is set (to pause or restart it). */
   ownRedis?: boolean;
+  /** The proxy's port (a free one by default), when the endpoint must be known beforehand. */
+  proxyPort?: number;
 }
 
 /** Starts one gateway process and resolves once it listens. */
@@ -93,7 +95,10 @@ export async function startGatewayCluster(options: ClusterOptions = {}): Promise
   const instances = await Promise.all(
     Array.from({ length: options.instances ?? 3 }, (_, i) => spawnGateway(`gw-${i + 1}`, env)),
   );
-  const proxy = await startRoundRobinProxy(instances.map((instance) => instance.origin));
+  const proxy = await startRoundRobinProxy(
+    instances.map((instance) => instance.origin),
+    options.proxyPort,
+  );
   const control = await startGateway({ ...env, MCP_INSTANCE_ID: 'control' });
   return {
     env,

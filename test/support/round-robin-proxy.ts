@@ -25,8 +25,12 @@ export interface RoundRobinProxy {
   close(): Promise<void>;
 }
 
-/** Starts the proxy on 127.0.0.1 in front of `targets` (origins such as `http://127.0.0.1:5001`). */
-export async function startRoundRobinProxy(origins: readonly string[]): Promise<RoundRobinProxy> {
+/**
+ * Starts the proxy on 127.0.0.1 in front of `targets` (origins such as `http://127.0.0.1:5001`),
+ * on `port` (a free one by default: a test that must name the endpoint beforehand, as an
+ * authorization server's resource, picks it first).
+ */
+export async function startRoundRobinProxy(origins: readonly string[], port = 0): Promise<RoundRobinProxy> {
   const targets = [...origins];
   const proxy = createProxyServer({ ws: true, xfwd: false });
   const served: ProxiedRequest[] = [];
@@ -67,10 +71,10 @@ export async function startRoundRobinProxy(origins: readonly string[]): Promise<
 
   const server: Server = createServer((req, res) => proxy.web(req, res, { target: targets[pick(req)] }));
   server.on('upgrade', (req, socket, head) => proxy.ws(req, socket, head, { target: targets[pick(req)] }));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const { port: bound } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://127.0.0.1:${bound}`,
     served,
     retarget: (index, origin) => {
       targets[index] = origin;

@@ -13,6 +13,7 @@ import { RedisRequestStateNonces } from './redis-request-state-nonces.js';
 import { RedisScripts } from './redis-scripts.js';
 import { RedisSessionStore } from './redis-session.store.js';
 import { RedisSubscriptionStore } from './redis-subscription.store.js';
+import { RedisTaskStore } from './redis-task.store.js';
 import { RemoteHolders } from './remote-holders.js';
 import { SessionEnds } from './session-ends.js';
 import { TurnBatchedRedis } from './turn-batched-redis.js';
@@ -73,8 +74,8 @@ const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
  * The Redis backend of `@nest-mcp/server`: sessions, subscriptions, replayable outboxes, POST
- * answer logs, rate-limit windows, the replay guard of MRTR request states and the routing of
- * client answers and cancellations live in Redis, so any instance serves any request of any
+ * answer logs, rate-limit windows, the replay guard of MRTR request states, tasks and the routing
+ * of client answers and cancellations live in Redis, so any instance serves any request of any
  * session. Pass it as `McpModule.forRoot({ backend: new RedisMcpBackend({ url }) })`.
  *
  * Two connections per instance: one for commands (Lua scripts, one round trip each) and one
@@ -145,6 +146,7 @@ export class RedisMcpBackend implements McpBackend {
       messaging: pubsub,
       rateWindows: new RedisRateWindows(scripts),
       requestStateNonces: new RedisRequestStateNonces(redis, keys),
+      tasks: new RedisTaskStore(redis, keys.prefix),
       close: async () => {
         delivery.stop();
         await Promise.allSettled([subscriber.quit(), redis.quit()]);

@@ -101,3 +101,9 @@ export type { McpUiResourceMeta, McpUiToolMeta } from './interfaces/mcp-ui-meta.
 
 // stdio needs a helper to start
 export { runMcpStdio } from './transports/stdio/run-mcp-stdio.js';
+
+// Tasks (long-running tool calls the client polls; docs/tasks.md): `taskSupport` of `@McpTool`,
+// `ctx.task` inside one, and what a handler may throw or catch. The task store seam is in
+// `@nest-mcp/server/backend`.
+export type { McpTaskSupport } from './model/task-support.js';
+export type { McpTaskContext } from './context/mcp-request-context.js';

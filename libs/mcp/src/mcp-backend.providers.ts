@@ -15,6 +15,7 @@ import {
   MCP_REQUEST_STATE_NONCES,
   MCP_SESSION_STORE,
   MCP_SUBSCRIPTION_STORE,
+  MCP_TASK_STORE,
 } from './backend/mcp-backend.tokens.js';
 
 /** Closes the backend's connections and timers when the application shuts down. */
@@ -63,6 +64,12 @@ export const MCP_BACKEND_PROVIDERS: Provider[] = [
     provide: MCP_REQUEST_STATE_NONCES,
     // Optional: absent, consumed nonces are remembered in this process (see McpMrtr).
     useFactory: (parts: McpBackendParts) => parts.requestStateNonces ?? null,
+    inject: [MCP_BACKEND_PARTS],
+  },
+  {
+    provide: MCP_TASK_STORE,
+    // Optional: absent, tasks live in this process (see McpTasks).
+    useFactory: (parts: McpBackendParts) => parts.tasks ?? null,
     inject: [MCP_BACKEND_PARTS],
   },
   McpBackendLifecycle,

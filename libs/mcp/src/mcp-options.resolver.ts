@@ -30,6 +30,7 @@ import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
 import { assertValidIcons } from './registry/icon-rules.js';
 import { authOptionProblems } from './auth/auth-options.validation.js';
 import { liftDeprecatedOptions } from './mcp-options.deprecated.js';
+import { resolveTaskOptions, taskOptionProblems } from './tasks/task-options.js';
 
 /** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
 const positive = (value: number | undefined, fallback: number): number =>
@@ -70,6 +71,16 @@ const GROUP_KEYS: { [Group in keyof McpOptionGroups]: Record<keyof McpOptionGrou
     maxListenUris: true,
   },
   delivery: { replayBufferSize: true, maxStreamBufferBytes: true, listChangedDebounceMs: true },
+  tasks: {
+    ttlMs: true,
+    maxTtlMs: true,
+    pollIntervalMs: true,
+    handoffMs: true,
+    maxPerCaller: true,
+    maxPerInstance: true,
+    maxResultBytes: true,
+    shutdownGraceMs: true,
+  },
 };
 
 /** The options that must be positive numbers, by their place. */
@@ -197,6 +208,7 @@ export function validateMcpOptions(options: McpModuleOptions): string[] {
     problems.push("McpModule option 'backend' must be an McpBackend (an object with connect())");
   }
   problems.push(...authOptionProblems(options?.auth));
+  problems.push(...taskOptionProblems(options?.tasks));
   return problems;
 }
 
@@ -259,5 +271,6 @@ export function resolveMcpOptions(input: McpModuleOptions): ResolvedMcpOptions {
     replayBufferSize: Math.floor(positive(delivery.replayBufferSize, DEFAULT_REPLAY_BUFFER_SIZE)),
     maxStreamBufferBytes: positive(delivery.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES),
     listChangedDebounceMs: delivery.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
+    ...resolveTaskOptions(options.tasks),
   };
 }

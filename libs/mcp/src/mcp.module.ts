@@ -49,6 +49,7 @@ import { McpAccessPolicy } from './auth/mcp-access.policy.js';
 import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
 import { McpAppsPolicy } from './protocol/apps/mcp-apps.policy.js';
 import { McpAppLinksCheck } from './discovery/app-links.check.js';
+import { MCP_TASK_PROVIDERS } from './tasks/mcp-tasks.providers.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and
@@ -113,6 +114,7 @@ import { McpAppLinksCheck } from './discovery/app-links.check.js';
     // MCP Apps (docs/apps.md)
     McpAppsPolicy,
     McpAppLinksCheck,
+    ...MCP_TASK_PROVIDERS,
   ],
   // What an application injects; everything else is internal (tests reach it with `app.get`).
   exports: [ResourceNotificationService, McpResourceService, McpServerStats],

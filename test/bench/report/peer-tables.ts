@@ -4,7 +4,7 @@
  * servers (the SDK v2, tmcp) and other configurations (eras, backends) than the main table.
  */
 import { SERVER_LABELS, type ServerKind } from '../client/server-process.js';
-import type { EraResult, ListenFanoutResult, RedisFanoutResult, RedisResult } from '../types.js';
+import type { EraResult, ListenFanoutResult, RedisFanoutResult, RedisResult, TasksResult } from '../types.js';
 import { formatValue } from './table.js';
 
 export interface PeerTable {
@@ -100,12 +100,53 @@ export function redisTable(redis: RedisResult | undefined): PeerTable | undefine
   return { title: `Redis backend (redis-server ${redis.redisVersion ?? '?'})`, columns: ['value'], rows };
 }
 
+export function tasksTable(tasks: TasksResult | undefined): PeerTable | undefined {
+  if (!tasks) return undefined;
+  const rows: PeerTable['rows'] = [
+    { metric: 'tasks created (64 calls in flight)', unit: 'req/s', better: 'higher', values: [tasks.createdPerSecond] },
+    {
+      metric: 'plain tools/call echo, the same way',
+      unit: 'req/s',
+      better: 'higher',
+      values: [tasks.echoPerSecond],
+    },
+    {
+      metric: `tasks/get at the poll interval (${tasks.polls ?? 0} polls): p50`,
+      unit: 'ms',
+      better: 'lower',
+      values: [tasks.pollP50Ms],
+    },
+    { metric: 'tasks/get at the poll interval: p99', unit: 'ms', better: 'lower', values: [tasks.pollP99Ms] },
+    {
+      metric: 'Redis round trips per poll (target 1)',
+      unit: 'round trips',
+      better: 'lower',
+      values: [tasks.roundTripsPerPoll],
+    },
+    {
+      metric: 'commands run inside the script per poll',
+      unit: 'commands',
+      better: 'lower',
+      values: [tasks.scriptCommandsPerPoll],
+    },
+  ];
+  return {
+    title: `Tasks: ${tasks.n} on ${tasks.instances} instances sharing Redis, polled every ${tasks.pollIntervalMs ?? '?'} ms`,
+    columns: ['value'],
+    rows,
+  };
+}
+
 const format = (value: number | undefined, unit: string) =>
-  unit === 'µs' || unit === 'KB'
+  unit === 'round trips'
     ? value === undefined || !Number.isFinite(value)
       ? 'n/a'
-      : value.toFixed(value >= 100 ? 0 : 1)
-    : formatValue(value, unit);
+      : value.toFixed(3)
+    : unit === 'µs' || unit === 'KB'
+      ? value === undefined || !Number.isFinite(value)
+        ? 'n/a'
+        : value.toFixed(value >= 100 ? 0 : 1)
+      : formatValue(value, unit);
 
 const cells = (row: PeerTable['rows'][number]) => [
   row.metric,

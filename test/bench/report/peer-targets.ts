@@ -12,10 +12,22 @@
  * - Redis fan-out to 10,000 across the instances ≤ 2× the same fan-out on one in-memory process
  *   (issue 12); both Redis targets for legacy subscribers and for modern listens.
  *
+ * - a task poll (`tasks/get`) costs one Redis round trip (issue 21; at most 1.05 per poll on
+ *   average: a client command that is not a poll's, beyond the idle window's, falls into the
+ *   window now and then).
+ *
  * Informational lines: tmcp, the Redis fan-out growth and its commands per notification.
  */
 import { MOUNT_LABELS, type ServerKind } from '../client/server-process.js';
-import type { Era, EraResult, ListenFanoutResult, RedisFanoutResult, RedisResult, TargetResult } from '../types.js';
+import type {
+  Era,
+  EraResult,
+  ListenFanoutResult,
+  RedisFanoutResult,
+  RedisResult,
+  TargetResult,
+  TasksResult,
+} from '../types.js';
 
 /** "No more CPU": the modern cost may be at most this times the legacy one. */
 export const CPU_TOLERANCE = 1.1;
@@ -38,8 +50,21 @@ export function evaluatePeerTargets(
   era: EraResult[],
   listen: ListenFanoutResult[],
   redis: RedisResult | undefined,
+  tasks?: TasksResult,
 ): TargetResult[] {
   const targets: TargetResult[] = [];
+  if (tasks) {
+    const value = tasks.errors === 0 ? tasks.roundTripsPerPoll : undefined;
+    targets.push({
+      id: 'tasks-poll-round-trips',
+      server: 'library-redis',
+      text: `Redis round trips per tasks/get (${tasks.n} tasks polled at their interval on ${tasks.instances} instances)`,
+      threshold: '<= 1.05',
+      value,
+      pass: judge(value, (v) => v <= 1.05),
+      detail: value === undefined ? tasks.error : value.toFixed(3),
+    });
+  }
   const point = (server: ServerKind, which: Era, c = 16) =>
     era.find((e) => e.server === server && e.era === which && !e.error)?.points.find((p) => p.concurrency === c);
   const rps = (server: ServerKind, which: Era) => {

@@ -24,12 +24,14 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import {
   McpArgs,
+  McpCtx,
   McpModule,
   McpResource,
   McpResourceService,
   McpServerStats,
   McpTool,
   ResourceNotificationService,
+  type McpRequestContext,
 } from '../../../libs/mcp/src/index.js';
 import type { McpLiveStreams } from '../../../libs/mcp/src/backend/index.js';
 import { MCP_LIVE_STREAMS } from '../../../libs/mcp/src/backend/mcp-backend.tokens.js';
@@ -83,6 +85,18 @@ class BenchTools {
     return { counter, reached };
   }
 
+  @McpTool({
+    name: 'job',
+    description: 'A task at once (the tasks phase), working until it is cancelled.',
+    input: z.object({ label: z.string() }),
+    taskSupport: 'optional',
+  })
+  async job(@McpArgs('label') label: string, @McpCtx() ctx: McpRequestContext): Promise<string> {
+    await ctx.becomeTask?.();
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    return `${label} stopped`;
+  }
+
   @McpTool({ name: 'barrier', description: 'Sends resources/list_changed to every open stream.' })
   async barrier(): Promise<{ reached: number }> {
     return { reached: (await this.notifications.notifyResourceListChanged()).sessions };
@@ -111,6 +125,8 @@ class BenchResources {
         // One key for every instance of the Redis phase (and no warning at startup).
         requestStateKeys: ['bench-request-state-key-0123456789abcdef'],
       },
+      // Every task of the tasks phase comes from one caller (the bench, one address).
+      tasks: { maxPerCaller: 1_000_000 },
       ...(backend ? { backend } : {}),
     }),
   ],

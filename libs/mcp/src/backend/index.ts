@@ -7,6 +7,7 @@
 export type * from './mcp-backend.interface.js';
 export { McpBackendUnavailableError } from './mcp-backend.interface.js';
 export { InMemoryMcpBackend } from './in-memory/in-memory.backend.js';
+export { InMemoryTaskStore } from './in-memory/in-memory-task.store.js';
 
 // The seams
 export type * from './mcp-session.store.js';
@@ -17,6 +18,8 @@ export type * from './mcp-post-streams.js';
 export type * from './mcp-rate-windows.js';
 export type * from './mcp-request-state-nonces.js';
 export type * from './mcp-instance-messaging.js';
+export type * from './mcp-task.store.js';
+export { isTerminalTaskStatus, McpTaskCursorError, ORPHANED_TASK } from './mcp-task.store.js';
 export { MCP_ALL_INSTANCES } from './mcp-instance-messaging.js';
 
 // Delivering as the core does

@@ -7,6 +7,7 @@ import type { McpRateWindows } from './mcp-rate-windows.js';
 import type { McpRequestStateNonces } from './mcp-request-state-nonces.js';
 import type { McpSessionStore } from './mcp-session.store.js';
 import type { McpSubscriptionStore } from './mcp-subscription.store.js';
+import type { McpTaskStore } from './mcp-task.store.js';
 
 /**
  * The module settings a backend builds its parts with (the module's options after defaults; a
@@ -55,6 +56,12 @@ export interface McpBackendParts {
    * when the backend is shared)
    */
   readonly requestStateNonces?: McpRequestStateNonces;
+  /**
+   * Where tasks live (long-running tool calls the client polls), shared by every instance so any
+   * of them answers for any task. @default kept per process (with several instances, a task is
+   * then found only on the instance that created it; a startup warning says so)
+   */
+  readonly tasks?: McpTaskStore;
   /** Releases connections and timers when the application shuts down. */
   close?(): Promise<void>;
 }

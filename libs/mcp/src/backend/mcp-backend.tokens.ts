@@ -16,3 +16,5 @@ export const MCP_INSTANCE_MESSAGING = Symbol('MCP_INSTANCE_MESSAGING');
 export const MCP_RATE_WINDOWS = Symbol('MCP_RATE_WINDOWS');
 /** DI token of the replay guard of MRTR request states (`McpRequestStateNonces`), when the backend has one. */
 export const MCP_REQUEST_STATE_NONCES = Symbol('MCP_REQUEST_STATE_NONCES');
+/** DI token of the task store (`McpTaskStore`): the backend's, else one of this process. */
+export const MCP_TASK_STORE = Symbol('MCP_TASK_STORE');

@@ -84,6 +84,36 @@ export interface McpRequestContext {
   sample(params: McpSamplingParams, options?: McpClientRequestOptions): Promise<McpSamplingResult>;
   /** Asks the client for its roots (`roots/list`). */
   listRoots(options?: McpClientRequestOptions): Promise<{ roots: McpRoot[] }>;
+  /**
+   * Set while the call runs as a task (a tool with `taskSupport`): the task the client polls.
+   * In a task, `signal` aborts on `tasks/cancel` (from any instance), when its time to live
+   * lapses and at shutdown; `reportProgress`'s message becomes the task's status message;
+   * `elicit`, `sample` and `listRoots` make it `input_required` until the client answers.
+   */
+  readonly task?: McpTaskContext;
+  /**
+   * Turns the call into a task now, when it may become one (a tool with `taskSupport`, called
+   * by a client that can poll a task): the client is answered with the task at once, and the
+   * handler goes on as the task. Resolves `true` once the task exists (at once when it already
+   * is one), `false` when the call goes on in its request instead. Present only on calls that
+   * may run as tasks; call it as `await ctx.becomeTask?.()`.
+   *
+   * Without it, a call of the tasks extension becomes a task when it outlasts `taskHandoffMs`;
+   * a handler that asks the client for input before that asks in its request (a multi
+   * round-trip round), so one that must ask as a task calls this first.
+   */
+  becomeTask?(): Promise<boolean>;
+}
+
+/** The task a handler runs as (`ctx.task`). @publicApi */
+export interface McpTaskContext {
+  /** The id the client polls (`tasks/get`). */
+  readonly taskId: string;
+  /**
+   * Sets the task's `statusMessage`, which every poll shows. Writes are coalesced: while one is
+   * on its way only the latest of the next ones follows it.
+   */
+  setStatusMessage(message: string): Promise<void>;
 }
 
 /** Values a handler keeps across the rounds of a multi round-trip request. @publicApi */

@@ -108,6 +108,7 @@ export class McpExplorer implements OnModuleInit {
       cache: options.cache,
       headerParams: headers.params,
       requiredScopes,
+      taskSupport: options.taskSupport,
     });
   }
 

@@ -77,6 +77,8 @@ export interface McpModuleOptions extends McpDeprecatedFlatOptions {
   modern?: McpModernOptions;
   /** How notifications and answers reach the client's streams. */
   delivery?: McpDeliveryOptions;
+  /** Tasks: their lifetimes, polling, hand-off and budgets. */
+  tasks?: McpTasksOptions;
   /**
    * Where sessions, subscriptions and delivery state live. The in-memory default needs nothing;
    * a shared backend (`@nest-mcp/redis`) lets several instances behave as one.
@@ -272,6 +274,58 @@ export interface McpDeliveryOptions {
   listChangedDebounceMs?: number;
 }
 
+/** Tasks: long-running tool calls the client polls (tools with `taskSupport`, docs/tasks.md). @publicApi */
+export interface McpTasksOptions {
+  /**
+   * How long a task's record and result stay readable after it was created, when the client asks for no time to live (the tasks
+   * extension never does). Its handler is stopped when it lapses, and the task is gone on every
+   * instance. At most `maxTtlMs`.
+   * @default 3_600_000 (1 hour)
+   */
+  ttlMs?: number;
+  /**
+   * Longest time to live a task gets, whatever the client asks (2025-11-25 `params.task.ttl`);
+   * at most 2_147_483_647 (about 24.8 days).
+   * @default 86_400_000 (24 hours)
+   */
+  maxTtlMs?: number;
+  /** How often tasks suggest their clients poll them (`pollInterval`, `pollIntervalMs`). @default 1_000 */
+  pollIntervalMs?: number;
+  /**
+   * Tasks extension (2026-07-28): how long a call of a tool that supports tasks runs inside its
+   * request before it becomes a task. A call that ends sooner answers with its result, one that
+   * asks the client for input sooner does so with an `input_required` round; one still running
+   * is answered with a `CreateTaskResult` and goes on as a task. Zero or more.
+   * @default 100
+   */
+  handoffMs?: number;
+  /**
+   * Most tasks one caller has running (not yet ended) at once, on every instance together: the
+   * principal in resource-server mode (`auth`), the remote address otherwise (see
+   * `modern.maxListensPerCaller`). Past it a task-creating call answers 429 (`-32004`).
+   * @default 100
+   */
+  maxPerCaller?: number;
+  /**
+   * Most task handlers one instance runs at once; past it a task-creating call answers 503
+   * (`-32000`) with `Retry-After`.
+   * @default 1_000
+   */
+  maxPerInstance?: number;
+  /**
+   * Largest task result kept, in bytes of its JSON. A larger one fails its task (`failed`, with
+   * an error that says so) instead of being stored.
+   * @default 1_048_576 (1 MiB)
+   */
+  maxResultBytes?: number;
+  /**
+   * A graceful shutdown gives the task handlers running on the instance this long to finish;
+   * the tasks of those still running then fail (never left `working`). Zero or more.
+   * @default 5_000
+   */
+  shutdownGraceMs?: number;
+}
+
 /** Each option group by its name in `McpModuleOptions`. */
 export interface McpOptionGroups {
   sessions: McpSessionsOptions;
@@ -279,6 +333,7 @@ export interface McpOptionGroups {
   limits: McpLimitsOptions;
   modern: McpModernOptions;
   delivery: McpDeliveryOptions;
+  tasks: McpTasksOptions;
 }
 
 /**
@@ -417,5 +472,14 @@ export interface ResolvedMcpOptions {
   replayBufferSize: number;
   maxStreamBufferBytes: number;
   listChangedDebounceMs: number;
+  // tasks
+  taskTtlMs: number;
+  maxTaskTtlMs: number;
+  taskPollIntervalMs: number;
+  taskHandoffMs: number;
+  maxTasksPerPrincipal: number;
+  maxTasksPerInstance: number;
+  maxTaskResultBytes: number;
+  taskShutdownGraceMs: number;
   auth?: McpAuthOptions;
 }

@@ -2,6 +2,7 @@ import type { McpSchemaInput } from '../schema/schema.types.js';
 import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpIcon } from './mcp-icon.interface.js';
 import type { McpUiToolMeta } from './mcp-ui-meta.interface.js';
+import type { McpTaskSupport } from '../model/task-support.js';
 
 /** Behaviour hints of a tool (clients treat them as untrusted). @publicApi */
 export interface McpToolAnnotations {
@@ -41,4 +42,11 @@ export interface McpToolOptions {
    * docs/apps.md.
    */
   ui?: McpUiToolMeta;
+  /**
+   * Whether calls may run as tasks the client polls (long work: an export, a build, a crawl).
+   * The same handler runs either way; `ctx.task` is set when it runs as one. See `McpTaskSupport`
+   * and docs/tasks.md.
+   * @default 'forbidden'
+   */
+  taskSupport?: McpTaskSupport;
 }

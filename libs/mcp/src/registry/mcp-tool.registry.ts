@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpHeaderParam } from './tool-header-params.js';
+import { TASK_SUPPORT_VALUES, type McpTaskSupport } from '../model/task-support.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_TOOL, INVALID_TOOL_NAME } from '../mcp.messages.js';
 import type { CompiledSchema } from '../schema/schema.types.js';
@@ -20,12 +21,15 @@ export interface McpToolEntry {
   /** Scopes a caller's token needs to use it (`@RequireScopes()`, resource-server mode). */
   readonly requiredScopes?: readonly string[];
   /** `Class.method` that declared it, for error messages. */
-  readonly source: string; /** Its caching hints (modern era), when it overrides the module's. */
+  readonly source: string;
+  /** Its caching hints (modern era), when it overrides the module's. */
   readonly cache?: McpCacheHints;
   /** Arguments mirrored into `Mcp-Param-*` headers, checked against the body over HTTP (modern era). */
   readonly headerParams?: readonly McpHeaderParam[];
   /** Its MCP Apps metadata (`_meta.ui`), when it has some. */
   readonly ui?: McpToolUi;
+  /** Whether calls may run as tasks (`@McpTool({ taskSupport })`); none is `forbidden`. */
+  readonly taskSupport?: McpTaskSupport;
 }
 
 /** The tools of this server, by exact (case-sensitive) name. @publicApi */
@@ -60,5 +64,10 @@ export class McpToolRegistry extends EntryRegistry<McpToolEntry> {
 
   protected override validate(entry: McpToolEntry): void {
     if (!isValidToolName(entry.name)) throw new McpDefinitionError(INVALID_TOOL_NAME(String(entry.name), entry.source));
+    if (entry.taskSupport !== undefined && !TASK_SUPPORT_VALUES.includes(entry.taskSupport)) {
+      throw new McpDefinitionError(
+        `${entry.source}: taskSupport must be one of ${TASK_SUPPORT_VALUES.join(', ')}, got '${String(entry.taskSupport)}'`,
+      );
+    }
   }
 }

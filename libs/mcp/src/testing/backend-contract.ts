@@ -22,6 +22,7 @@ import type { McpSessionEndReason, McpSessionRecord } from '../backend/mcp-sessi
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import { FakeConnection, listChanged, updated } from './fake-connection.js';
+import { describeTaskStoreContract } from './task-store-contract.js';
 
 /** One deployment of the backend under test: instances started from it share its state. */
 export interface BackendDeployment {
@@ -677,6 +678,8 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         await eventually(() => nonces.consume(nonce, Date.now() + 60_000), `${nonce} forgotten after its expiry`);
       });
     });
+
+    describeTaskStoreContract(subject, deploy);
 
     if (!subject.shared) return;
 

@@ -20,6 +20,19 @@ const ASYNC_CALLS = {
   postStreams: ['resume', 'drain'],
   rateWindows: ['hit'],
   requestStateNonces: ['consume'],
+  tasks: [
+    'create',
+    'get',
+    'setStatusMessage',
+    'ask',
+    'answer',
+    'takeAnswers',
+    'withdraw',
+    'settle',
+    'list',
+    'settleInstance',
+    'reapOrphans',
+  ],
 } as const;
 
 type Part = keyof typeof ASYNC_CALLS;
@@ -108,6 +121,7 @@ export class FaultyMcpBackend implements McpBackend {
       postStreams: this.wrap('postStreams', parts.postStreams),
       rateWindows: parts.rateWindows && this.wrap('rateWindows', parts.rateWindows),
       requestStateNonces: parts.requestStateNonces && this.wrap('requestStateNonces', parts.requestStateNonces),
+      tasks: parts.tasks && this.wrap('tasks', parts.tasks),
     };
   }
 

@@ -4,10 +4,11 @@ import { InMemoryPostStreams } from './in-memory-post-streams.js';
 import { InMemoryRequestStateNonces } from './in-memory-request-state-nonces.js';
 import { InMemorySessionStore } from './in-memory-session.store.js';
 import { InMemorySubscriptionStore } from './in-memory-subscription.store.js';
+import { InMemoryTaskStore } from './in-memory-task.store.js';
 
 /**
- * The default backend: sessions, subscriptions, delivery and the replay guard of request states
- * in this process, nothing to install. Every part keeps its per-session state under the one
+ * The default backend: sessions, subscriptions, delivery, the replay guard of request states and
+ * tasks in this process, nothing to install. Every part keeps its per-session state under the one
  * session table, so ending a session clears all of them in one synchronous step. Fan-out and
  * live streams are one object: a notification reaches a session through its stream.
  * @publicApi
@@ -24,6 +25,7 @@ export class InMemoryMcpBackend implements McpBackend {
       liveStreams: delivery,
       postStreams: new InMemoryPostStreams(options, sessions),
       requestStateNonces: new InMemoryRequestStateNonces(),
+      tasks: new InMemoryTaskStore(),
     };
   }
 }

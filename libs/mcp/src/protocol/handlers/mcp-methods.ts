@@ -68,8 +68,11 @@ export class McpMethods {
 
   /** The modern era's (`server/discover`): resource subscriptions always offered (`subscriptions/listen` needs no session). */
   modernCapabilities(): Record<string, unknown> {
-    const capabilities = this.capabilities();
+    let capabilities = this.capabilities();
     if (capabilities.resources) capabilities.resources = { ...capabilities.resources, subscribe: true };
+    for (const group of this.groups) {
+      if (group.modernCapabilities) capabilities = group.modernCapabilities(capabilities);
+    }
     return capabilities;
   }
 }

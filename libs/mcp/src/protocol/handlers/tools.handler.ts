@@ -18,6 +18,8 @@ import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpAppsPolicy } from '../apps/mcp-apps.policy.js';
+import { McpTasks } from '../../tasks/mcp-tasks.service.js';
+import { toolDescriberFor } from '../../tasks/task-tools.js';
 
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
 const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
@@ -36,6 +38,7 @@ export class ToolsHandler implements McpMethodGroup {
     private readonly rateLimiter: McpToolRateLimiter,
     private readonly access: McpAccessPolicy,
     private readonly apps: McpAppsPolicy,
+    private readonly tasks: McpTasks,
     methods: McpMethods,
   ) {
     methods.add(this);
@@ -55,10 +58,10 @@ export class ToolsHandler implements McpMethodGroup {
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
     const shown = this.apps.toolsShownTo(ctx, this.access.visibleTo(ctx));
     const page = this.tools.page(params.cursor, this.options.pageSize, shown.filter);
-    return this.access.privateFor(listResult('tools', page, shown.describe), ctx);
+    return this.access.privateFor(listResult('tools', page, toolDescriberFor(ctx.era, shown.describe)), ctx);
   }
 
-  private async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<McpToolResult> {
+  private async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
     const name = requireString(params, 'name');
     // Hooks are awaited only when there are any: most servers register none.
     const hooked = this.hooks.size > 0;
@@ -76,6 +79,8 @@ export class ToolsHandler implements McpMethodGroup {
       if (hooked) await this.hooks.rejected({ tool: tool.name, reason: 'forbidden', error, context: ctx });
       throw error;
     }
+    // Whether it runs as a task; a call the tool's task support does not allow is refused here.
+    const mode = this.tasks.modeOf(tool, params, ctx);
     try {
       await this.rateLimiter.take(ctx);
     } catch (error) {
@@ -95,12 +100,24 @@ export class ToolsHandler implements McpMethodGroup {
       }
       return this.invalidArguments(detail, ctx);
     }
-    const event = { tool: tool.name, arguments: validation.value, context: ctx };
+    const args = validation.value;
+    if (mode.kind === 'inline') return this.execute(tool, args, ctx, hooked);
+    return this.tasks.start(mode, ctx, (context) => this.execute(tool, args, context, hooked));
+  }
+
+  /** Runs the tool with its hooks and shapes its result (in its request, or as a task). */
+  private async execute(
+    tool: McpToolEntry,
+    args: unknown,
+    ctx: McpRequestContext,
+    hooked: boolean,
+  ): Promise<McpToolResult> {
+    const event = { tool: tool.name, arguments: args, context: ctx };
     if (hooked) await this.hooks.invoking(event);
     const started = performance.now();
     let result: McpToolResult;
     try {
-      result = await this.shape(tool, await tool.handler(validation.value, ctx), ctx);
+      result = await this.shape(tool, await tool.handler(args, ctx), ctx);
     } catch (error) {
       // A round of a multi round-trip request ended: the tool runs again on the retry.
       if (error instanceof McpInputRequiredSignal) throw error;

@@ -5,11 +5,14 @@ import type { JsonRpcRequest } from '../../model/json-rpc.js';
 import type { McpModernEnvelope } from './modern-envelope.js';
 import type { McpHeaderParam } from '../../registry/tool-header-params.js';
 
-/** Methods whose `Mcp-Name` header mirrors a body field. */
-const NAMED: Readonly<Record<string, 'name' | 'uri'>> = {
+/** Methods whose `Mcp-Name` header mirrors a body field (the task methods: the tasks extension's routing header). */
+const NAMED: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /** `=?base64?<value>?=`: a header value carried as the Base64 of its UTF-8 bytes. */

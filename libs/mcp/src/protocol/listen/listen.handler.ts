@@ -13,6 +13,7 @@ import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { listenNotifications } from './listen-notifications.js';
 import { McpListens } from './listens.registry.js';
 import { McpMethods } from '../handlers/mcp-methods.js';
+import { McpTaskListens } from '../../tasks/task-listens.js';
 
 /** The list filters of a listen: the filter flag, the list it follows, the capability that offers it. */
 const LIST_FILTERS: ReadonlyArray<readonly [flag: string, kind: McpListKind]> = [
@@ -40,6 +41,7 @@ export class ListenHandler implements McpMethodGroup {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly resolver: McpResourceResolver,
     private readonly listens: McpListens,
+    private readonly taskListens: McpTaskListens,
     private readonly table: McpMethods,
   ) {
     table.add(this, 'modern');
@@ -75,6 +77,12 @@ export class ListenHandler implements McpMethodGroup {
       }
       honoured.resourceSubscriptions = [...resources];
     }
+    // The tasks extension's filter: status notifications of the caller's tasks.
+    const tasks = filter.taskIds === undefined ? undefined : await this.taskListens.filter(filter.taskIds, ctx);
+    if (tasks) {
+      asked ||= tasks.asked;
+      honoured.taskIds = tasks.honoured;
+    }
     if (!asked) throw new McpInvalidParamsException('The notification filter asks for no notifications');
     const owner = { caller: callerKeyOf(ctx.auth, ctx.request), principal: ctx.auth, requestId: ctx.requestId };
     // Refused before the acknowledgement, so over HTTP the refusal is an HTTP answer.
@@ -94,7 +102,14 @@ export class ListenHandler implements McpMethodGroup {
       ctx.signal,
       owner,
     );
-    await open.ended;
+    const unfollow = tasks?.honoured.length
+      ? this.taskListens.follow(tasks.honoured, ctx, (method, params) => send(stamped(method, params)))
+      : undefined;
+    try {
+      await open.ended;
+    } finally {
+      unfollow?.();
+    }
     return { _meta: { [META_SUBSCRIPTION_ID]: subscriptionId } };
   }
 

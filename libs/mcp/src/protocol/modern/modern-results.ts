@@ -3,6 +3,7 @@ import type { McpCacheHints } from '../../model/mcp-cache.interface.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { META_SERVER_INFO, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { CACHE_HINTS, type HintedResult } from '../../model/cache-hints.js';
+import { RESULT_TYPE, type TypedResult } from '../../model/result-type.js';
 
 /** Results that carry caching hints (MCP 2026-07-28 `CacheableResult`). */
 const CACHEABLE = new Set([
@@ -32,9 +33,9 @@ export class McpModernResults {
   }
 
   /** A complete result of `method`. */
-  complete(method: string, result: HintedResult, retried: boolean): Record<string, unknown> {
+  complete(method: string, result: HintedResult & TypedResult, retried: boolean): Record<string, unknown> {
     const shaped = copyOf(result);
-    shaped.resultType = 'complete';
+    shaped.resultType = result[RESULT_TYPE] ?? 'complete';
     shaped._meta = this.meta(result._meta);
     if (CACHEABLE.has(method)) {
       const hints: McpCacheHints = retried

@@ -1,0 +1,291 @@
+import { ORPHANED_TASK } from '@nest-mcp/server/backend';
+
+/**
+ * Scripts of the task store. Every one gets `ARGV[1]` = key prefix and builds its keys from it;
+ * each runs in one round trip and is atomic. A task is the hash `t:{id}`:
+ *
+ * | field | content |
+ * |---|---|
+ * | `b` | what never changes, as JSON (id, owner, caller, instance, era, session, createdAt, ttl, poll interval) |
+ * | `s`, `sm`, `u` | status, status message, last update (epoch ms) |
+ * | `i`, `c` | the instance running it, the caller whose budget it counts against (`''`: none) |
+ * | `x` | its expiry (epoch ms), which its side keys share |
+ * | `r`, `e` | terminal: the result, or the JSON-RPC error, as JSON |
+ *
+ * beside `t:{id}:q` (HASH: outstanding input requests, key → JSON) and `t:{id}:a` (HASH: answers
+ * taken by `tasks/update`, key → JSON). All three expire with the task (PEXPIREAT). JSON written
+ * by the core is never decoded here: a request's params go back exactly as they came.
+ *
+ * Indexes: `tc:<caller>` (ZSET: the caller's tasks that have not ended, score = expiry),
+ * `to:<owner>` (ZSET: the owner's tasks, score = creation), `ti:<instance>` (SET: tasks running
+ * on it), `tinst` (SET: instances with running tasks). A task that ended leaves `tc:` and `ti:`;
+ * the others are pruned as they are read.
+ */
+const PRELUDE = `
+local P = ARGV[1]
+local TERMINAL = { completed = true, failed = true, cancelled = true }
+local ORPHAN_MESSAGE = ${luaString(ORPHANED_TASK.statusMessage!)}
+local ORPHAN_ERROR = ${luaString(JSON.stringify(ORPHANED_TASK.error))}
+local function tkey(id) return P .. 't:{' .. id .. '}' end
+
+-- A task that ended: its caller's budget and its instance's set no longer hold it.
+local function release(key, id)
+  local caller = redis.call('HGET', key, 'c')
+  if caller and caller ~= '' then redis.call('ZREM', P .. 'tc:' .. caller, id) end
+  local instance = redis.call('HGET', key, 'i')
+  if instance then redis.call('SREM', P .. 'ti:' .. instance, id) end
+  redis.call('DEL', key .. ':q', key .. ':a')
+end
+
+local function settle(key, id, status, message, now, result, err)
+  redis.call('HSET', key, 's', status, 'u', now)
+  if message ~= '' then redis.call('HSET', key, 'sm', message) end
+  if result ~= '' then redis.call('HSET', key, 'r', result) end
+  if err ~= '' then redis.call('HSET', key, 'e', err) end
+  release(key, id)
+end
+
+-- The status of a task that exists (false otherwise); one whose instance is gone is failed first.
+local function live(key, id, now)
+  local status = redis.call('HGET', key, 's')
+  if not status then return false end
+  if TERMINAL[status] then return status end
+  if redis.call('EXISTS', P .. 'inst:' .. redis.call('HGET', key, 'i')) == 0 then
+    settle(key, id, 'failed', ORPHAN_MESSAGE, now, '', ORPHAN_ERROR)
+    return 'failed'
+  end
+  return status
+end
+
+-- The status of a task that exists and has not ended (false otherwise).
+local function running(key, id, now)
+  local status = live(key, id, now)
+  if not status or TERMINAL[status] then return false end
+  return status
+end
+
+-- Keeps a side key of the task as long as the task (its expiry is the field x).
+local function expireWith(key, side)
+  local at = tonumber(redis.call('HGET', key, 'x'))
+  if at then redis.call('PEXPIREAT', side, at) end
+end
+
+-- Keeps an index at least until at (epoch ms), now being now (PTTL: Redis 6.2 has no PEXPIRETIME).
+local function keepUntil(index, at, now)
+  local ttl = redis.call('PTTL', index)
+  if ttl < 0 or now + ttl < at then redis.call('PEXPIREAT', index, at) end
+end
+
+-- With no request outstanding, an input_required task works again.
+local function resumeIfAnswered(key)
+  if redis.call('HLEN', key .. ':q') == 0 and redis.call('HGET', key, 's') == 'input_required' then
+    redis.call('HSET', key, 's', 'working')
+  end
+end
+`;
+
+/** ARGV: id, base JSON, caller ('' for none), instance, owner, createdAt, expiresAt, now, max active, status message ('' for none) → 1 | 0. */
+export const TASK_CREATE =
+  PRELUDE +
+  `
+local id, base, caller, instance, owner = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local createdAt, expiresAt, now, maxActive = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+if caller ~= '' then
+  local active = P .. 'tc:' .. caller
+  redis.call('ZREMRANGEBYSCORE', active, '-inf', now)
+  if redis.call('ZCARD', active) >= maxActive then return 0 end
+  redis.call('ZADD', active, expiresAt, id)
+  keepUntil(active, expiresAt, now)
+end
+local key = tkey(id)
+redis.call('HSET', key, 'b', base, 's', 'working', 'u', now, 'i', instance, 'c', caller, 'x', expiresAt)
+if ARGV[11] ~= '' then redis.call('HSET', key, 'sm', ARGV[11]) end
+redis.call('PEXPIREAT', key, expiresAt)
+local owned = P .. 'to:' .. owner
+-- The oldest entries of a task that is gone leave the owner's index as new ones come.
+for _, old in ipairs(redis.call('ZRANGE', owned, 0, 7)) do
+  if redis.call('EXISTS', tkey(old)) == 0 then redis.call('ZREM', owned, old) end
+end
+redis.call('ZADD', owned, createdAt, id)
+keepUntil(owned, expiresAt, now)
+redis.call('SADD', P .. 'ti:' .. instance, id)
+redis.call('SADD', P .. 'tinst', instance)
+return 1
+`;
+
+/** ARGV: id, now → false | { b, s, sm, u, r, e, q1 key, q1 JSON, ... } ('' for an absent field). */
+export const TASK_GET =
+  PRELUDE +
+  `
+local id, now = ARGV[2], tonumber(ARGV[3])
+local key = tkey(id)
+if not live(key, id, now) then return false end
+local f = redis.call('HMGET', key, 'b', 's', 'sm', 'u', 'r', 'e')
+local out = { f[1], f[2], f[3] or '', f[4], f[5] or '', f[6] or '' }
+for _, v in ipairs(redis.call('HGETALL', key .. ':q')) do out[#out + 1] = v end
+return out
+`;
+
+/** ARGV: id, message, now → 1 | 0. */
+export const TASK_STATUS_MESSAGE =
+  PRELUDE +
+  `
+local id, now = ARGV[2], tonumber(ARGV[4])
+local key = tkey(id)
+if not running(key, id, now) then return 0 end
+redis.call('HSET', key, 'sm', ARGV[3], 'u', now)
+return 1
+`;
+
+/** ARGV: id, now, key1, JSON1, ... → 1 | 0 (only keys not outstanding are added). */
+export const TASK_ASK =
+  PRELUDE +
+  `
+local id, now = ARGV[2], tonumber(ARGV[3])
+local key = tkey(id)
+if not running(key, id, now) then return 0 end
+local added = 0
+for n = 4, #ARGV, 2 do added = added + redis.call('HSETNX', key .. ':q', ARGV[n], ARGV[n + 1]) end
+if added == 0 then return 0 end
+expireWith(key, key .. ':q')
+redis.call('HSET', key, 's', 'input_required', 'u', now)
+return 1
+`;
+
+/** ARGV: id, now, key1, JSON1, ... → the keys taken. */
+export const TASK_ANSWER =
+  PRELUDE +
+  `
+local id, now = ARGV[2], tonumber(ARGV[3])
+local key = tkey(id)
+local taken = {}
+if not running(key, id, now) then return taken end
+for n = 4, #ARGV, 2 do
+  if redis.call('HDEL', key .. ':q', ARGV[n]) == 1 then
+    redis.call('HSET', key .. ':a', ARGV[n], ARGV[n + 1])
+    taken[#taken + 1] = ARGV[n]
+  end
+end
+if #taken == 0 then return taken end
+expireWith(key, key .. ':a')
+redis.call('HSET', key, 'u', now)
+resumeIfAnswered(key)
+return taken
+`;
+
+/** ARGV: id → key1, JSON1, ... (and they are gone). */
+export const TASK_TAKE_ANSWERS =
+  PRELUDE +
+  `
+local answers = tkey(ARGV[2]) .. ':a'
+local all = redis.call('HGETALL', answers)
+redis.call('DEL', answers)
+return all
+`;
+
+/** ARGV: id, now, keys... → 1 | 0. */
+export const TASK_WITHDRAW =
+  PRELUDE +
+  `
+local id, now = ARGV[2], tonumber(ARGV[3])
+local key = tkey(id)
+if not running(key, id, now) then return 0 end
+for n = 4, #ARGV do redis.call('HDEL', key .. ':q', ARGV[n]) end
+redis.call('HSET', key, 'u', now)
+resumeIfAnswered(key)
+return 1
+`;
+
+/** ARGV: id, status, message, now, result JSON, error JSON ('' for none) → the status before, or false. */
+export const TASK_SETTLE =
+  PRELUDE +
+  `
+local id, now = ARGV[2], tonumber(ARGV[5])
+local key = tkey(id)
+local before = live(key, id, now)
+if not before or TERMINAL[before] then return before end
+settle(key, id, ARGV[3], ARGV[4], now, ARGV[6], ARGV[7])
+return before
+`;
+
+/** ARGV: owner, cursor ('' for the first page), limit → { more (0|1), id... }, or { 'cursor' } for an unknown cursor. */
+export const TASK_LIST =
+  PRELUDE +
+  `
+local owned, limit = P .. 'to:' .. ARGV[2], tonumber(ARGV[4])
+local start = 0
+if ARGV[3] ~= '' then
+  local rank = redis.call('ZRANK', owned, ARGV[3])
+  if not rank then return { 'cursor' } end
+  start = rank + 1
+end
+local ids, more = {}, 0
+-- Bounded: entries of tasks that are gone are dropped as they are met, at most 4 pages of them.
+local candidates = redis.call('ZRANGE', owned, start, start + 4 * limit)
+for _, id in ipairs(candidates) do
+  if redis.call('EXISTS', tkey(id)) == 0 then
+    redis.call('ZREM', owned, id)
+  elseif #ids == limit then
+    more = 1
+    break
+  else
+    ids[#ids + 1] = id
+  end
+end
+if more == 0 and #candidates > 4 * limit then more = 1 end
+local out = { more }
+for _, id in ipairs(ids) do out[#out + 1] = id end
+return out
+`;
+
+/** ARGV: instance, status, message, now, result JSON, error JSON → the ids settled. */
+export const TASK_SETTLE_INSTANCE =
+  PRELUDE +
+  `
+local instance, now = ARGV[2], tonumber(ARGV[5])
+local settled = {}
+for _, id in ipairs(redis.call('SMEMBERS', P .. 'ti:' .. instance)) do
+  local key = tkey(id)
+  local status = redis.call('HGET', key, 's')
+  if status and not TERMINAL[status] then
+    settle(key, id, ARGV[3], ARGV[4], now, ARGV[6], ARGV[7])
+    settled[#settled + 1] = id
+  end
+end
+redis.call('DEL', P .. 'ti:' .. instance)
+redis.call('SREM', P .. 'tinst', instance)
+return settled
+`;
+
+/** ARGV: now, at most how many tasks to fail → the ids failed (their instances' liveness lapsed). */
+export const TASK_REAP =
+  PRELUDE +
+  `
+local now, budget = tonumber(ARGV[2]), tonumber(ARGV[3])
+local failed = {}
+for _, instance in ipairs(redis.call('SMEMBERS', P .. 'tinst')) do
+  local tasks = P .. 'ti:' .. instance
+  if redis.call('SCARD', tasks) == 0 then
+    redis.call('SREM', P .. 'tinst', instance)
+  elseif redis.call('EXISTS', P .. 'inst:' .. instance) == 0 then
+    for _, id in ipairs(redis.call('SRANDMEMBER', tasks, budget - #failed)) do
+      local key = tkey(id)
+      local status = redis.call('HGET', key, 's')
+      if status and not TERMINAL[status] then
+        settle(key, id, 'failed', ORPHAN_MESSAGE, now, '', ORPHAN_ERROR)
+        failed[#failed + 1] = id
+      else
+        redis.call('SREM', tasks, id)
+      end
+    end
+  end
+  if #failed >= budget then break end
+end
+return failed
+`;
+
+/** A Lua string literal of an ASCII text (JSON's escapes are Lua's for it). */
+function luaString(text: string): string {
+  if (!/^[\x20-\x7e]*$/.test(text)) throw new Error('Only printable ASCII is embedded in the task scripts');
+  return JSON.stringify(text);
+}

@@ -1,0 +1,163 @@
+/** Where a task stands. `completed`, `failed` and `cancelled` are terminal: they never change. @publicApi */
+export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** The terminal statuses. */
+export type McpTaskTerminalStatus = 'completed' | 'failed' | 'cancelled';
+
+/** True for `completed`, `failed` and `cancelled`. @publicApi */
+export const isTerminalTaskStatus = (status: McpTaskStatus): status is McpTaskTerminalStatus =>
+  status === 'completed' || status === 'failed' || status === 'cancelled';
+
+/** One request a task waits on the client for (tasks extension `inputRequests`). @publicApi */
+export interface McpTaskInputRequest {
+  readonly method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  readonly params: Record<string, unknown>;
+}
+
+/** The JSON-RPC error a failed task ended with. @publicApi */
+export interface McpTaskError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: Record<string, unknown>;
+}
+
+/**
+ * One task as a store keeps it: who it belongs to, where it runs, where it stands and, once
+ * terminal, how it ended. Times are epoch milliseconds. Plain JSON: any store can hold it.
+ * @publicApi
+ */
+export interface McpTaskRecord {
+  /** Unguessable (128 random bits): the handle the client polls with. */
+  readonly taskId: string;
+  /**
+   * Who may see it: opaque, compared for equality by the core (a digest of the principal, and in
+   * the 2025-11-25 era the session). Lookups by anyone else answer as for an unknown task.
+   */
+  readonly owner: string;
+  /** Whose concurrency budget it counts against while it runs (`maxTasksPerPrincipal`); none: not counted. */
+  readonly caller?: string;
+  /** The instance running its handler (`McpInstanceMessaging.instanceId`). */
+  readonly instanceId: string;
+  /** The protocol era it was created in: its wire shapes and the meaning of `failed` follow it. */
+  readonly era: 'legacy' | 'modern';
+  /** 2025-11-25 era: the session, whose stream hears its status notifications. */
+  readonly sessionId?: string;
+  readonly status: McpTaskStatus;
+  readonly statusMessage?: string;
+  readonly createdAt: number;
+  readonly lastUpdatedAt: number;
+  /** Time to live from `createdAt`: the record is gone on every instance once it lapsed. */
+  readonly ttlMs: number;
+  readonly pollIntervalMs: number;
+  /** While `input_required` (tasks extension): the outstanding requests, by key. */
+  readonly inputRequests?: Readonly<Record<string, McpTaskInputRequest>>;
+  /** Terminal: the result of the underlying request (`completed`; `failed` for a 2025-11-25 `isError` tool result). */
+  readonly result?: Record<string, unknown>;
+  /** Terminal `failed`: the JSON-RPC error the underlying request ended with. */
+  readonly error?: McpTaskError;
+}
+
+/** How a task ends. @publicApi */
+export interface McpTaskSettlement {
+  readonly status: McpTaskTerminalStatus;
+  readonly statusMessage?: string;
+  readonly result?: Record<string, unknown>;
+  readonly error?: McpTaskError;
+}
+
+/** A page of a caller's tasks (2025-11-25 `tasks/list`). @publicApi */
+export interface McpTaskPage {
+  readonly records: McpTaskRecord[];
+  /** Opaque; absent on the last page. */
+  readonly nextCursor?: string;
+}
+
+/**
+ * Thrown by `McpTaskStore.list` for a cursor it did not hand out (or whose task is gone): the
+ * core answers `-32602`. @publicApi
+ */
+export class McpTaskCursorError extends Error {
+  constructor(cursor: string) {
+    super(`Unknown cursor '${cursor.slice(0, 64)}'`);
+    this.name = 'McpTaskCursorError';
+  }
+}
+
+/**
+ * Where tasks live (the tasks extension `io.modelcontextprotocol/tasks`, and the experimental
+ * tasks of MCP 2025-11-25): a backend seam (see `McpBackend`). Any instance answers for any task
+ * from it; the instance that runs a task's handler writes its progress and its end. Every call
+ * is one atomic step (one round trip for a shared store) and rejects with
+ * `McpBackendUnavailableError` when the store cannot be reached.
+ *
+ * Rules every store keeps:
+ * - a terminal status never changes: every change but `create` applies only to a task that is
+ *   not terminal, and says whether it applied;
+ * - a record is gone everywhere once `createdAt + ttlMs` has passed;
+ * - a task counts against its `caller`'s budget from `create` until it is terminal (or gone);
+ * - a shared store settles every task whose instance is gone (its liveness lapsed) as
+ *   `ORPHANED_TASK`: at the latest when the task is next read, so no task stays `working` for
+ *   ever.
+ * @publicApi
+ */
+export interface McpTaskStore {
+  /**
+   * Stores a new task, unless its `caller` already has `maxActivePerCaller` tasks that are not
+   * terminal: then nothing is stored and it resolves `false`. Once it resolved `true`, `get`
+   * finds the task on every instance.
+   */
+  create(record: McpTaskRecord, maxActivePerCaller: number): Promise<boolean>;
+  /** The task, or undefined when it is unknown or its time to live lapsed. */
+  get(taskId: string): Promise<McpTaskRecord | undefined>;
+  /** Sets the status message of a task that is not terminal. */
+  setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<boolean>;
+  /** Adds outstanding input requests (keys not used before in this task) and makes it `input_required`. */
+  ask(taskId: string, requests: Readonly<Record<string, McpTaskInputRequest>>, now: number): Promise<boolean>;
+  /**
+   * Takes the client's answers to outstanding requests (answers to any other key are ignored):
+   * each answered key leaves `inputRequests`, its answer is kept for `takeAnswers`, and with no
+   * request left the task is `working` again. Resolves to the keys taken (empty when none, or
+   * when the task is terminal or gone).
+   */
+  answer(taskId: string, responses: Readonly<Record<string, unknown>>, now: number): Promise<string[]>;
+  /** The answers `answer` kept, removed as they are read (by the instance that runs the task). */
+  takeAnswers(taskId: string): Promise<Record<string, unknown>>;
+  /** Withdraws outstanding requests (answered on another channel, or given up); `working` when none is left. */
+  withdraw(taskId: string, keys: readonly string[], now: number): Promise<boolean>;
+  /**
+   * Ends a task. Resolves to its status before (a terminal one means nothing changed), or
+   * undefined when the task is unknown or gone.
+   */
+  settle(taskId: string, settlement: McpTaskSettlement, now: number): Promise<McpTaskStatus | undefined>;
+  /**
+   * The tasks of one owner, oldest first, `limit` at a time (2025-11-25 `tasks/list`). Rejects
+   * with `McpTaskCursorError` for a cursor it did not hand out.
+   */
+  list(owner: string, cursor: string | undefined, limit: number): Promise<McpTaskPage>;
+  /**
+   * Settles every task still running on `instanceId` (not terminal) as `settlement` says: at
+   * startup, for what an instance of the same id left behind in a previous life. Resolves to the
+   * ids of the tasks it settled.
+   */
+  settleInstance(instanceId: string, settlement: McpTaskSettlement, now: number): Promise<string[]>;
+  /**
+   * A shared store: fails (`ORPHANED_TASK`) the tasks of instances that are gone (their liveness
+   * lapsed), and resolves to their ids. Called periodically by every instance. Absent for a store
+   * of one process, whose instance cannot die without it.
+   */
+  reapOrphans?(now: number): Promise<string[]>;
+}
+
+/**
+ * How a shared store settles a task whose instance is gone (killed, crashed, cut off): `failed`
+ * with an internal error that says so, never `working` for ever. @publicApi
+ */
+export const ORPHANED_TASK: McpTaskSettlement = Object.freeze({
+  status: 'failed',
+  statusMessage: 'The server instance running this task stopped before it finished',
+  error: Object.freeze({
+    code: -32603,
+    message: 'Internal error',
+    data: Object.freeze({ detail: 'The server instance running this task stopped before it finished' }),
+  }),
+});

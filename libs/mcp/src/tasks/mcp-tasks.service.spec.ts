@@ -1,0 +1,134 @@
+import { describe, expect, it, jest } from '@jest/globals';
+import { InMemoryTaskStore } from '../backend/in-memory/in-memory-task.store.js';
+import { LocalInstanceMessaging } from '../backend/in-memory/local-instance-messaging.js';
+import { ORPHANED_TASK, type McpTaskRecord } from '../backend/mcp-task.store.js';
+import type { McpClientRequests } from '../client-requests/mcp-client-requests.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
+import { resolveMcpOptions } from '../mcp-options.resolver.js';
+import { McpErrorMapper } from '../protocol/mcp-error.mapper.js';
+import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
+import type { McpSessionManager } from '../session/mcp-session.manager.js';
+import { McpTasks } from './mcp-tasks.service.js';
+import type { McpTaskChannels } from './task-channels.js';
+import { McpTaskEvents } from './task-events.js';
+import { McpTaskNotFoundException } from './task.errors.js';
+
+function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, unknown> = {}) {
+  const messaging = new LocalInstanceMessaging('here');
+  const events = new McpTaskEvents(messaging);
+  const channels = {
+    useRunning: () => undefined,
+    forget: () => undefined,
+    notifySession: () => undefined,
+  } as unknown as McpTaskChannels;
+  const sessions = { onSessionEnd: () => undefined } as unknown as McpSessionManager;
+  const options = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, ...overrides });
+  const tasks = new McpTasks(
+    options,
+    messaging,
+    new McpToolRegistry(),
+    events,
+    channels,
+    sessions,
+    {} as McpClientRequests,
+    new McpErrorMapper(),
+    store,
+  );
+  return { tasks, events, store };
+}
+
+const ctx = (subject?: string) =>
+  ({
+    era: 'modern',
+    method: 'tools/call',
+    signal: new AbortController().signal,
+    auth: subject ? { issuer: 'https://issuer', subject, scopes: [], audience: [], claims: {} } : undefined,
+  }) as unknown as McpRequestContext;
+
+const record = (overrides: Partial<McpTaskRecord>): McpTaskRecord => {
+  const now = Date.now();
+  return {
+    taskId: 'task-1',
+    owner: 'm:',
+    instanceId: 'gone',
+    era: 'modern',
+    status: 'working',
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: 60_000,
+    pollIntervalMs: 1_000,
+    ...overrides,
+  };
+};
+
+describe('McpTasks', () => {
+  it('answers a task of another principal exactly as an unknown one', async () => {
+    const { tasks, store } = tasksWith();
+    await store.create(record({ owner: tasks.ownerOf(ctx('alice')) }), 10);
+    await expect(tasks.find('task-1', ctx('alice'))).resolves.toMatchObject({ taskId: 'task-1' });
+    for (const [id, who] of [
+      ['task-1', ctx('bob')],
+      ['task-1', ctx()],
+      ['no-such-task', ctx('alice')],
+      ['x'.repeat(200), ctx('alice')],
+      [42, ctx('alice')],
+    ] as const) {
+      await expect(tasks.find(id, who)).rejects.toBeInstanceOf(McpTaskNotFoundException);
+    }
+  });
+
+  it('a read that finds a task just failed as orphaned tells the waiters once; an old or ordinary failure does not', async () => {
+    const { tasks, events, store } = tasksWith();
+    const changed = jest.spyOn(events, 'changed');
+    const orphaned = {
+      status: 'failed' as const,
+      statusMessage: ORPHANED_TASK.statusMessage,
+      error: ORPHANED_TASK.error,
+    };
+    await store.create(record({ taskId: 'fresh' }), 10);
+    await store.settle('fresh', orphaned, Date.now());
+    await store.create(record({ taskId: 'old' }), 10);
+    await store.settle('old', orphaned, Date.now() - 60_000);
+    await store.create(record({ taskId: 'plain' }), 10);
+    await store.settle(
+      'plain',
+      { status: 'failed', statusMessage: 'boom', error: { code: 1, message: 'x' } },
+      Date.now(),
+    );
+    for (const taskId of ['fresh', 'fresh', 'old', 'plain']) await tasks.find(taskId, ctx());
+    expect(changed.mock.calls).toEqual([['fresh']]);
+  });
+
+  it('refuses a task past maxTasksPerInstance with 503, and any task once shutting down', async () => {
+    const { tasks } = tasksWith(undefined, { tasks: { maxPerInstance: 1, shutdownGraceMs: 0 } });
+    let finish!: () => void;
+    const running = tasks.start({ kind: 'task' }, { ...ctx(), era: 'legacy' }, async () => {
+      await new Promise<void>((resolve) => (finish = resolve));
+      return { content: [] };
+    });
+    await expect(running).resolves.toMatchObject({ task: { status: 'working' } });
+    await expect(
+      tasks.start({ kind: 'task' }, { ...ctx(), era: 'legacy' }, async () => ({ content: [] })),
+    ).rejects.toMatchObject({ httpStatus: 503, code: -32000, data: { limit: 1 } });
+    await tasks.beforeApplicationShutdown();
+    expect(tasks.runningCount).toBe(1);
+    finish();
+    await expect(
+      tasks.start({ kind: 'task' }, { ...ctx(), era: 'legacy' }, async () => ({ content: [] })),
+    ).rejects.toMatchObject({ httpStatus: 503, detail: expect.stringContaining('shutting down') });
+  });
+
+  it('a graceful shutdown fails the tasks whose handlers outlive the grace', async () => {
+    const { tasks, store } = tasksWith(undefined, { tasks: { shutdownGraceMs: 20 } });
+    const created = (await tasks.start(
+      { kind: 'task' },
+      { ...ctx(), era: 'legacy' },
+      () => new Promise<never>(() => undefined),
+    )) as { task: { taskId: string } };
+    await tasks.beforeApplicationShutdown();
+    expect(await store.get(created.task.taskId)).toMatchObject({
+      status: 'failed',
+      statusMessage: 'The server shut down before the task finished',
+    });
+  });
+});

@@ -1,0 +1,74 @@
+import { McpException } from '../errors/mcp.exception.js';
+import { JsonRpcErrorCode } from '../model/json-rpc.js';
+
+/**
+ * `-32602` for a task id this caller cannot see: unknown, expired, or another caller's. One
+ * answer for all three, so a task id reveals nothing about tasks the caller does not own.
+ * @publicApi
+ */
+export class McpTaskNotFoundException extends McpException {
+  constructor() {
+    super(
+      JsonRpcErrorCode.InvalidParams,
+      'Failed to retrieve task: Task not found',
+      'No task with this id exists for this caller (unknown, or its time to live lapsed)',
+    );
+  }
+}
+
+/** `-32602`: 2025-11-25 `tasks/cancel` of a task that already ended. @publicApi */
+export class McpTaskAlreadyTerminalException extends McpException {
+  constructor(status: string) {
+    super(
+      JsonRpcErrorCode.InvalidParams,
+      `Cannot cancel task: already in terminal status '${status}'`,
+      'A task that completed, failed or was cancelled never changes',
+      { status },
+    );
+  }
+}
+
+/**
+ * 429 `-32004`: the caller already has `tasks.maxPerCaller` tasks that have not ended (on
+ * every instance together); one must end first. @publicApi
+ */
+export class McpTaskQuotaExceededException extends McpException {
+  constructor(limit: number) {
+    super(
+      JsonRpcErrorCode.TooManyRequests,
+      'Too many tasks',
+      `This caller already has its limit of ${limit} tasks running; wait for one to end (or cancel one) before starting another`,
+      { limit },
+      { status: 429, headers: { 'Retry-After': '5' } },
+    );
+  }
+}
+
+/**
+ * 503 `-32000`: this instance already runs `tasks.maxPerInstance` task handlers, or is shutting
+ * down. @publicApi
+ */
+export class McpTooManyTasksException extends McpException {
+  constructor(detail: string, limit?: number) {
+    super(JsonRpcErrorCode.ServerError, 'Too many tasks', detail, limit === undefined ? undefined : { limit }, {
+      status: 503,
+      headers: { 'Retry-After': '5' },
+    });
+  }
+}
+
+/** The reason a task's signal carries when it was cancelled with `tasks/cancel`. @publicApi */
+export class McpTaskCancelledError extends Error {
+  constructor() {
+    super('The task was cancelled by request');
+    this.name = 'McpTaskCancelledError';
+  }
+}
+
+/** The reason a task's signal carries when it ended without its handler: time to live, shutdown. @publicApi */
+export class McpTaskAbandonedError extends Error {
+  constructor(why: string) {
+    super(why);
+    this.name = 'McpTaskAbandonedError';
+  }
+}

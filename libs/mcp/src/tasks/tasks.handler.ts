@@ -1,0 +1,219 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isTerminalTaskStatus, McpTaskCursorError, type McpTaskRecord } from '../backend/mcp-task.store.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
+import { McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
+import { McpException } from '../errors/mcp.exception.js';
+import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { JsonRpcErrorCode } from '../model/json-rpc.js';
+import type { McpMethodFn, McpMethodGroup } from '../protocol/handlers/mcp-method.types.js';
+import { McpMethods } from '../protocol/handlers/mcp-methods.js';
+import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
+import { argumentDepthError } from '../schema/argument-depth.js';
+import { McpTasks } from './mcp-tasks.service.js';
+import { McpTaskChannels } from './task-channels.js';
+import { McpTaskEvents } from './task-events.js';
+import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
+import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
+import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
+
+/** The least time between two reads of a task a `tasks/result` waits on, when no change hint came. */
+const MIN_RESULT_POLL_MS = 1_000;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether an answer has the shape of the result of `method` (a client cannot hand in anything). */
+function isResultOf(method: string, answer: unknown): boolean {
+  if (!isObject(answer)) return false;
+  if (method === 'elicitation/create') return ['accept', 'decline', 'cancel'].includes(answer.action as string);
+  if (method === 'sampling/createMessage') return typeof answer.role === 'string' && answer.content !== undefined;
+  return Array.isArray(answer.roots);
+}
+
+/**
+ * The task methods of both eras:
+ * - 2025-11-25 (`methods()`, with the `tasks` capability): `tasks/get`, `tasks/result` (waits
+ *   for the end and answers what the call would have), `tasks/list` (the caller's tasks of this
+ *   session), `tasks/cancel` (the cancelled task; `-32602` for one that already ended);
+ * - tasks extension (`modern`, with `capabilities.extensions["io.modelcontextprotocol/tasks"]`):
+ *   `tasks/get` (the `DetailedTask`), `tasks/update` and `tasks/cancel` (empty
+ *   acknowledgements), each `-32021` for a request that does not declare the extension.
+ * Every lookup is the caller's own: another caller's task answers as an unknown one does.
+ */
+@Injectable()
+export class TasksHandler implements McpMethodGroup {
+  /** The methods of the tasks extension (MCP 2026-07-28). */
+  readonly modern: McpMethodGroup = {
+    available: () => this.available(),
+    methods: () => ({
+      'tasks/get': async (params, ctx) => detailedTask(await this.tasks.find(params.taskId, this.extended(ctx))),
+      'tasks/update': (params, ctx) => this.update(params, this.extended(ctx)),
+      'tasks/cancel': async (params, ctx) => {
+        const record = await this.tasks.find(params.taskId, this.extended(ctx));
+        // An acknowledgement whatever the task's status: cancellation is eventually consistent.
+        await this.tasks.cancel(record);
+        return {};
+      },
+    }),
+  };
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly tasks: McpTasks,
+    private readonly channels: McpTaskChannels,
+    private readonly events: McpTaskEvents,
+    table: McpMethods,
+  ) {
+    table.add(this);
+    table.add(this.modern, 'modern');
+  }
+
+  /** The methods exist when some tool supports tasks. */
+  available(): boolean {
+    return this.tasks.declared;
+  }
+
+  methods(): Record<string, McpMethodFn> {
+    return {
+      'tasks/get': async (params, ctx) => legacyTask(await this.tasks.find(params.taskId, ctx)),
+      'tasks/result': (params, ctx, dispatch) => this.result(params, ctx, dispatch),
+      'tasks/list': (params, ctx) => this.list(params, ctx),
+      'tasks/cancel': (params, ctx) => this.cancel(params, ctx),
+    };
+  }
+
+  /** 2025-11-25: `tasks` with `list`, `cancel` and task-augmented `tools/call`. */
+  capability(): [string, Record<string, unknown>] | undefined {
+    return this.available() ? ['tasks', { list: {}, cancel: {}, requests: { tools: { call: {} } } }] : undefined;
+  }
+
+  /**
+   * The modern capabilities: the extension in `extensions`, never the 2025-11-25 `tasks`
+   * capability (the extension replaces it in every version that has it).
+   */
+  modernCapabilities(capabilities: Record<string, unknown>): Record<string, unknown> {
+    const { tasks: _legacy, ...rest } = capabilities;
+    if (!this.available()) return rest;
+    const extensions = isObject(rest.extensions) ? rest.extensions : {};
+    return { ...rest, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
+  }
+
+  /** A modern request may use the task methods only when it declares the extension. */
+  private extended(ctx: McpRequestContext): McpRequestContext {
+    if (!declaresTasksExtension(ctx.clientCapabilities)) throw missingTasksExtension();
+    return ctx;
+  }
+
+  private async update(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const responses = params.inputResponses;
+    if (!isObject(responses)) {
+      throw new McpInvalidParamsException("'inputResponses' must be an object of results by input key");
+    }
+    const record = await this.tasks.find(params.taskId, ctx);
+    const outstanding = record.status === 'input_required' ? (record.inputRequests ?? {}) : {};
+    // Answers to keys that are not outstanding are ignored, as the extension asks.
+    const answered: Record<string, unknown> = {};
+    for (const [key, request] of Object.entries(outstanding)) {
+      if (!Object.hasOwn(responses, key)) continue;
+      if (!isResultOf(request.method, responses[key])) {
+        throw new McpInvalidParamsException(`inputResponses.${key} is not a valid result of ${request.method}`, {
+          key,
+        });
+      }
+      answered[key] = responses[key];
+    }
+    const tooDeep = argumentDepthError(answered, this.options.maxArgumentDepth);
+    if (tooDeep !== undefined) throw new McpInvalidParamsException(`inputResponses: ${tooDeep}`);
+    if (Object.keys(answered).length > 0) await this.tasks.answer(record, answered);
+    return {};
+  }
+
+  private async cancel(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const record = await this.tasks.find(params.taskId, ctx);
+    if (isTerminalTaskStatus(record.status)) throw new McpTaskAlreadyTerminalException(record.status);
+    const cancelled = await this.tasks.cancel(record);
+    if (!cancelled) throw new McpTaskNotFoundException();
+    if (cancelled.status !== 'cancelled') throw new McpTaskAlreadyTerminalException(cancelled.status);
+    return legacyTask(cancelled);
+  }
+
+  private async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const cursor = params.cursor;
+    if (cursor !== undefined && typeof cursor !== 'string')
+      throw new McpInvalidParamsException("'cursor' must be a string");
+    try {
+      const page = await this.tasks.store.list(this.tasks.ownerOf(ctx), cursor, this.options.pageSize);
+      const result: Record<string, unknown> = { tasks: page.records.map(legacyTask) };
+      if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+      return result;
+    } catch (error) {
+      if (error instanceof McpTaskCursorError) throw new McpInvalidParamsException(error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * 2025-11-25 `tasks/result`: waits until the task ends (its messages meanwhile on this answer
+   * stream), then answers exactly what the call would have: its result, with the related-task
+   * `_meta`, or its error.
+   */
+  private async result(
+    params: Record<string, unknown>,
+    ctx: McpRequestContext,
+    dispatch: McpDispatchContext,
+  ): Promise<Record<string, unknown>> {
+    let record = await this.tasks.find(params.taskId, ctx);
+    if (!isTerminalTaskStatus(record.status)) {
+      const send = dispatch.sendRelated;
+      const close = send ? this.channels.open(record.taskId, record.instanceId, send) : undefined;
+      try {
+        record = await this.untilEnded(record, ctx);
+      } finally {
+        close?.();
+      }
+    }
+    if (record.result) {
+      const meta = isObject(record.result._meta) ? record.result._meta : {};
+      return { ...record.result, _meta: { ...meta, [META_RELATED_TASK]: { taskId: record.taskId } } };
+    }
+    if (record.error) {
+      const { code, message, data } = record.error;
+      throw new McpException(code, message, undefined, data);
+    }
+    throw new McpException(
+      JsonRpcErrorCode.InvalidParams,
+      'Task cancelled',
+      'The task was cancelled before it finished: it has no result',
+      { status: record.status },
+    );
+  }
+
+  /** Reads the task again on each change hint (and now and then without one) until it ended. */
+  private async untilEnded(record: McpTaskRecord, ctx: McpRequestContext): Promise<McpTaskRecord> {
+    const pollMs = Math.max(MIN_RESULT_POLL_MS, record.pollIntervalMs * 5);
+    while (!isTerminalTaskStatus(record.status)) {
+      await new Promise<void>((resolve, reject) => {
+        const cleanUp = () => {
+          clearTimeout(timer);
+          stopWatching();
+          ctx.signal.removeEventListener('abort', aborted);
+        };
+        const done = () => {
+          cleanUp();
+          resolve();
+        };
+        const aborted = () => {
+          cleanUp();
+          reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error('The request was cancelled'));
+        };
+        const timer = setTimeout(done, pollMs);
+        const stopWatching = this.events.watch(record.taskId, done);
+        if (ctx.signal.aborted) aborted();
+        else ctx.signal.addEventListener('abort', aborted, { once: true });
+      });
+      record = await this.tasks.find(record.taskId, ctx);
+    }
+    return record;
+  }
+}

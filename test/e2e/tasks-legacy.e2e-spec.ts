@@ -1,0 +1,247 @@
+/**
+ * The experimental tasks of MCP 2025-11-25, driven by the official SDK v1 client's experimental
+ * tasks API (`client.experimental.tasks`) on Streamable HTTP sessions: capabilities and
+ * `execution.taskSupport`, task-augmented `tools/call`, `tasks/get`, `tasks/result` (which waits,
+ * and carries the task's elicitation), `tasks/list`, `tasks/cancel`, status notifications and
+ * progress on the session's stream, and the session binding. The SDK validates every result
+ * with its own zod schemas of that version; the tests check the rest.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  RELATED_TASK_META_KEY,
+  TaskStatusNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Gates } from '../fixtures/gates.js';
+import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
+import { TaskTools } from '../fixtures/task.tools.js';
+import { legacySession } from '../support/legacy-task-wire.js';
+import { until } from '../support/until.js';
+
+describe('Tasks of MCP 2025-11-25 with the SDK v1 client', () => {
+  let app: FixtureApp;
+  let gates: Gates;
+  let tools: TaskTools;
+  const clients: Client[] = [];
+  let key = 0;
+  const fresh = () => `legacy-${++key}`;
+
+  beforeAll(async () => {
+    app = await startFixtureApp({ providers: [Gates, TaskTools], mcp: { tasks: { pollIntervalMs: 50 } } });
+    gates = app.app.get(Gates);
+    tools = app.app.get(TaskTools);
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+    await app?.close();
+  });
+
+  async function connect(name = 'legacy-tasks'): Promise<Client> {
+    const client = new Client({ name, version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(app.endpoint)));
+    clients.push(client);
+    await client.listTools();
+    return client;
+  }
+
+  /** Starts a task-augmented call and returns its task (the first message of the stream). */
+  async function startTask(client: Client, name: string, args: Record<string, unknown>) {
+    const result = await client.request(
+      { method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } },
+      (await import('@modelcontextprotocol/sdk/types.js')).CreateTaskResultSchema,
+    );
+    return result.task;
+  }
+
+  it('declares tasks (list, cancel, tools/call) and each tool its execution.taskSupport', async () => {
+    const client = await connect();
+    expect(client.getServerCapabilities()?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    const { tools: listed } = await client.listTools();
+    const support = Object.fromEntries(listed.map((tool) => [tool.name, tool.execution?.taskSupport]));
+    expect(support).toMatchObject({
+      gated: 'optional',
+      must_task: 'required',
+      never_task: 'forbidden',
+      plain: undefined,
+    });
+  });
+
+  it('callToolStream: created, polled (status notifications and progress on the session stream), then the result', async () => {
+    const client = await connect();
+    const statuses: string[] = [];
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+      statuses.push(notification.params.status);
+    });
+    const progress: string[] = [];
+    const k = fresh();
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'gated', arguments: { key: k } },
+      CallToolResultSchema,
+      {
+        task: { ttl: 30_000 },
+        onprogress: (update) => progress.push(update.message ?? ''),
+      },
+    );
+    const seen: string[] = [];
+    let result: any;
+    for await (const message of stream) {
+      seen.push(message.type);
+      if (message.type === 'taskCreated') {
+        expect(message.task).toMatchObject({ status: 'working', ttl: 30_000, pollInterval: 50 });
+        await gates.gate(k).whenArrived(1);
+        gates.gate(k).open();
+      }
+      if (message.type === 'result') result = message.result;
+      if (message.type === 'error') throw message.error;
+    }
+    expect(seen[0]).toBe('taskCreated');
+    expect(seen.at(-1)).toBe('result');
+    expect(result.structuredContent ?? JSON.parse(result.content[0].text)).toEqual({ passed: k });
+    expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: expect.any(String) });
+    await until(() => statuses.includes('completed'), 'notifications/tasks/status completed on the session stream');
+    await until(() => progress.includes(`passed ${k}`), 'the progress of the task, with the call progress token');
+  });
+
+  it('getTask, listTasks and getTaskResult; tasks/result waits for the end', async () => {
+    const client = await connect();
+    const k = fresh();
+    const task = await startTask(client, 'gated', { key: k });
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('working');
+    const listed = await client.experimental.tasks.listTasks();
+    expect(listed.tasks.map((entry) => entry.taskId)).toEqual([task.taskId]);
+    const waiting = client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    await gates.gate(k).whenArrived(1);
+    gates.gate(k).open();
+    const result = await waiting;
+    expect(result._meta?.[RELATED_TASK_META_KEY]).toEqual({ taskId: task.taskId });
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('completed');
+  });
+
+  it('cancelTask answers the cancelled task and stops the handler; a second cancel is -32602', async () => {
+    const client = await connect();
+    const k = fresh();
+    const task = await startTask(client, 'gated', { key: k });
+    const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
+    expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
+    await until(() => tools.stopped.has(k), 'the handler saw its signal abort');
+    await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toMatchObject({ code: -32602 });
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe('cancelled');
+  });
+
+  it('an isError result fails the task (2025-11-25) and tasks/result answers that result', async () => {
+    const client = await connect();
+    const k = fresh();
+    const task = await startTask(client, 'tool_error', { key: k });
+    gates.gate(k).open();
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result).toMatchObject({ isError: true, content: [{ text: `no luck with ${k}` }] });
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({
+      status: 'failed',
+      statusMessage: `no luck with ${k}`,
+    });
+  });
+
+  it('a JSON-RPC error of the call is what tasks/result answers', async () => {
+    const client = await connect();
+    const k = fresh();
+    const task = await startTask(client, 'protocol_error', { key: k });
+    gates.gate(k).open();
+    await expect(client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)).rejects.toMatchObject({
+      code: -32011,
+    });
+  });
+
+  it('elicitation inside a task: input_required, the request delivered on tasks/result, the answer resumes it', async () => {
+    const client = await connect();
+    const asked: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params._meta?.[RELATED_TASK_META_KEY]);
+      return { action: 'accept', content: { name: 'Grace' } };
+    });
+    const k = fresh();
+    gates.gate(k).open();
+    const stream = client.experimental.tasks.callToolStream(
+      { name: 'ask_name', arguments: { key: k } },
+      CallToolResultSchema,
+      {
+        task: { ttl: 30_000 },
+      },
+    );
+    let result: any;
+    let taskId = '';
+    for await (const message of stream) {
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+      if (message.type === 'result') result = message.result;
+      if (message.type === 'error') throw message.error;
+    }
+    expect(result.content[0].text).toBe('Hello, Grace!');
+    expect(asked).toEqual([{ taskId }]);
+  });
+
+  it('a client without a GET stream gets the elicitation of its task on tasks/result, which then answers the result', async () => {
+    const session = await legacySession(app.endpoint);
+    const k = fresh();
+    gates.gate(k).open();
+    const created = await session.rpc('tools/call', { name: 'ask_name', arguments: { key: k }, task: {} });
+    const { taskId } = created.result.task;
+    await until(
+      async () => (await session.rpc('tasks/get', { taskId })).result.status === 'input_required',
+      'the task waits for input',
+    );
+    const stream = await session.openResult(taskId);
+    try {
+      // Nothing could carry the request when it was asked: it waited for this stream.
+      const asked = await stream.next();
+      expect(asked).toMatchObject({
+        method: 'elicitation/create',
+        params: { message: 'Your name?', _meta: { [RELATED_TASK_META_KEY]: { taskId } } },
+      });
+      expect(
+        await session.post({ jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Queued' } } }),
+      ).toBe(202);
+      let answer = await stream.next();
+      while (answer.method !== undefined) answer = await stream.next();
+      expect(answer.result).toMatchObject({
+        content: [{ text: 'Hello, Queued!' }],
+        _meta: { [RELATED_TASK_META_KEY]: { taskId } },
+      });
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('tools that forbid tasks refuse params.task, and required ones refuse a call without it (-32601)', async () => {
+    const client = await connect();
+    await expect(
+      client.request(
+        { method: 'tools/call', params: { name: 'never_task', arguments: { key: 'x' }, task: {} } },
+        CallToolResultSchema,
+      ),
+    ).rejects.toMatchObject({ code: -32601 });
+    await expect(
+      client.request(
+        { method: 'tools/call', params: { name: 'must_task', arguments: { key: 'x' } } },
+        CallToolResultSchema,
+      ),
+    ).rejects.toMatchObject({ code: -32601 });
+  });
+
+  it('a task belongs to its session: another session gets -32602 for it and does not list it', async () => {
+    const owner = await connect('owner');
+    const other = await connect('other');
+    const k = fresh();
+    const task = await startTask(owner, 'gated', { key: k });
+    for (const call of [
+      () => other.experimental.tasks.getTask(task.taskId),
+      () => other.experimental.tasks.cancelTask(task.taskId),
+      () => other.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema),
+    ]) {
+      await expect(call()).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Task not found') });
+    }
+    expect((await other.experimental.tasks.listTasks()).tasks).toEqual([]);
+    gates.gate(k).open();
+  });
+});
