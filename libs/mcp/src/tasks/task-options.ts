@@ -39,7 +39,14 @@ export const TASK_OPTION_DEFAULTS: ResolvedTaskOptions = {
   taskShutdownGraceMs: 5_000,
 };
 
-const POSITIVE_INTEGERS = ['ttlMs', 'maxTtlMs', 'pollIntervalMs', 'maxPerCaller', 'maxPerInstance', 'maxResultBytes'] as const;
+const POSITIVE_INTEGERS = [
+  'ttlMs',
+  'maxTtlMs',
+  'pollIntervalMs',
+  'maxPerCaller',
+  'maxPerInstance',
+  'maxResultBytes',
+] as const;
 const NON_NEGATIVE = ['handoffMs', 'shutdownGraceMs'] as const;
 
 /** The problems of the `tasks` options, as messages. */
