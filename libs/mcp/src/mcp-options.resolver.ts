@@ -30,7 +30,7 @@ import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
 import { assertValidIcons } from './registry/icon-rules.js';
 import { authOptionProblems } from './auth/auth-options.validation.js';
 import { liftDeprecatedOptions } from './mcp-options.deprecated.js';
-import { resolveTaskOptions, taskOptionProblems } from './tasks/task-options.js';
+import { resolveTaskOptions, taskOptionProblems } from './protocol/tasks/task-options.js';
 
 /** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
 const positive = (value: number | undefined, fallback: number): number =>

@@ -49,7 +49,7 @@ import { McpAccessPolicy } from './auth/mcp-access.policy.js';
 import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
 import { McpAppsPolicy } from './protocol/apps/mcp-apps.policy.js';
 import { McpAppLinksCheck } from './discovery/app-links.check.js';
-import { MCP_TASK_PROVIDERS } from './tasks/mcp-tasks.providers.js';
+import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and

@@ -166,6 +166,9 @@ const PUBLIC = [
   'McpJwtVerifierOptions',
   'McpIntrospectionVerifier',
   'McpIntrospectionVerifierOptions',
+  // tasks
+  'McpTaskSupport',
+  'McpTaskContext',
   // MCP Apps
   'McpApp',
   'McpAppOptions',

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { McpBackendParts } from '../backend/mcp-backend.interface.js';
 import { McpTaskCursorError, ORPHANED_TASK, type McpTaskRecord, type McpTaskStore } from '../backend/mcp-task.store.js';
-import type { BackendDeployment, BackendUnderTest } from './backend-contract.js';
+import type { BackendDeployment, BackendUnderTest } from './backend-deployment.js';
 
 const newTaskId = (): string => randomBytes(18).toString('base64url');
 

@@ -18,8 +18,8 @@ import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpAppsPolicy } from '../apps/mcp-apps.policy.js';
-import { McpTasks } from '../../tasks/mcp-tasks.service.js';
-import { toolDescriberFor } from '../../tasks/task-tools.js';
+import { McpTasks } from '../tasks/mcp-tasks.service.js';
+import { toolDescriberFor } from '../tasks/task-tools.js';
 
 /** Programming errors: their text may reveal internals, so the model only gets a correlation id. */
 const INTERNAL_ERROR_TYPES = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];

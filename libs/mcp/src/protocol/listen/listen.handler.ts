@@ -13,7 +13,7 @@ import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { listenNotifications } from './listen-notifications.js';
 import { McpListens } from './listens.registry.js';
 import { McpMethods } from '../handlers/mcp-methods.js';
-import { McpTaskListens } from '../../tasks/task-listens.js';
+import { McpTaskListens } from '../tasks/task-listens.js';
 
 /** The list filters of a listen: the filter flag, the list it follows, the capability that offers it. */
 const LIST_FILTERS: ReadonlyArray<readonly [flag: string, kind: McpListKind]> = [

@@ -1,8 +1,8 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { InMemoryTaskStore } from '../backend/in-memory/in-memory-task.store.js';
-import type { McpTaskRecord, McpTaskStore } from '../backend/mcp-task.store.js';
-import { McpException } from '../errors/mcp.exception.js';
-import { McpErrorMapper } from '../protocol/mcp-error.mapper.js';
+import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
+import type { McpTaskRecord, McpTaskStore } from '../../backend/mcp-task.store.js';
+import { McpException } from '../../errors/mcp.exception.js';
+import { McpErrorMapper } from '../mcp-error.mapper.js';
 import type { McpTaskChannels } from './task-channels.js';
 import type { McpTaskEvents } from './task-events.js';
 import { TaskRun, type TaskRunInit } from './task-run.js';
@@ -79,7 +79,7 @@ describe('TaskRun: how a handler ends its task', () => {
     await run.finish({ ok: true, result: { content: [{ type: 'text', text: 'x'.repeat(200) }] } });
     const failed = await store.get(record.taskId);
     expect(failed).toMatchObject({ status: 'failed', error: { code: -32603 } });
-    expect(failed?.statusMessage).toMatch(/over the 100 bytes this server keeps \(maxTaskResultBytes\)/);
+    expect(failed?.statusMessage).toMatch(/over the 100 bytes this server keeps \(tasks\.maxResultBytes\)/);
     expect(failed?.result).toBeUndefined();
   });
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { MCP_INSTANCE_MESSAGING } from '../backend/mcp-backend.tokens.js';
-import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
+import { MCP_INSTANCE_MESSAGING } from '../../backend/mcp-backend.tokens.js';
+import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
 
 /** The topic under which a task's change is announced to the other instances. */
 const CHANGED_TOPIC = 'task-changed';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { MCP_INSTANCE_MESSAGING, MCP_LIVE_STREAMS } from '../backend/mcp-backend.tokens.js';
-import type { McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
-import type { McpLiveStreams } from '../backend/mcp-live-streams.js';
+import { MCP_INSTANCE_MESSAGING, MCP_LIVE_STREAMS } from '../../backend/mcp-backend.tokens.js';
+import type { McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
+import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 
 /** An instance tells the one running a task that it holds (`on`) or no longer holds a stream for it. */
 const WATCH_TOPIC = 'task-watch';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { assertCanElicit, assertCanListRoots, assertCanSample } from '../client-requests/client-capabilities.js';
+import { assertCanElicit, assertCanListRoots, assertCanSample } from '../../client-requests/client-capabilities.js';
 import type {
   McpClientRequestOptions,
   McpElicitFormParams,
@@ -8,10 +8,10 @@ import type {
   McpRoot,
   McpSamplingParams,
   McpSamplingResult,
-} from '../context/client-request.types.js';
-import type { McpRequestContext, McpRoundState, McpTaskContext } from '../context/mcp-request-context.js';
-import type { McpLogLevel } from '../model/log-level.js';
-import { McpInputRequiredSignal } from '../protocol/modern/input-round.js';
+} from '../../context/client-request.types.js';
+import type { McpRequestContext, McpRoundState, McpTaskContext } from '../../context/mcp-request-context.js';
+import type { McpLogLevel } from '../../model/log-level.js';
+import { McpInputRequiredSignal } from '../modern/input-round.js';
 import type { TaskRun } from './task-run.js';
 
 /**

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { isTerminalTaskStatus } from '../backend/mcp-task.store.js';
-import type { McpRequestContext } from '../context/mcp-request-context.js';
-import { McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { isTerminalTaskStatus } from '../../backend/mcp-task.store.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskEvents } from './task-events.js';
 import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';

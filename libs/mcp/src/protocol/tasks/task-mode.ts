@@ -1,9 +1,9 @@
-import type { McpRequestContext } from '../context/mcp-request-context.js';
-import { McpMissingClientCapabilityException } from '../errors/mcp-modern.exceptions.js';
-import { McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
-import { McpException } from '../errors/mcp.exception.js';
-import { JsonRpcErrorCode } from '../model/json-rpc.js';
-import type { McpTaskSupport } from '../model/task-support.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpMissingClientCapabilityException } from '../../errors/mcp-modern.exceptions.js';
+import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
+import { McpException } from '../../errors/mcp.exception.js';
+import { JsonRpcErrorCode } from '../../model/json-rpc.js';
+import type { McpTaskSupport } from '../../model/task-support.js';
 import { TASKS_EXTENSION } from './task-wire.js';
 
 /**

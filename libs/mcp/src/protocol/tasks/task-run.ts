@@ -6,13 +6,13 @@ import {
   type McpTaskSettlement,
   type McpTaskStatus,
   type McpTaskStore,
-} from '../backend/mcp-task.store.js';
-import type { McpClientRequests } from '../client-requests/mcp-client-requests.js';
-import type { McpTaskContext } from '../context/mcp-request-context.js';
-import { McpClientUnreachableError } from '../errors/client-request.errors.js';
-import { passesLogLevel, type McpLogLevel } from '../model/log-level.js';
-import type { McpPrincipal } from '../model/mcp-principal.js';
-import type { McpErrorMapper } from '../protocol/mcp-error.mapper.js';
+} from '../../backend/mcp-task.store.js';
+import type { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
+import type { McpTaskContext } from '../../context/mcp-request-context.js';
+import { McpClientUnreachableError } from '../../errors/client-request.errors.js';
+import { passesLogLevel, type McpLogLevel } from '../../model/log-level.js';
+import type { McpPrincipal } from '../../model/mcp-principal.js';
+import type { McpErrorMapper } from '../mcp-error.mapper.js';
 import type { McpTaskChannels } from './task-channels.js';
 import type { McpTaskEvents } from './task-events.js';
 import { McpTaskAbandonedError, McpTaskCancelledError } from './task.errors.js';

@@ -1,4 +1,4 @@
-import type { McpTasksOptions, ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import type { McpTasksOptions, ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 
 /** The longest delay a Node.js timer takes (a task's time to live is one). */
 const MAX_TIMER_MS = 2_147_483_647;

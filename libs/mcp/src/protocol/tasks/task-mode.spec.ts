@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { McpTaskSupport } from '../model/task-support.js';
+import type { McpTaskSupport } from '../../model/task-support.js';
 import { taskModeOf } from './task-mode.js';
 import { TASKS_EXTENSION } from './task-wire.js';
 

@@ -1,5 +1,5 @@
-import type { McpTaskRecord } from '../backend/mcp-task.store.js';
-import { RESULT_TYPE, type TypedResult } from '../model/result-type.js';
+import type { McpTaskRecord } from '../../backend/mcp-task.store.js';
+import { RESULT_TYPE, type TypedResult } from '../../model/result-type.js';
 
 /** The identifier of the tasks extension (MCP 2026-07-28 era). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -7,26 +7,26 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { callerKeyOf } from '../auth/caller-key.js';
-import { InMemoryTaskStore } from '../backend/in-memory/in-memory-task.store.js';
-import { LocalInstanceMessaging } from '../backend/in-memory/local-instance-messaging.js';
-import { MCP_INSTANCE_MESSAGING, MCP_TASK_STORE } from '../backend/mcp-backend.tokens.js';
-import type { McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
+import { callerKeyOf } from '../../auth/caller-key.js';
+import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
+import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
+import { MCP_INSTANCE_MESSAGING, MCP_TASK_STORE } from '../../backend/mcp-backend.tokens.js';
+import type { McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
 import {
   isTerminalTaskStatus,
   ORPHANED_TASK,
   type McpTaskRecord,
   type McpTaskStore,
-} from '../backend/mcp-task.store.js';
-import { McpClientRequests } from '../client-requests/mcp-client-requests.js';
-import type { McpRequestContext } from '../context/mcp-request-context.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import { isLogLevel } from '../model/log-level.js';
-import { principalDigest } from '../model/mcp-principal.js';
-import { McpErrorMapper } from '../protocol/mcp-error.mapper.js';
-import { McpToolRegistry, type McpToolEntry } from '../registry/mcp-tool.registry.js';
-import { McpSessionManager } from '../session/mcp-session.manager.js';
+} from '../../backend/mcp-task.store.js';
+import { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { isLogLevel } from '../../model/log-level.js';
+import { principalDigest } from '../../model/mcp-principal.js';
+import { McpErrorMapper } from '../mcp-error.mapper.js';
+import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
+import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { taskModeOf, type McpTaskMode } from './task-mode.js';

@@ -1,4 +1,4 @@
-import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
+import type { McpToolEntry } from '../../registry/mcp-tool.registry.js';
 
 type Describe = (tool: McpToolEntry) => Readonly<Record<string, unknown>>;
 
