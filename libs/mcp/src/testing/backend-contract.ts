@@ -92,6 +92,19 @@ const seqOf = (eventId: string | undefined): number => Number(eventId?.split(':'
 const progress = (n: number): string =>
   `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":${n}}}`;
 
+/** A POST answer of two events, resumed after its first on a second connection (which got the second). */
+async function resumedAnswer(parts: McpBackendParts, sessionId: string) {
+  const answer = new FakeConnection();
+  const post = parts.postStreams.open(sessionId, answer);
+  post.send(progress(1));
+  post.send(progress(2));
+  await answer.waitForCount(2);
+  const resumed = new FakeConnection();
+  expect(await parts.postStreams.resume(sessionId, answer.sent[0].eventId!, resumed)).toBe('resumed');
+  await resumed.waitForCount(1);
+  return { post, resumed };
+}
+
 /** The replay guard of an instance: every backend the contract checks has one. */
 function noncesOf(parts: McpBackendParts): McpRequestStateNonces {
   expect(parts.requestStateNonces).toBeDefined();
@@ -574,14 +587,7 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
 
       it('ends the answers of a session with it: every connection carrying one closes, a resumed one included', async () => {
         const { parts, session } = await single();
-        const answer = new FakeConnection();
-        const post = parts.postStreams.open(session.id, answer);
-        post.send(progress(1));
-        post.send(progress(2));
-        await answer.waitForCount(2);
-        const resumed = new FakeConnection();
-        expect(await parts.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
-        await resumed.waitForCount(1);
+        const { resumed } = await resumedAnswer(parts, session.id);
         const other = new FakeConnection();
         parts.postStreams.open(session.id, other).send(progress(1));
         await other.waitForCount(1);
@@ -594,14 +600,7 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
 
       it('drains: a resumed answer closes with a retry hint, stays logged, and resumes again', async () => {
         const { parts, session } = await single();
-        const answer = new FakeConnection();
-        const post = parts.postStreams.open(session.id, answer);
-        post.send(progress(1));
-        post.send(progress(2));
-        await answer.waitForCount(2);
-        const resumed = new FakeConnection();
-        expect(await parts.postStreams.resume(session.id, answer.sent[0].eventId!, resumed)).toBe('resumed');
-        await resumed.waitForCount(1);
+        const { post, resumed } = await resumedAnswer(parts, session.id);
 
         await parts.postStreams.drain();
 
