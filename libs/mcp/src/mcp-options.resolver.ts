@@ -31,6 +31,7 @@ import { assertValidIcons } from './registry/icon-rules.js';
 import { authOptionProblems } from './auth/auth-options.validation.js';
 import { liftDeprecatedOptions } from './mcp-options.deprecated.js';
 import { resolveTaskOptions, taskOptionProblems } from './protocol/tasks/task-options.js';
+import { telemetryOptionProblems } from './telemetry/telemetry-options.validation.js';
 
 /** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
 const positive = (value: number | undefined, fallback: number): number =>
@@ -80,6 +81,15 @@ const GROUP_KEYS: { [Group in keyof McpOptionGroups]: Record<keyof McpOptionGrou
     maxPerInstance: true,
     maxResultBytes: true,
     shutdownGraceMs: true,
+  },
+  telemetry: {
+    tracing: true,
+    metrics: true,
+    recordResourceUris: true,
+    recordTargetNames: true,
+    attributes: true,
+    tracerProvider: true,
+    meterProvider: true,
   },
 };
 
@@ -209,6 +219,7 @@ export function validateMcpOptions(options: McpModuleOptions): string[] {
   }
   problems.push(...authOptionProblems(options?.auth));
   problems.push(...taskOptionProblems(options?.tasks));
+  problems.push(...telemetryOptionProblems(options?.telemetry));
   return problems;
 }
 
@@ -272,5 +283,6 @@ export function resolveMcpOptions(input: McpModuleOptions): ResolvedMcpOptions {
     maxStreamBufferBytes: positive(delivery.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES),
     listChangedDebounceMs: delivery.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
     ...resolveTaskOptions(options.tasks),
+    telemetry: options.telemetry ?? {},
   };
 }

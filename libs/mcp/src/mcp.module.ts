@@ -24,6 +24,8 @@ import { McpResourceResolver } from './resources/mcp-resource.resolver.js';
 import { McpToolRegistry } from './registry/mcp-tool.registry.js';
 import { McpSessionManager } from './session/mcp-session.manager.js';
 import { McpServerStats } from './session/mcp-server-stats.js';
+import { McpTelemetry } from './telemetry/mcp-telemetry.js';
+import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
 import { McpEventStreams } from './transports/http/event-streams.js';
 import { ConnectionSessions } from './transports/shared/connection-sessions.js';
@@ -74,6 +76,11 @@ import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
     McpResourceService,
     RuntimeResourceSync,
     McpServerStats,
+    {
+      provide: McpTelemetry,
+      useFactory: (options: ResolvedMcpOptions) => new McpTelemetry(options.telemetry, options.maxSessions),
+      inject: [MCP_RESOLVED_OPTIONS],
+    },
     McpToolRegistry,
     McpResourceRegistry,
     McpResourceTemplateRegistry,

@@ -3,6 +3,7 @@
  * JSON (as a shared store such as Redis does): the binding is plain data in the record, checked
  * where the session is resolved.
  */
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { InMemoryMcpBackend } from '../backend/in-memory/in-memory.backend.js';
 import type { McpSessionRecord, McpSessionStore } from '../backend/mcp-session.store.js';
@@ -49,7 +50,7 @@ describe('sessions bound to their principal', () => {
       sessions: { maxPerCaller: maxSessionsPerPrincipal },
     });
     const parts = new InMemoryMcpBackend().connect({ options });
-    manager = new McpSessionManager(serializing(parts.sessions), parts.liveStreams, options);
+    manager = new McpSessionManager(serializing(parts.sessions), parts.liveStreams, options, new McpTelemetry());
     manager.onModuleInit();
     return manager;
   };

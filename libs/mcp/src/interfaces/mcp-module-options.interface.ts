@@ -1,3 +1,4 @@
+import type { McpTelemetryOptions } from '../telemetry/mcp-telemetry.options.js';
 import type { McpAuthOptions } from './mcp-auth-options.interface.js';
 import type { McpBackend } from '../backend/mcp-backend.interface.js';
 import type { McpProtocolEras, McpProtocolVersion } from '../mcp.constants.js';
@@ -79,6 +80,11 @@ export interface McpModuleOptions extends McpDeprecatedFlatOptions {
   delivery?: McpDeliveryOptions;
   /** Tasks: their lifetimes, polling, hand-off and budgets. */
   tasks?: McpTasksOptions;
+  /**
+   * OpenTelemetry traces and metrics in the MCP semantic conventions (docs/telemetry.md). On by
+   * default, at no measurable cost without an OpenTelemetry SDK. See `McpTelemetryOptions`.
+   */
+  telemetry?: McpTelemetryOptions;
   /**
    * Where sessions, subscriptions and delivery state live. The in-memory default needs nothing;
    * a shared backend (`@nest-mcp/redis`) lets several instances behave as one.
@@ -334,6 +340,7 @@ export interface McpOptionGroups {
   modern: McpModernOptions;
   delivery: McpDeliveryOptions;
   tasks: McpTasksOptions;
+  telemetry: McpTelemetryOptions;
 }
 
 /**
@@ -481,5 +488,6 @@ export interface ResolvedMcpOptions {
   maxTasksPerInstance: number;
   maxTaskResultBytes: number;
   taskShutdownGraceMs: number;
+  telemetry: McpTelemetryOptions;
   auth?: McpAuthOptions;
 }

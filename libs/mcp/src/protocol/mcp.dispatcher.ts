@@ -23,6 +23,8 @@ import { LegacyEra } from './eras/legacy.era.js';
 import { ModernEra } from './eras/modern.era.js';
 import { McpListens } from './listen/listens.registry.js';
 import { callerKeyOf } from '../auth/caller-key.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import type { McpOperation, McpOperationOutcome } from '../telemetry/mcp-operation.js';
 
 /**
  * The transport-agnostic protocol core: one entry, `dispatch(inbound, ctx)`, for every transport
@@ -44,6 +46,7 @@ export class McpDispatcher {
     private readonly legacy: LegacyEra,
     private readonly modern: ModernEra,
     private readonly listens: McpListens,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   /**
@@ -104,27 +107,87 @@ export class McpDispatcher {
       : { json, status: outcome.status };
   }
 
+  /**
+   * Serves one message inside its operation: the SERVER span every inbound request or
+   * notification gets (active while it runs, so what the handler does nests under it) and its
+   * `mcp.server.operation.duration`.
+   */
   private async dispatchOne(message: InboundMessage, ctx: McpDispatchContext): Promise<Outcome | undefined> {
     switch (message.kind) {
-      case 'invalid':
-        return failure(message.id, message.error, message.method ?? 'message');
-      case 'notification':
-        await this.handleNotification(message.notification, ctx);
+      case 'invalid': {
+        const outcome = failure(message.id, message.error, message.method ?? 'message');
+        // Refused before it ran: a span only where there is a method to name it by.
+        if (message.method !== undefined) {
+          const id = message.id ?? undefined;
+          this.operation(message.method, id, undefined, ctx, undefined).end(outcomeOf(message.method, outcome, ctx));
+        }
+        return outcome;
+      }
+      case 'notification': {
+        const { method, params } = message.notification;
+        const version = message.era === 'legacy' ? this.legacy.versionOf(ctx) : undefined;
+        const operation = this.operation(method, undefined, params, ctx, version);
+        await operation.run(() => this.handleNotification(message.notification, ctx));
+        operation.end({});
         return undefined;
+      }
       case 'response':
         // An answer to a server→client request, taken only from the session that was asked.
         if (ctx.session) this.clientRequests.receive(ctx.session.id, message.response, ctx.auth);
         return undefined;
       case 'request': {
+        const { request } = message;
         if (message.era === 'legacy') {
-          return this.run(message.request, ctx, (controller) => this.legacy.serve(message.request, ctx, controller));
+          // initialize negotiates its version: known once it ran.
+          const version = request.method === 'initialize' ? undefined : this.legacy.versionOf(ctx);
+          const operation = this.operation(request.method, request.id, request.params, ctx, version);
+          const outcome = await operation.run(() =>
+            this.run(request, ctx, (controller) => this.legacy.serve(request, ctx, controller)),
+          );
+          operation.end(
+            outcomeOf(
+              request.method,
+              outcome,
+              ctx,
+              request.method === 'initialize' ? this.legacy.versionOf(ctx) : undefined,
+            ),
+          );
+          return outcome;
         }
-        const outcome = await this.run(message.request, ctx, (controller) =>
-          this.modern.serve(message, ctx, controller),
+        const operation = this.operation(
+          request.method,
+          request.id,
+          request.params,
+          ctx,
+          message.envelope.protocolVersion,
         );
-        return outcome && modernError(outcome);
+        const outcome = await operation.run(() =>
+          this.run(request, ctx, (controller) => this.modern.serve(message, ctx, controller)),
+        );
+        const answered = outcome && modernError(outcome);
+        operation.end(outcomeOf(request.method, answered, ctx));
+        return answered;
       }
     }
+  }
+
+  private operation(
+    method: string,
+    id: JsonRpcId | undefined,
+    params: unknown,
+    ctx: McpDispatchContext,
+    protocolVersion: string | undefined,
+  ): McpOperation {
+    return this.telemetry.startOperation({
+      method,
+      id,
+      params,
+      transport: ctx.transport,
+      request: ctx.request,
+      protocolVersion,
+      sessionId: ctx.session?.id,
+      principal: ctx.auth,
+    });
   }
 
   /**
@@ -211,6 +274,22 @@ const failure = (id: JsonRpcId | null, exception: McpException, method: string):
   headers: exception.httpHeaders,
   method,
 });
+
+/** How a served message ended, for its span and duration. */
+function outcomeOf(
+  method: string,
+  outcome: Outcome | undefined,
+  ctx: McpDispatchContext,
+  protocolVersion?: string,
+): McpOperationOutcome {
+  const sessionId = ctx.session?.id;
+  // A listen ends when its client closes the stream: that is how listens end, not a failure.
+  if (!outcome)
+    return method === 'subscriptions/listen' ? { sessionId } : { cancelled: true, sessionId, protocolVersion };
+  const response = outcome.response as { error?: { code: number; message: string }; result?: { isError?: unknown } };
+  if (response.error) return { error: response.error, sessionId, protocolVersion };
+  return { toolError: response.result?.isError === true, sessionId, protocolVersion };
+}
 
 const namesInitialize = (message: InboundMessage): boolean =>
   (message.kind === 'request' && message.request.method === 'initialize') ||

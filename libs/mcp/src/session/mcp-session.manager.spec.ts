@@ -1,3 +1,4 @@
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
@@ -33,7 +34,7 @@ function createHarness(options: Partial<McpModuleOptions> = {}): Harness {
   const sessions = parts.sessions as InMemorySessionStore;
   // A read that leaves the idle clock alone, for assertions.
   const store = Object.assign(sessions, { get: async (id: string) => sessions.peek(id) });
-  const manager = new McpSessionManager(store, parts.liveStreams, resolved);
+  const manager = new McpSessionManager(store, parts.liveStreams, resolved, new McpTelemetry());
   const ended = jest.fn<McpSessionEndListener>();
   manager.onSessionEnd(ended);
   return { manager, store, liveStreams: parts.liveStreams, ended };

@@ -15,6 +15,9 @@ import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
 import { isSamePrincipal, principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
 import { SessionQuota } from './session-quota.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import { networkAttributes } from '../telemetry/transport-attributes.js';
+import { ATTR_MCP_PROTOCOL_VERSION } from '../telemetry/semconv.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;
 
@@ -33,10 +36,12 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   onModuleInit(): void {
     if (!this.options.sessions) return;
+    this.store.onEnded((id) => this.telemetry.sessionEnded(id));
     if (this.options.maxSessionsPerPrincipal !== undefined) this.store.onEnded((id) => this.quota.release(id));
     this.sweepTimer = setInterval(() => {
       this.sweep().catch((error: unknown) =>
@@ -80,10 +85,19 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
       throw new McpSessionQuotaExceededException(perCaller);
     }
     try {
-      if (await this.store.create(record, this.options.maxSessions)) return record;
-      // Idle sessions may be holding the places: sweep once before refusing.
-      await this.sweep();
-      if (await this.store.create(record, this.options.maxSessions)) return record;
+      let created = await this.store.create(record, this.options.maxSessions);
+      if (!created) {
+        // Idle sessions may be holding the places: sweep once before refusing.
+        await this.sweep();
+        created = await this.store.create(record, this.options.maxSessions);
+      }
+      if (created) {
+        this.telemetry.sessionStarted(record.id, now, {
+          [ATTR_MCP_PROTOCOL_VERSION]: record.protocolVersion,
+          ...networkAttributes(record.transport, undefined),
+        });
+        return record;
+      }
     } catch (error) {
       this.quota.release(record.id);
       throw error;

@@ -1,0 +1,96 @@
+import { context, SpanStatusCode, type Attributes, type Context, type Histogram, type Span } from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_SESSION_ID,
+  ATTR_RPC_RESPONSE_STATUS_CODE,
+  ERROR_TYPE_CANCELLED,
+  ERROR_TYPE_TOOL_ERROR,
+} from './semconv.js';
+
+/** How an inbound request or notification ended. */
+export interface McpOperationOutcome {
+  /** The JSON-RPC error it was answered with. */
+  readonly error?: { readonly code: number; readonly message: string };
+  /** A tool result with `isError: true`. */
+  readonly toolError?: boolean;
+  /** Cancelled before it was answered (by the client, or by the transport losing it). */
+  readonly cancelled?: boolean;
+  /** Known only once it ran (`initialize` negotiates it). */
+  readonly protocolVersion?: string;
+  /** Known only once it ran (`initialize` creates it). */
+  readonly sessionId?: string;
+}
+
+/**
+ * One inbound request or notification being served: its SERVER span (when tracing) and its
+ * entry in `mcp.server.operation.duration` (when metrics are on).
+ */
+export interface McpOperation {
+  /** Runs `work` with the span active, so the handler's own spans (and the library's) nest under it. */
+  run<T>(work: () => T): T;
+  /** Ends the span and records the duration; once. */
+  end(outcome: McpOperationOutcome): void;
+}
+
+/** The operation of a build with telemetry off: nothing at all. */
+export const NO_OPERATION: McpOperation = {
+  run: (work) => work(),
+  end: () => undefined,
+};
+
+/** The `error.type` of an outcome, per the conventions; undefined for a success. */
+export function errorTypeOf(outcome: McpOperationOutcome): string | undefined {
+  if (outcome.cancelled) return ERROR_TYPE_CANCELLED;
+  if (outcome.error) return String(outcome.error.code);
+  return outcome.toolError ? ERROR_TYPE_TOOL_ERROR : undefined;
+}
+
+export class RecordedOperation implements McpOperation {
+  private readonly started = performance.now();
+  private ended = false;
+
+  constructor(
+    private readonly span: Span | undefined,
+    /** The span's context: where `run` puts the work. */
+    private readonly activeContext: Context | undefined,
+    /** The metric's attributes so far (method, target, transport), completed at the end. */
+    private readonly metricAttributes: Attributes | undefined,
+    private readonly duration: Histogram | undefined,
+    private readonly knownSessionId: boolean,
+  ) {}
+
+  run<T>(work: () => T): T {
+    return this.activeContext ? context.with(this.activeContext, work) : work();
+  }
+
+  end(outcome: McpOperationOutcome): void {
+    if (this.ended) return;
+    this.ended = true;
+    const errorType = errorTypeOf(outcome);
+    const span = this.span;
+    if (span?.isRecording()) {
+      if (outcome.sessionId !== undefined && !this.knownSessionId)
+        span.setAttribute(ATTR_MCP_SESSION_ID, outcome.sessionId);
+      if (outcome.protocolVersion !== undefined) span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, outcome.protocolVersion);
+      if (errorType !== undefined) {
+        span.setAttribute(ATTR_ERROR_TYPE, errorType);
+        if (outcome.error) span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, String(outcome.error.code));
+        span.setStatus(
+          outcome.error
+            ? { code: SpanStatusCode.ERROR, message: outcome.error.message }
+            : { code: SpanStatusCode.ERROR },
+        );
+      }
+    }
+    span?.end();
+    const attributes = this.metricAttributes;
+    if (!this.duration || !attributes) return;
+    if (outcome.protocolVersion !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = outcome.protocolVersion;
+    if (errorType !== undefined) {
+      attributes[ATTR_ERROR_TYPE] = errorType;
+      if (outcome.error) attributes[ATTR_RPC_RESPONSE_STATUS_CODE] = String(outcome.error.code);
+    }
+    this.duration.record((performance.now() - this.started) / 1000, attributes);
+  }
+}

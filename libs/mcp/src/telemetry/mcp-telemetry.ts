@@ -1,0 +1,273 @@
+import {
+  context,
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Counter,
+  type Histogram,
+  type Meter,
+  type ObservableResult,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { JsonRpcId } from '../model/json-rpc.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
+import type { McpTransportKind } from '../model/mcp-transport.interface.js';
+import { NO_OPERATION, RecordedOperation, type McpOperation } from './mcp-operation.js';
+import type { McpTelemetryOptions } from './mcp-telemetry.options.js';
+import { targetOf } from './operation-target.js';
+import {
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROMPT_NAME,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_JSONRPC_REQUEST_ID,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_RESOURCE_URI,
+  ATTR_MCP_SESSION_ID,
+  DURATION_BUCKETS_SECONDS,
+  GEN_AI_EXECUTE_TOOL,
+  INSTRUMENTATION_SCOPE,
+  LIBRARY_PREFIX,
+  METRIC_OPERATION_DURATION,
+  METRIC_SESSION_DURATION,
+} from './semconv.js';
+import { SessionDurations } from './session-durations.js';
+import { spanOrigin } from './trace-context.js';
+import { clientAttributes, networkAttributes } from './transport-attributes.js';
+
+/** What the dispatcher knows of an inbound message when it starts serving it. */
+export interface McpOperationStart {
+  readonly method: string;
+  /** Absent for a notification. */
+  readonly id?: JsonRpcId;
+  readonly params?: unknown;
+  readonly transport: McpTransportKind;
+  /** The raw transport request: its socket (client address), HTTP version and headers. */
+  readonly request?: unknown;
+  readonly protocolVersion?: string;
+  readonly sessionId?: string;
+  readonly principal?: McpPrincipal;
+}
+
+/** Why the library refused a request before serving it (`nest_mcp.requests.refused`). @publicApi */
+export type McpRefusalReason = 'auth' | 'origin' | 'size' | 'rate' | 'era' | 'capacity' | 'invalid';
+
+/** A span the library opened inside an operation, ended with what it learned. */
+export interface McpChildSpan {
+  readonly context?: Context;
+  end(attributes?: Attributes, error?: { readonly code?: number; readonly message: string }): void;
+}
+
+const NO_CHILD: McpChildSpan = { end: () => undefined };
+
+/**
+ * The library's telemetry, through `@opentelemetry/api` only: the SERVER span and duration of
+ * each inbound message, the spans of what a handler causes (requests to the client, fan-outs),
+ * session durations, and the library's own gauges and counters. Without an OpenTelemetry SDK
+ * every instrument is the API's no-op; with `telemetry.tracing`/`metrics` off, not even that.
+ * @publicApi
+ */
+export class McpTelemetry {
+  private readonly tracer?: Tracer;
+  private readonly meter?: Meter;
+  private readonly operationDuration?: Histogram;
+  private readonly refusals?: Counter;
+  private readonly sessions?: SessionDurations;
+  private readonly recordUris: boolean;
+  private readonly recordNames: boolean;
+
+  /**
+   * @param maxSessions bounds the sessions whose start this instance remembers for
+   * `mcp.server.session.duration` (the module's `sessions.max`).
+   */
+  constructor(
+    private readonly options: McpTelemetryOptions = {},
+    maxSessions = 10_000,
+  ) {
+    this.recordUris = options.recordResourceUris ?? true;
+    this.recordNames = options.recordTargetNames ?? true;
+    if (options.tracing ?? true) {
+      this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
+    }
+    if (options.metrics ?? true) {
+      // The meter is taken now, when the module is created: an SDK must be started before it
+      // (the metrics API has no proxy that would pick up a provider registered later).
+      const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE);
+      this.meter = meter;
+      const advice = { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS };
+      this.operationDuration = meter.createHistogram(METRIC_OPERATION_DURATION, {
+        description:
+          'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
+        unit: 's',
+        advice,
+      });
+      this.sessions = new SessionDurations(
+        meter.createHistogram(METRIC_SESSION_DURATION, {
+          description: 'The duration of the MCP session as observed on the MCP server.',
+          unit: 's',
+          advice,
+        }),
+        maxSessions,
+      );
+      this.refusals = meter.createCounter(`${LIBRARY_PREFIX}.requests.refused`, {
+        description: 'Requests refused before they were served, by reason.',
+        unit: '{request}',
+      });
+    }
+  }
+
+  /** True when spans are made (the option; an SDK may still sample them out). */
+  get tracing(): boolean {
+    return this.tracer !== undefined;
+  }
+
+  /** Starts serving one inbound request or notification. */
+  startOperation(start: McpOperationStart): McpOperation {
+    if (!this.tracer && !this.operationDuration) return NO_OPERATION;
+    const target = targetOf(start.method, start.params);
+    const named = this.recordNames ? (target.tool ?? target.prompt) : undefined;
+    const network = networkAttributes(start.transport, start.request);
+    let span: Span | undefined;
+    let active: Context | undefined;
+    if (this.tracer) {
+      const headers =
+        start.transport === 'streamable-http' ? (start.request as { headers?: unknown })?.headers : undefined;
+      const origin = spanOrigin(start.params, headers);
+      span = this.tracer.startSpan(
+        named === undefined ? start.method : `${start.method} ${named}`,
+        { kind: SpanKind.SERVER, links: origin.links },
+        origin.parent,
+      );
+      active = trace.setSpan(origin.parent, span);
+      if (span.isRecording()) span.setAttributes(this.spanAttributes(start, target, named, network));
+    }
+    let metricAttributes: Attributes | undefined;
+    if (this.operationDuration) {
+      metricAttributes = { [ATTR_MCP_METHOD_NAME]: start.method, ...network };
+      if (named !== undefined) {
+        metricAttributes[target.tool !== undefined ? ATTR_GEN_AI_TOOL_NAME : ATTR_GEN_AI_PROMPT_NAME] = named;
+      }
+      if (target.tool !== undefined) metricAttributes[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_EXECUTE_TOOL;
+      if (start.protocolVersion !== undefined) metricAttributes[ATTR_MCP_PROTOCOL_VERSION] = start.protocolVersion;
+    }
+    return new RecordedOperation(span, active, metricAttributes, this.operationDuration, start.sessionId !== undefined);
+  }
+
+  /**
+   * A CLIENT span for a request the server sends the client while it serves one (elicitation,
+   * sampling, roots, a task's input), under the active span, as the conventions have the server
+   * report the operations it initiates.
+   */
+  startClientRequest(method: string, attributes: Attributes = {}): McpChildSpan {
+    return this.child(method, SpanKind.CLIENT, { [ATTR_MCP_METHOD_NAME]: method, ...attributes });
+  }
+
+  /**
+   * One span for one notification's fan-out (not one per recipient): ended with the audience
+   * counts. A resource URI is recorded unless `recordResourceUris` is off.
+   */
+  startFanout(method: string, uri?: string): McpChildSpan {
+    const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: method };
+    if (uri !== undefined && this.recordUris) attributes[ATTR_MCP_RESOURCE_URI] = uri;
+    return this.child(method, SpanKind.PRODUCER, attributes);
+  }
+
+  /** A span of the library's own work inside the active one (a backend round trip, a task step). */
+  startInternal(name: string, attributes: Attributes = {}): McpChildSpan {
+    return this.child(name, SpanKind.INTERNAL, attributes);
+  }
+
+  /** A session began on this instance; its duration is recorded when it ends (on any instance). */
+  sessionStarted(id: string, startedAt: number, attributes: Attributes): void {
+    this.sessions?.started(id, startedAt, attributes);
+  }
+
+  /** A session ended (told on every instance: only the one that began it records). */
+  sessionEnded(id: string): void {
+    this.sessions?.ended(id);
+  }
+
+  /** Counts a request refused before it was served. */
+  refused(reason: McpRefusalReason, attributes?: Attributes): void {
+    this.refusals?.add(
+      1,
+      attributes
+        ? { [`${LIBRARY_PREFIX}.refusal.reason`]: reason, ...attributes }
+        : { [`${LIBRARY_PREFIX}.refusal.reason`]: reason },
+    );
+  }
+
+  /**
+   * An observable gauge of the library (`nest_mcp.<name>`), read at each collection: `read`
+   * reports one value, or one per attribute set.
+   */
+  gauge(
+    name: string,
+    description: string,
+    unit: string,
+    read: (observe: (value: number, attributes?: Attributes) => void) => void,
+  ): void {
+    if (!this.meter) return;
+    this.meter
+      .createObservableGauge(`${LIBRARY_PREFIX}.${name}`, { description, unit })
+      .addCallback((result: ObservableResult) => read((value, attributes) => result.observe(value, attributes)));
+  }
+
+  private child(name: string, kind: SpanKind, attributes: Attributes): McpChildSpan {
+    if (!this.tracer) return NO_CHILD;
+    const span = this.tracer.startSpan(name, { kind, attributes });
+    return {
+      context: trace.setSpan(context.active(), span),
+      end: (more, error) => {
+        if (span.isRecording()) {
+          if (more) span.setAttributes(more);
+          if (error) {
+            if (error.code !== undefined) span.setAttribute('error.type', String(error.code));
+            span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+          }
+        }
+        span.end();
+      },
+    };
+  }
+
+  private spanAttributes(
+    start: McpOperationStart,
+    target: ReturnType<typeof targetOf>,
+    named: string | undefined,
+    network: Attributes,
+  ): Attributes {
+    const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: start.method, ...network };
+    if (named !== undefined)
+      attributes[target.tool !== undefined ? ATTR_GEN_AI_TOOL_NAME : ATTR_GEN_AI_PROMPT_NAME] = named;
+    if (target.tool !== undefined) attributes[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_EXECUTE_TOOL;
+    if (target.uri !== undefined && this.recordUris) attributes[ATTR_MCP_RESOURCE_URI] = target.uri;
+    if (start.id !== undefined) attributes[ATTR_JSONRPC_REQUEST_ID] = String(start.id);
+    if (start.protocolVersion !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = start.protocolVersion;
+    if (start.sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = start.sessionId;
+    Object.assign(attributes, clientAttributes(start.request));
+    const extra = this.options.attributes;
+    if (extra) {
+      try {
+        Object.assign(
+          attributes,
+          extra({
+            method: start.method,
+            target: target.tool ?? target.prompt ?? target.uri,
+            transport: start.transport,
+            sessionId: start.sessionId,
+            principal: start.principal,
+            request: start.request,
+          }),
+        );
+      } catch {
+        // An application's callback never breaks a request.
+      }
+    }
+    return attributes;
+  }
+}
