@@ -17,6 +17,8 @@ import {
   MCP_SUBSCRIPTION_STORE,
   MCP_TASK_STORE,
 } from './backend/mcp-backend.tokens.js';
+import { McpTelemetry } from './telemetry/mcp-telemetry.js';
+import { traceFanout } from './notifications/traced-fanout.js';
 
 /** Closes the backend's connections and timers when the application shuts down. */
 @Injectable()
@@ -46,7 +48,11 @@ export const MCP_BACKEND_PROVIDERS: Provider[] = [
     useFactory: (parts: McpBackendParts) => parts.subscriptions,
     inject: [MCP_BACKEND_PARTS],
   },
-  { provide: MCP_FANOUT, useFactory: (parts: McpBackendParts) => parts.fanout, inject: [MCP_BACKEND_PARTS] },
+  {
+    provide: MCP_FANOUT,
+    useFactory: (parts: McpBackendParts, telemetry: McpTelemetry) => traceFanout(parts.fanout, telemetry),
+    inject: [MCP_BACKEND_PARTS, McpTelemetry],
+  },
   { provide: MCP_LIVE_STREAMS, useFactory: (parts: McpBackendParts) => parts.liveStreams, inject: [MCP_BACKEND_PARTS] },
   { provide: MCP_POST_STREAMS, useFactory: (parts: McpBackendParts) => parts.postStreams, inject: [MCP_BACKEND_PARTS] },
   {

@@ -7,6 +7,7 @@ import type { JsonRpcResponse } from '../model/json-rpc.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { principalDigest, type McpPrincipal } from '../model/mcp-principal.js';
 import { argumentDepthError } from '../schema/argument-depth.js';
+import { withTraceContext } from '../telemetry/trace-context.js';
 import {
   McpClientRequestError,
   McpClientRequestTimeoutError,
@@ -131,7 +132,7 @@ export class McpClientRequests implements OnModuleInit, OnApplicationShutdown {
       // a message nothing can carry fails it at once instead of after the timeout.
       let sent: boolean;
       try {
-        sent = options.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+        sent = options.send(JSON.stringify({ jsonrpc: '2.0', id, method, params: withTraceContext(params) }));
       } catch (error) {
         settle();
         reject(error instanceof Error ? error : new Error(String(error)));

@@ -286,9 +286,18 @@ function outcomeOf(
   // A listen ends when its client closes the stream: that is how listens end, not a failure.
   if (!outcome)
     return method === 'subscriptions/listen' ? { sessionId } : { cancelled: true, sessionId, protocolVersion };
-  const response = outcome.response as { error?: { code: number; message: string }; result?: { isError?: unknown } };
+  const response = outcome.response as {
+    error?: { code: number; message: string };
+    result?: { isError?: unknown; resultType?: unknown };
+  };
   if (response.error) return { error: response.error, sessionId, protocolVersion };
-  return { toolError: response.result?.isError === true, sessionId, protocolVersion };
+  const resultType = response.result?.resultType;
+  return {
+    toolError: response.result?.isError === true,
+    sessionId,
+    protocolVersion,
+    resultType: typeof resultType === 'string' && resultType !== 'complete' ? resultType : undefined,
+  };
 }
 
 const namesInitialize = (message: InboundMessage): boolean =>

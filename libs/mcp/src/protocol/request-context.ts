@@ -17,6 +17,9 @@ import { McpClientCapabilityError } from '../errors/client-request.errors.js';
 import { LazyAbortController } from './inflight-requests.js';
 import type { McpInputRequest } from './modern/input-round.js';
 import type { EraRequest, McpEraContext } from './eras/era-context.js';
+import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import { ATTR_MCP_SESSION_ID } from '../telemetry/semconv.js';
+import { ATTR_ASK_CHANNEL, describeAskFailure } from './ask-failure.js';
 
 const logger = new Logger('McpRequest');
 
@@ -28,6 +31,8 @@ export interface RequestContextInit {
   /** What the request's era decides: capabilities, log level, how the client is asked. */
   readonly era: McpEraContext;
   readonly controller?: LazyAbortController;
+  /** Spans for the requests the handler sends the client. */
+  readonly telemetry?: McpTelemetry;
 }
 
 type Bound = 'sendNotification' | 'reportProgress' | 'log' | 'elicit' | 'sample' | 'listRoots';
@@ -45,6 +50,7 @@ export class RequestContext implements McpRequestContext, EraRequest {
   private readonly dispatch: McpDispatchContext;
   private readonly controller: LazyAbortController;
   private readonly eraContext: McpEraContext;
+  private readonly telemetry?: McpTelemetry;
   private done = false;
   private lastProgress = -Infinity;
   private bound?: Partial<Record<Bound, unknown>>;
@@ -53,6 +59,7 @@ export class RequestContext implements McpRequestContext, EraRequest {
     this.rpc = init.rpc;
     this.dispatch = init.dispatch;
     this.eraContext = init.era;
+    this.telemetry = init.telemetry;
     this.controller = init.controller ?? new LazyAbortController();
     const meta = init.params._meta;
     if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) this.meta = meta as Record<string, unknown>;
@@ -190,8 +197,22 @@ export class RequestContext implements McpRequestContext, EraRequest {
     }
   }
 
+  /**
+   * Asks the client through the era: a request pushed on a channel of the session (legacy), or a
+   * multi round-trip round (modern); inside a CLIENT span when tracing.
+   */
   private ask(method: McpInputRequest['method'], params: Record<string, unknown>, options?: McpClientRequestOptions) {
-    return this.eraContext.ask(method, params, options, this);
+    const ask = () => this.eraContext.ask(method, params, options, this);
+    if (!this.telemetry?.tracing) return ask();
+    const modern = this.eraContext.era === 'modern';
+    const sessionId = this.dispatch.session?.id;
+    const attributes = { [ATTR_ASK_CHANNEL]: modern ? 'mrtr' : 'request' };
+    return this.telemetry.clientRequest(
+      method,
+      sessionId === undefined ? attributes : { ...attributes, [ATTR_MCP_SESSION_ID]: sessionId },
+      ask,
+      describeAskFailure,
+    );
   }
 
   private bind<T>(name: Bound, fn: T): T {

@@ -4,6 +4,7 @@ import {
   ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_SESSION_ID,
   ATTR_RPC_RESPONSE_STATUS_CODE,
+  ATTR_RESULT_TYPE,
   ERROR_TYPE_CANCELLED,
   ERROR_TYPE_TOOL_ERROR,
 } from './semconv.js';
@@ -20,6 +21,8 @@ export interface McpOperationOutcome {
   readonly protocolVersion?: string;
   /** Known only once it ran (`initialize` creates it). */
   readonly sessionId?: string;
+  /** A modern result's `resultType` other than `complete` (`input_required`, `task`). */
+  readonly resultType?: string;
 }
 
 /**
@@ -73,6 +76,7 @@ export class RecordedOperation implements McpOperation {
       if (outcome.sessionId !== undefined && !this.knownSessionId)
         span.setAttribute(ATTR_MCP_SESSION_ID, outcome.sessionId);
       if (outcome.protocolVersion !== undefined) span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, outcome.protocolVersion);
+      if (outcome.resultType !== undefined) span.setAttribute(ATTR_RESULT_TYPE, outcome.resultType);
       if (errorType !== undefined) {
         span.setAttribute(ATTR_ERROR_TYPE, errorType);
         if (outcome.error) span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, String(outcome.error.code));

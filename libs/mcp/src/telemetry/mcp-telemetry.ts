@@ -20,6 +20,7 @@ import { NO_OPERATION, RecordedOperation, type McpOperation } from './mcp-operat
 import type { McpTelemetryOptions } from './mcp-telemetry.options.js';
 import { targetOf } from './operation-target.js';
 import {
+  ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROMPT_NAME,
   ATTR_GEN_AI_TOOL_NAME,
@@ -28,6 +29,7 @@ import {
   ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_RESOURCE_URI,
   ATTR_MCP_SESSION_ID,
+  ATTR_RPC_RESPONSE_STATUS_CODE,
   DURATION_BUCKETS_SECONDS,
   GEN_AI_EXECUTE_TOOL,
   INSTRUMENTATION_SCOPE,
@@ -55,6 +57,16 @@ export interface McpOperationStart {
 
 /** Why the library refused a request before serving it (`nest_mcp.requests.refused`). @publicApi */
 export type McpRefusalReason = 'auth' | 'origin' | 'size' | 'rate' | 'era' | 'capacity' | 'invalid';
+
+/** What a failed request to the client was, for its span. */
+export interface McpAskFailure {
+  /** Absent when the ask ended as expected (a round closing to ask the client). */
+  readonly errorType?: string;
+  /** The JSON-RPC code of the client's error answer. */
+  readonly code?: number;
+  readonly message?: string;
+  readonly attributes?: Attributes;
+}
 
 /** A span the library opened inside an operation, ended with what it learned. */
 export interface McpChildSpan {
@@ -158,12 +170,42 @@ export class McpTelemetry {
   }
 
   /**
-   * A CLIENT span for a request the server sends the client while it serves one (elicitation,
-   * sampling, roots, a task's input), under the active span, as the conventions have the server
-   * report the operations it initiates.
+   * Runs a request the server sends the client while serving one (elicitation, sampling, roots;
+   * in a task too) inside a CLIENT span under the active one, as the conventions have the server
+   * report the operations it initiates. The span is active while `ask` runs, so the request that
+   * goes out carries it in `_meta`. `describe` says what a failure was: an error (`errorType`),
+   * or an expected end (no `errorType`: a multi round-trip round that closes to ask the client).
    */
-  startClientRequest(method: string, attributes: Attributes = {}): McpChildSpan {
-    return this.child(method, SpanKind.CLIENT, { [ATTR_MCP_METHOD_NAME]: method, ...attributes });
+  clientRequest<T>(
+    method: string,
+    attributes: Attributes,
+    ask: () => Promise<T>,
+    describe: (error: unknown) => McpAskFailure,
+  ): Promise<T> {
+    if (!this.tracer) return ask();
+    const span = this.tracer.startSpan(method, {
+      kind: SpanKind.CLIENT,
+      attributes: { [ATTR_MCP_METHOD_NAME]: method, ...attributes },
+    });
+    return context.with(trace.setSpan(context.active(), span), ask).then(
+      (result) => {
+        span.end();
+        return result;
+      },
+      (error: unknown) => {
+        if (span.isRecording()) {
+          const failure = describe(error);
+          if (failure.attributes) span.setAttributes(failure.attributes);
+          if (failure.errorType !== undefined) {
+            span.setAttribute(ATTR_ERROR_TYPE, failure.errorType);
+            if (failure.code !== undefined) span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, String(failure.code));
+            span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+          }
+        }
+        span.end();
+        throw error;
+      },
+    );
   }
 
   /**

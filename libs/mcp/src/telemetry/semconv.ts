@@ -40,5 +40,8 @@ export const DURATION_BUCKETS_SECONDS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 
 /** The library's own attributes and metrics live under this prefix. */
 export const LIBRARY_PREFIX = 'nest_mcp';
 
+/** A modern result that is not the final one: `input_required` (a multi round-trip round) or `task`. */
+export const ATTR_RESULT_TYPE = 'nest_mcp.result_type';
+
 /** The instrumentation scope of the library's tracer and meter. */
 export const INSTRUMENTATION_SCOPE = '@nest-mcp/server';

@@ -68,3 +68,20 @@ export function spanOrigin(params: unknown, headers: unknown): SpanOrigin {
 export function injectInto(meta: Record<string, unknown>, from: Context = context.active()): void {
   propagation.inject(from, meta, metaSetter);
 }
+
+/**
+ * `params` with the active trace context added to its `_meta` (a copy; the caller's object is
+ * left alone), so a request the server sends the client carries it. Unchanged when no span is
+ * active or no propagator writes anything.
+ */
+export function withTraceContext(params: Record<string, unknown>): Record<string, unknown> {
+  const active = context.active();
+  const spanContext = trace.getSpanContext(active);
+  if (!spanContext || !trace.isSpanContextValid(spanContext)) return params;
+  const existing = params._meta;
+  const meta: Record<string, unknown> =
+    typeof existing === 'object' && existing !== null && !Array.isArray(existing) ? { ...existing } : {};
+  const before = Object.keys(meta).length;
+  propagation.inject(active, meta, metaSetter);
+  return Object.keys(meta).length === before ? params : { ...params, _meta: meta };
+}

@@ -11,6 +11,7 @@ import { McpMethods } from '../handlers/mcp-methods.js';
 import type { LazyAbortController } from '../inflight-requests.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { RequestContext } from '../request-context.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { LegacyEraContext } from './legacy-era.context.js';
 
 /** Methods that work before `initialize` on transports that have sessions. */
@@ -25,6 +26,7 @@ export class LegacyEra {
   constructor(
     private readonly methods: McpMethods,
     private readonly clientRequests: McpClientRequests,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   /**
@@ -53,6 +55,7 @@ export class LegacyEra {
       params,
       dispatch: ctx,
       controller,
+      telemetry: this.telemetry,
       era: new LegacyEraContext(this.versionOf(ctx), ctx, this.clientRequests),
     });
     try {

@@ -8,6 +8,7 @@ import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { McpModernResults } from '../modern/modern-results.js';
 import { McpMrtr, MRTR_METHODS } from '../modern/mrtr.service.js';
 import { RequestContext } from '../request-context.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { ModernEraContext } from './modern-era.context.js';
 
 /** The result a round that needs input answers with, in place of the handler's. */
@@ -24,6 +25,7 @@ export class ModernEra {
     private readonly methods: McpMethods,
     private readonly mrtr: McpMrtr,
     private readonly results: McpModernResults,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   /** Serves one request; throws what answers it otherwise. */
@@ -45,6 +47,7 @@ export class ModernEra {
       params,
       dispatch: ctx,
       controller,
+      telemetry: this.telemetry,
       era: new ModernEraContext(envelope, round),
     });
     let result: Record<string, unknown> | typeof INPUT_REQUIRED;

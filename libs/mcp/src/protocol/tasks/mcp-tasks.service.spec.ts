@@ -6,6 +6,7 @@ import type { McpClientRequests } from '../../client-requests/mcp-client-request
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
 import { McpErrorMapper } from '../mcp-error.mapper.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpTasks } from './mcp-tasks.service.js';
@@ -32,6 +33,7 @@ function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, un
     sessions,
     {} as McpClientRequests,
     new McpErrorMapper(),
+    new McpTelemetry(),
     store,
   );
   return { tasks, events, store };

@@ -25,6 +25,7 @@ import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { isLogLevel } from '../../model/log-level.js';
 import { principalDigest } from '../../model/mcp-principal.js';
 import { McpErrorMapper } from '../mcp-error.mapper.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpTaskChannels } from './task-channels.js';
@@ -99,6 +100,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     sessions: McpSessionManager,
     clientRequests: McpClientRequests,
     errors: McpErrorMapper,
+    telemetry: McpTelemetry,
     @Optional() @Inject(MCP_TASK_STORE) store?: McpTaskStore | null,
   ) {
     if (!store && !(messaging instanceof LocalInstanceMessaging)) {
@@ -113,6 +115,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       channels,
       clientRequests,
       errors,
+      telemetry,
       maxResultBytes: options.maxTaskResultBytes,
     };
     channels.useRunning((taskId) => this.byId.has(taskId));

@@ -13,6 +13,8 @@ import { McpClientUnreachableError } from '../../errors/client-request.errors.js
 import { passesLogLevel, type McpLogLevel } from '../../model/log-level.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import type { McpErrorMapper } from '../mcp-error.mapper.js';
+import type { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
+import { ATTR_ASK_CHANNEL, ATTR_TASK_ID, describeAskFailure } from '../ask-failure.js';
 import type { McpTaskChannels } from './task-channels.js';
 import type { McpTaskEvents } from './task-events.js';
 import { McpTaskAbandonedError, McpTaskCancelledError } from './task.errors.js';
@@ -35,6 +37,8 @@ export interface TaskRunServices {
   readonly channels: McpTaskChannels;
   readonly clientRequests: McpClientRequests;
   readonly errors: McpErrorMapper;
+  /** Spans for the task's requests to the client. */
+  readonly telemetry?: McpTelemetry;
   readonly maxResultBytes: number;
 }
 
@@ -206,7 +210,12 @@ export class TaskRun {
   ): Promise<Record<string, unknown>> {
     this.signal.throwIfAborted();
     const id = this.keyFor(method, key);
-    return this.init.era === 'modern' ? this.askByTask(id, { method, params }) : this.askByRequest(id, method, params);
+    const ask = () =>
+      this.init.era === 'modern' ? this.askByTask(id, { method, params }) : this.askByRequest(id, method, params);
+    const telemetry = this.services.telemetry;
+    if (!telemetry?.tracing) return ask();
+    const attributes = { [ATTR_ASK_CHANNEL]: 'task', [ATTR_TASK_ID]: this.taskId };
+    return telemetry.clientRequest(method, attributes, ask, describeAskFailure);
   }
 
   /** Answers arrived in the store (`tasks/update`): hands them to the asks that wait for them. */

@@ -1,0 +1,245 @@
+/**
+ * OpenTelemetry in the MCP semantic conventions, end to end (issue 22): the SERVER span of a
+ * `tools/call` on every transport and both eras, its parent from `_meta` or from the HTTP
+ * `traceparent` header, the spans of what a handler causes (a request to the client in the 2025
+ * era, a multi round-trip round in 2026-07-28, a fan-out with its audience counts), and the
+ * operation metric. Spans go to an SDK tracer provider kept in memory (test/support/otel-memory.ts).
+ */
+import { Injectable } from '@nestjs/common';
+import { WsAdapter } from '@nestjs/platform-ws';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpCtx, McpResource, McpTool, ResourceNotificationService, type McpRequestContext } from '@app/mcp';
+import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
+import { EchoTools } from '../fixtures/echo.tools.js';
+import { memoryTelemetry, parentSpanIdOf, type MemoryTelemetry } from '../support/otel-memory.js';
+import { parseSse, rawPost, type RawResponse } from '../support/raw-http.js';
+import { stdioPipes, type StdioPipes } from '../support/stdio-pipes.js';
+import { openDriver, TRANSPORT_KINDS, type TransportKind } from '../support/transport-drivers.js';
+
+const WATCHED = 'db://watched';
+
+@Injectable()
+class TracedTools {
+  constructor(private readonly notifications: ResourceNotificationService) {}
+
+  @McpResource({ uri: WATCHED, name: 'watched', mimeType: 'text/plain' })
+  watched() {
+    return 'watched';
+  }
+
+  @McpTool({ name: 'touch', description: 'Notifies the watchers of db://watched' })
+  async touch() {
+    await this.notifications.notifyResourceUpdated(WATCHED);
+    return 'touched';
+  }
+
+  @McpTool({ name: 'who', description: 'Asks the user for a name' })
+  async who(_args: unknown, @McpCtx() ctx: McpRequestContext) {
+    const answer = await ctx.elicit(
+      { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+      { key: 'name' },
+    );
+    return `hello ${String(answer.content?.name)}`;
+  }
+}
+
+const NETWORK: Record<TransportKind, Record<string, string>> = {
+  'http-json': { 'network.transport': 'tcp', 'network.protocol.name': 'http', 'network.protocol.version': '1.1' },
+  'http-sse': { 'network.transport': 'tcp', 'network.protocol.name': 'http', 'network.protocol.version': '1.1' },
+  websocket: { 'network.transport': 'tcp', 'network.protocol.name': 'websocket' },
+  stdio: { 'network.transport': 'pipe' },
+  'legacy-sse': { 'network.transport': 'tcp', 'network.protocol.name': 'http', 'network.protocol.version': '1.1' },
+};
+
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const CLIENT_SPAN = 'b7ad6b7169203331';
+
+let nextId = 1;
+
+describe('telemetry end to end', () => {
+  let fixture: FixtureApp;
+  let pipes: StdioPipes;
+  let memory: MemoryTelemetry;
+
+  beforeAll(async () => {
+    memory = memoryTelemetry();
+    pipes = stdioPipes();
+    fixture = await startFixtureApp({
+      providers: [EchoTools, TracedTools],
+      mcp: {
+        ws: {},
+        sse: {},
+        stdio: true,
+        telemetry: { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider },
+      },
+      overrides: [pipes.override],
+      configure: (app) => app.useWebSocketAdapter(new WsAdapter(app)),
+    });
+  });
+
+  afterAll(async () => {
+    pipes.end();
+    await fixture.close();
+    await memory.shutdown();
+  });
+
+  beforeEach(() => memory.reset());
+
+  /** A modern request over raw HTTP, with the headers the era asks for. */
+  const modernCall = (name: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
+    const id = nextId++;
+    const { _meta, ...params } = extra as { _meta?: Record<string, unknown> };
+    return rawPost(
+      fixture.endpoint,
+      {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: {}, ...params, _meta: { ...MODERN_META, ..._meta } },
+      },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name, ...headers },
+    ).then((response) => ({ response, id }));
+  };
+  const resultOf = ({ response, id }: { response: RawResponse; id: number }) =>
+    (response.json !== undefined ? [response.json] : parseSse(response.text).map((e) => JSON.parse(e.data))).find(
+      (message: { id?: number }) => message.id === id,
+    ).result;
+
+  describe.each<TransportKind>(TRANSPORT_KINDS)('a 2025-era tools/call over %s', (kind) => {
+    it('has one SERVER span with the session, the transport and the client address', async () => {
+      const driver = await openDriver(kind, fixture, pipes);
+      try {
+        memory.reset();
+        const id = nextId++;
+        const answer = await driver.request(id, 'tools/call', { name: 'echo', arguments: { text: 'hi' } });
+        expect(answer.result.isError).toBeUndefined();
+
+        const [span] = memory.spansNamed('tools/call echo');
+        expect(span.kind).toBe(SpanKind.SERVER);
+        expect(span.attributes).toMatchObject({
+          'mcp.method.name': 'tools/call',
+          'gen_ai.tool.name': 'echo',
+          'gen_ai.operation.name': 'execute_tool',
+          'jsonrpc.request.id': String(id),
+          'mcp.protocol.version': expect.stringMatching(/^20\d\d-\d\d-\d\d$/),
+          'mcp.session.id': expect.any(String),
+          ...NETWORK[kind],
+        });
+        if (kind === 'stdio') expect(span.attributes['client.address']).toBeUndefined();
+        else expect(span.attributes['client.address']).toBe('127.0.0.1');
+        expect(span.status.code).toBe(SpanStatusCode.UNSET);
+      } finally {
+        await driver.close();
+      }
+    });
+  });
+
+  it('a 2026-07-28 tools/call takes its parent from _meta, else from the traceparent header', async () => {
+    await modernCall('echo', { arguments: { text: 'a' }, _meta: { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` } });
+    const headerTrace = '11111111111111111111111111111111';
+    await modernCall('echo', { arguments: { text: 'b' } }, { traceparent: `00-${headerTrace}-2222222222222222-01` });
+
+    const [fromMeta, fromHeader] = memory.spansNamed('tools/call echo');
+    expect(fromMeta.spanContext().traceId).toBe(TRACE_ID);
+    expect(parentSpanIdOf(fromMeta)).toBe(CLIENT_SPAN);
+    expect(fromMeta.attributes['mcp.protocol.version']).toBe('2026-07-28');
+    expect(fromMeta.attributes['mcp.session.id']).toBeUndefined();
+    expect(fromHeader.spanContext().traceId).toBe(headerTrace);
+    expect(parentSpanIdOf(fromHeader)).toBe('2222222222222222');
+  });
+
+  it('a fan-out is one PRODUCER span under the tool call, with its audience counts', async () => {
+    const watcher = await fixture.connect();
+    await watcher.client.subscribeResource({ uri: WATCHED });
+    try {
+      await modernCall('touch');
+
+      const [server] = memory.spansNamed('tools/call touch');
+      const [fanout] = memory.spansNamed('notifications/resources/updated');
+      expect(fanout.kind).toBe(SpanKind.PRODUCER);
+      expect(parentSpanIdOf(fanout)).toBe(server.spanContext().spanId);
+      expect(fanout.attributes).toEqual({
+        'mcp.method.name': 'notifications/resources/updated',
+        'mcp.resource.uri': WATCHED,
+        'nest_mcp.notification.sessions': 1,
+        'nest_mcp.notification.listeners': 0,
+      });
+    } finally {
+      await watcher.client.close();
+    }
+  });
+
+  it('a 2025-era elicitation is a CLIENT span under the call, and the client receives its trace context', async () => {
+    const client = new Client({ name: 'asked', version: '1' }, { capabilities: { elicitation: {} } });
+    let received: Record<string, unknown> | undefined;
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      received = request.params._meta;
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(fixture.endpoint)));
+    try {
+      memory.reset();
+      await client.callTool({ name: 'who', arguments: {} });
+
+      const [server] = memory.spansNamed('tools/call who');
+      const [asked] = memory.spansNamed('elicitation/create');
+      expect(asked.kind).toBe(SpanKind.CLIENT);
+      expect(parentSpanIdOf(asked)).toBe(server.spanContext().spanId);
+      expect(asked.attributes).toMatchObject({
+        'mcp.method.name': 'elicitation/create',
+        'mcp.session.id': server.attributes['mcp.session.id'],
+        'nest_mcp.client_request.channel': 'request',
+      });
+      expect(asked.status.code).toBe(SpanStatusCode.UNSET);
+      expect(received?.traceparent).toBe(`00-${asked.spanContext().traceId}-${asked.spanContext().spanId}-01`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a multi round-trip round: input_required on the first span, the answer on the retry', async () => {
+    const first = resultOf(await modernCall('who'));
+    expect(first.resultType).toBe('input_required');
+    await modernCall('who', {
+      inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
+      requestState: first.requestState,
+    });
+
+    const [round, retry] = memory.spansNamed('tools/call who');
+    expect(round.attributes['nest_mcp.result_type']).toBe('input_required');
+    expect(round.status.code).toBe(SpanStatusCode.UNSET);
+    expect(retry.attributes['nest_mcp.result_type']).toBeUndefined();
+    const [asked, answered] = memory.spansNamed('elicitation/create');
+    expect(parentSpanIdOf(asked)).toBe(round.spanContext().spanId);
+    expect(asked.attributes).toMatchObject({
+      'nest_mcp.client_request.channel': 'mrtr',
+      'nest_mcp.client_request.outcome': 'input_required',
+    });
+    expect(asked.status.code).toBe(SpanStatusCode.UNSET);
+    expect(parentSpanIdOf(answered)).toBe(retry.spanContext().spanId);
+    expect(answered.attributes['nest_mcp.client_request.outcome']).toBeUndefined();
+  });
+
+  it('counts every operation in mcp.server.operation.duration by transport', async () => {
+    const driver = await openDriver('websocket', fixture, pipes);
+    try {
+      await driver.request(nextId++, 'tools/call', { name: 'echo', arguments: { text: 'x' } });
+    } finally {
+      await driver.close();
+    }
+    const [point] = await memory.histogramPoints('mcp.server.operation.duration', {
+      'gen_ai.tool.name': 'echo',
+      'network.protocol.name': 'websocket',
+    });
+    expect(point.value.count).toBeGreaterThanOrEqual(1);
+    expect(point.attributes['mcp.session.id']).toBeUndefined();
+    expect(point.attributes['jsonrpc.request.id']).toBeUndefined();
+  });
+});
