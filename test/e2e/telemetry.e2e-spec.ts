@@ -14,6 +14,9 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpCtx, McpResource, McpTool, ResourceNotificationService, type McpRequestContext } from '@app/mcp';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { EchoTools } from '../fixtures/echo.tools.js';
+import { Gates } from '../fixtures/gates.js';
+import { TaskTools } from '../fixtures/task.tools.js';
+import { modernRequest, modernResult, pollUntil } from '../support/modern-tasks-client.js';
 import { memoryTelemetry, parentSpanIdOf, type MemoryTelemetry } from '../support/otel-memory.js';
 import { parseSse, rawPost, type RawResponse } from '../support/raw-http.js';
 import { stdioPipes, type StdioPipes } from '../support/stdio-pipes.js';
@@ -241,5 +244,48 @@ describe('telemetry end to end', () => {
     expect(point.value.count).toBeGreaterThanOrEqual(1);
     expect(point.attributes['mcp.session.id']).toBeUndefined();
     expect(point.attributes['jsonrpc.request.id']).toBeUndefined();
+  });
+});
+
+describe('telemetry of a task that asks the client', () => {
+  let fixture: FixtureApp;
+  let memory: MemoryTelemetry;
+
+  beforeAll(async () => {
+    memory = memoryTelemetry();
+    fixture = await startFixtureApp({
+      providers: [Gates, TaskTools],
+      mcp: { telemetry: { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider } },
+    });
+  });
+
+  afterAll(async () => {
+    await fixture.close();
+    await memory.shutdown();
+  });
+
+  it('its input request is a CLIENT span of channel task under the call that created it', async () => {
+    const created = (
+      await modernRequest(fixture.endpoint, 'tools/call', { name: 'ask_as_task', arguments: { key: 'k' } })
+    ).message.result;
+    expect(created.resultType).toBe('task');
+    await pollUntil(fixture.endpoint, created.taskId, ['input_required']);
+    await modernResult(fixture.endpoint, 'tasks/update', {
+      taskId: created.taskId,
+      inputResponses: { name: { action: 'accept', content: { name: 'Kim' } } },
+    });
+    await pollUntil(fixture.endpoint, created.taskId, ['completed']);
+
+    const [call] = memory.spansNamed('tools/call ask_as_task');
+    expect(call.attributes['nest_mcp.result_type']).toBe('task');
+    const [asked] = memory.spansNamed('elicitation/create');
+    expect(asked.kind).toBe(SpanKind.CLIENT);
+    expect(parentSpanIdOf(asked)).toBe(call.spanContext().spanId);
+    expect(asked.attributes).toMatchObject({
+      'nest_mcp.client_request.channel': 'task',
+      'nest_mcp.task.id': created.taskId,
+    });
+    expect(asked.status.code).toBe(SpanStatusCode.UNSET);
+    expect(memory.spansNamed('tasks/update')).toHaveLength(1);
   });
 });

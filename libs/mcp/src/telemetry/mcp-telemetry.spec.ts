@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { Injectable } from '@nestjs/common';
+import { Injectable, UseInterceptors, type CallHandler, type NestInterceptor } from '@nestjs/common';
+import { tap } from 'rxjs';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { McpTool } from '../decorators/index.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
@@ -12,8 +13,23 @@ import { DURATION_BUCKETS_SECONDS } from './semconv.js';
 /** A fresh SDK per test: metrics are cumulative. */
 let memory: MemoryTelemetry;
 
+/** A Nest interceptor that opens a span around the handler: enhancers run inside the server span too. */
+@Injectable()
+class SpanningInterceptor implements NestInterceptor {
+  intercept(_context: unknown, next: CallHandler) {
+    const span = memory.tracerProvider.getTracer('app').startSpan('app.interceptor');
+    return next.handle().pipe(tap({ complete: () => span.end() }));
+  }
+}
+
 @Injectable()
 class TracedTools {
+  @McpTool({ name: 'intercepted', description: 'Runs behind an interceptor' })
+  @UseInterceptors(SpanningInterceptor)
+  intercepted() {
+    return 'ok';
+  }
+
   /** Opens a span of its own: it must nest under the server span with no code of its own. */
   @McpTool({ name: 'traced', description: 'Opens a span of its own' })
   async traced() {
@@ -44,7 +60,7 @@ const clientWith = (telemetry: McpModuleOptions['telemetry'] = {}) =>
     options: {
       telemetry: { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider, ...telemetry },
     },
-    providers: [TracedTools],
+    providers: [TracedTools, SpanningInterceptor],
   });
 
 describe('telemetry of inbound messages', () => {
@@ -81,6 +97,14 @@ describe('telemetry of inbound messages', () => {
     const [work] = memory.spansNamed('app.work');
     expect(work.spanContext().traceId).toBe(server.spanContext().traceId);
     expect(parentSpanIdOf(work)).toBe(server.spanContext().spanId);
+  });
+
+  it('runs the Nest enhancers inside the server span', async () => {
+    await client.dispatch(request('tools/call', { name: 'intercepted', arguments: {}, _meta: MODERN_META }));
+
+    const [server] = memory.spansNamed('tools/call intercepted');
+    const [interceptor] = memory.spansNamed('app.interceptor');
+    expect(parentSpanIdOf(interceptor)).toBe(server.spanContext().spanId);
   });
 
   it('takes the parent from params._meta traceparent, as the conventions ask', async () => {
