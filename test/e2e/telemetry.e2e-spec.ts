@@ -20,7 +20,7 @@ import { modernRequest, modernResult, pollUntil } from '../support/modern-tasks-
 import { memoryTelemetry, parentSpanIdOf, type MemoryTelemetry } from '../support/otel-memory.js';
 import { parseSse, rawPost, type RawResponse } from '../support/raw-http.js';
 import { stdioPipes, type StdioPipes } from '../support/stdio-pipes.js';
-import { openDriver, TRANSPORT_KINDS, type TransportKind } from '../support/transport-drivers.js';
+import { openDriver, TRANSPORT_KINDS, type McpDriver, type TransportKind } from '../support/transport-drivers.js';
 
 const WATCHED = 'db://watched';
 
@@ -87,7 +87,15 @@ describe('telemetry end to end', () => {
     });
   });
 
+  /** One driver per transport for the whole file: stdio carries one session per process. */
+  const drivers = new Map<TransportKind, Promise<McpDriver>>();
+  const driverFor = (kind: TransportKind): Promise<McpDriver> => {
+    if (!drivers.has(kind)) drivers.set(kind, openDriver(kind, fixture, pipes));
+    return drivers.get(kind)!;
+  };
+
   afterAll(async () => {
+    for (const driver of drivers.values()) await (await driver).close();
     pipes.end();
     await fixture.close();
     await memory.shutdown();
@@ -117,30 +125,45 @@ describe('telemetry end to end', () => {
 
   describe.each<TransportKind>(TRANSPORT_KINDS)('a 2025-era tools/call over %s', (kind) => {
     it('has one SERVER span with the session, the transport and the client address', async () => {
-      const driver = await openDriver(kind, fixture, pipes);
-      try {
-        memory.reset();
-        const id = nextId++;
-        const answer = await driver.request(id, 'tools/call', { name: 'echo', arguments: { text: 'hi' } });
-        expect(answer.result.isError).toBeUndefined();
+      const driver = await driverFor(kind);
+      memory.reset();
+      const id = nextId++;
+      const answer = await driver.request(id, 'tools/call', { name: 'echo', arguments: { text: 'hi' } });
+      expect(answer.result.isError).toBeUndefined();
 
-        const [span] = memory.spansNamed('tools/call echo');
-        expect(span.kind).toBe(SpanKind.SERVER);
-        expect(span.attributes).toMatchObject({
-          'mcp.method.name': 'tools/call',
-          'gen_ai.tool.name': 'echo',
-          'gen_ai.operation.name': 'execute_tool',
-          'jsonrpc.request.id': String(id),
-          'mcp.protocol.version': expect.stringMatching(/^20\d\d-\d\d-\d\d$/),
-          'mcp.session.id': expect.any(String),
-          ...NETWORK[kind],
-        });
-        if (kind === 'stdio') expect(span.attributes['client.address']).toBeUndefined();
-        else expect(span.attributes['client.address']).toBe('127.0.0.1');
-        expect(span.status.code).toBe(SpanStatusCode.UNSET);
-      } finally {
-        await driver.close();
-      }
+      const [span] = memory.spansNamed('tools/call echo');
+      expect(span.kind).toBe(SpanKind.SERVER);
+      expect(span.attributes).toMatchObject({
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': 'echo',
+        'gen_ai.operation.name': 'execute_tool',
+        'jsonrpc.request.id': String(id),
+        'mcp.protocol.version': expect.stringMatching(/^20\d\d-\d\d-\d\d$/),
+        'mcp.session.id': expect.any(String),
+        ...NETWORK[kind],
+      });
+      if (kind === 'stdio') expect(span.attributes['client.address']).toBeUndefined();
+      else expect(span.attributes['client.address']).toBe('127.0.0.1');
+      expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    });
+  });
+
+  describe.each<TransportKind>(['websocket', 'stdio'])('a 2026-07-28 tools/call over %s', (kind) => {
+    it('has its parent from _meta, its own version and no session', async () => {
+      const driver = await driverFor(kind);
+      memory.reset();
+      const answer = await driver.request(nextId++, 'tools/call', {
+        name: 'echo',
+        arguments: { text: 'hi' },
+        _meta: { ...MODERN_META, traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` },
+      });
+      expect(answer.result.resultType).toBe('complete');
+
+      const [span] = memory.spansNamed('tools/call echo');
+      expect(span.spanContext().traceId).toBe(TRACE_ID);
+      expect(parentSpanIdOf(span)).toBe(CLIENT_SPAN);
+      expect(span.attributes).toMatchObject({ 'mcp.protocol.version': '2026-07-28', ...NETWORK[kind] });
+      expect(span.attributes['mcp.session.id']).toBeUndefined();
     });
   });
 
@@ -231,12 +254,8 @@ describe('telemetry end to end', () => {
   });
 
   it('counts every operation in mcp.server.operation.duration by transport', async () => {
-    const driver = await openDriver('websocket', fixture, pipes);
-    try {
-      await driver.request(nextId++, 'tools/call', { name: 'echo', arguments: { text: 'x' } });
-    } finally {
-      await driver.close();
-    }
+    const driver = await driverFor('websocket');
+    await driver.request(nextId++, 'tools/call', { name: 'echo', arguments: { text: 'x' } });
     const [point] = await memory.histogramPoints('mcp.server.operation.duration', {
       'gen_ai.tool.name': 'echo',
       'network.protocol.name': 'websocket',
