@@ -50,7 +50,8 @@ export function errorTypeOf(outcome: McpOperationOutcome): string | undefined {
 }
 
 export class RecordedOperation implements McpOperation {
-  private readonly started = performance.now();
+  /** When it began (only timed when the duration is recorded). */
+  private readonly started: number;
   private ended = false;
 
   constructor(
@@ -61,7 +62,9 @@ export class RecordedOperation implements McpOperation {
     private readonly metricAttributes: Attributes | undefined,
     private readonly duration: Histogram | undefined,
     private readonly knownSessionId: boolean,
-  ) {}
+  ) {
+    this.started = duration ? performance.now() : 0;
+  }
 
   run<T>(work: () => T): T {
     return this.activeContext ? context.with(this.activeContext, work) : work();

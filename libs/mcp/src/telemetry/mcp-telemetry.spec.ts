@@ -9,6 +9,8 @@ import { httpContext, McpTestClient, notification, request } from '../testing/mc
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { memoryTelemetry, parentSpanIdOf, type MemoryTelemetry } from '../../../../test/support/otel-memory.js';
 import { DURATION_BUCKETS_SECONDS } from './semconv.js';
+import { McpTelemetry } from './mcp-telemetry.js';
+import { NO_OPERATION } from './mcp-operation.js';
 
 /** A fresh SDK per test: metrics are cumulative. */
 let memory: MemoryTelemetry;
@@ -309,5 +311,21 @@ describe('telemetry options', () => {
     await expect(McpTestClient.create({ options: { telemetry: { sampler: 1 } as never } })).rejects.toThrow(
       "McpModule option 'telemetry.sampler' is unknown",
     );
+  });
+});
+
+describe('telemetry without an SDK', () => {
+  it('serves each message with the shared no-op operation: no span, no attributes, no timing', () => {
+    // No provider passed and none registered globally: the API's no-ops.
+    const telemetry = new McpTelemetry();
+    const operation = telemetry.startOperation({
+      method: 'tools/call',
+      id: 1,
+      params: { name: 'echo', arguments: {} },
+      transport: 'streamable-http',
+      request: { httpVersionMajor: 1, httpVersionMinor: 1, headers: {} },
+    });
+
+    expect(operation).toBe(NO_OPERATION);
   });
 });

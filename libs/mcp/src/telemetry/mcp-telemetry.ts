@@ -1,5 +1,6 @@
 import {
   context,
+  createNoopMeter,
   metrics,
   SpanKind,
   SpanStatusCode,
@@ -76,6 +77,10 @@ export interface McpChildSpan {
 
 const NO_CHILD: McpChildSpan = { end: () => undefined };
 
+/** The class of the API's no-op histogram, what a meter gives when no SDK is installed. */
+const NOOP_HISTOGRAM_CLASS = createNoopMeter().createHistogram('noop').constructor;
+const isNoopHistogram = (histogram: Histogram): boolean => histogram.constructor === NOOP_HISTOGRAM_CLASS;
+
 /**
  * The library's telemetry, through `@opentelemetry/api` only: the SERVER span and duration of
  * each inbound message, the spans of what a handler causes (requests to the client, fan-outs),
@@ -111,12 +116,14 @@ export class McpTelemetry {
       const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE);
       this.meter = meter;
       const advice = { explicitBucketBoundaries: DURATION_BUCKETS_SECONDS };
-      this.operationDuration = meter.createHistogram(METRIC_OPERATION_DURATION, {
+      const operationDuration = meter.createHistogram(METRIC_OPERATION_DURATION, {
         description:
           'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
         unit: 's',
         advice,
       });
+      // The API's no-op meter (no SDK): nothing to record, so no attributes to build per request.
+      if (!isNoopHistogram(operationDuration)) this.operationDuration = operationDuration;
       this.sessions = new SessionDurations(
         meter.createHistogram(METRIC_SESSION_DURATION, {
           description: 'The duration of the MCP session as observed on the MCP server.',
@@ -137,7 +144,11 @@ export class McpTelemetry {
     return this.tracer !== undefined;
   }
 
-  /** Starts serving one inbound request or notification. */
+  /**
+   * Starts serving one inbound request or notification. Without an SDK this is the cheap path
+   * the benchmarks measure: the API's no-op span carries no context (so none is made active)
+   * and a no-op histogram gets no attributes built for it.
+   */
   startOperation(start: McpOperationStart): McpOperation {
     if (!this.tracer && !this.operationDuration) return NO_OPERATION;
     const target = targetOf(start.method, start.params);
@@ -149,16 +160,21 @@ export class McpTelemetry {
       const headers =
         start.transport === 'streamable-http' ? (start.request as { headers?: unknown })?.headers : undefined;
       const origin = spanOrigin(start.params, headers);
-      span = this.tracer.startSpan(
-        named === undefined ? start.method : `${start.method} ${named}`,
-        { kind: SpanKind.SERVER, links: origin.links },
-        origin.parent,
-      );
-      active = trace.setSpan(origin.parent, span);
-      if (span.isRecording()) span.setAttributes(this.spanAttributes(start, target, named, network));
+      // Named by its method until it is known to record: the no-op path builds no name.
+      span = this.tracer.startSpan(start.method, { kind: SpanKind.SERVER, links: origin.links }, origin.parent);
+      if (span.isRecording()) {
+        if (named !== undefined) span.updateName(`${start.method} ${named}`);
+        span.setAttributes(this.spanAttributes(start, target, named, network));
+        active = trace.setSpan(origin.parent, span);
+      } else if (trace.isSpanContextValid(span.spanContext())) {
+        // Sampled out, but its context still travels to what the handler calls.
+        active = trace.setSpan(origin.parent, span);
+      } else span = undefined;
     }
+    const duration = this.operationDuration;
+    if (!span && !duration) return NO_OPERATION;
     let metricAttributes: Attributes | undefined;
-    if (this.operationDuration) {
+    if (duration) {
       metricAttributes = { [ATTR_MCP_METHOD_NAME]: start.method, ...network };
       if (named !== undefined) {
         metricAttributes[target.tool !== undefined ? ATTR_GEN_AI_TOOL_NAME : ATTR_GEN_AI_PROMPT_NAME] = named;
@@ -166,7 +182,7 @@ export class McpTelemetry {
       if (target.tool !== undefined) metricAttributes[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_EXECUTE_TOOL;
       if (start.protocolVersion !== undefined) metricAttributes[ATTR_MCP_PROTOCOL_VERSION] = start.protocolVersion;
     }
-    return new RecordedOperation(span, active, metricAttributes, this.operationDuration, start.sessionId !== undefined);
+    return new RecordedOperation(span, active, metricAttributes, duration, start.sessionId !== undefined);
   }
 
   /**

@@ -55,7 +55,16 @@ export function spanOrigin(params: unknown, headers: unknown): SpanOrigin {
     const ambient = trace.getSpanContext(active);
     return ambient && trace.isSpanContextValid(ambient) ? { parent, links: [{ context: ambient }] } : { parent };
   }
-  if (trace.getSpanContext(active) || typeof headers !== 'object' || headers === null) return { parent: active };
+  // The header fallback is W3C trace context's `traceparent`: most requests carry none, and the
+  // propagator is not asked then.
+  if (
+    trace.getSpanContext(active) ||
+    typeof headers !== 'object' ||
+    headers === null ||
+    (headers as { traceparent?: unknown }).traceparent === undefined
+  ) {
+    return { parent: active };
+  }
   return {
     parent: propagation.extract(active, headers as Record<string, string | string[] | undefined>, headerGetter),
   };
