@@ -351,7 +351,7 @@ describe('Prometheus on a port of its own (MCP_PROMETHEUS_PORT), without OTLP', 
     expect((await get(metricsUrl, { Host: 'evil.example' })).status).toBe(403);
   });
 
-  it('loads the Prometheus exporter but no OTLP exporter', () => {
+  it('loads the SDK with its Prometheus exporter, and says so at startup', () => {
     const modules = gateway.loadedModules();
     expect(modules.some((url) => url.includes('/@opentelemetry/exporter-prometheus/'))).toBe(true);
     expect(gateway.process.lines.some((line) => line.includes('OpenTelemetry: Prometheus metrics'))).toBe(true);
