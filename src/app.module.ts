@@ -23,11 +23,14 @@ import { NotesBoardApp } from './notes/board/notes-board.app.js';
 import { NotesBoardTools } from './notes/board/notes-board.tools.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from './gateway.info.js';
+import type { GatewayTelemetry } from './telemetry/otel-sdk.js';
+import { telemetryProviders } from './telemetry/gateway-telemetry.providers.js';
 
 /** The reference gateway: the library plus a demo of every feature. */
 @Module({})
 export class AppModule {
-  static forConfig(config: GatewayConfig): DynamicModule {
+  /** `telemetry`: the OpenTelemetry SDK main.ts started, flushed when the application closes. */
+  static forConfig(config: GatewayConfig, telemetry?: GatewayTelemetry): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -77,6 +80,7 @@ export class AppModule {
         NotesPrompts,
         NotesBoardApp,
         NotesBoardTools,
+        ...telemetryProviders(config, telemetry),
       ],
     };
   }

@@ -64,3 +64,34 @@ describe('NOTES_EXPORT_STEP_MS and MCP_REDIS_HEARTBEAT_MS', () => {
     expect(() => loadGatewayConfig({ [name]: value }, [])).toThrow(new RegExp(name));
   });
 });
+
+describe('MCP_PROMETHEUS and MCP_PROMETHEUS_PORT', () => {
+  it('are off by default', () => {
+    expect(loadGatewayConfig({}, []).prometheus).toBeUndefined();
+    expect(loadGatewayConfig({ MCP_PROMETHEUS: '0' }, []).prometheus).toBeUndefined();
+  });
+
+  it('MCP_PROMETHEUS=1 serves /metrics on the gateway listener', () => {
+    expect(loadGatewayConfig({ MCP_PROMETHEUS: '1' }, []).prometheus).toEqual({});
+    expect(loadGatewayConfig({ MCP_PROMETHEUS: 'true' }, []).prometheus).toEqual({});
+  });
+
+  it('MCP_PROMETHEUS_PORT serves it on a port of its own (0: any free one), and turns it on by itself', () => {
+    expect(loadGatewayConfig({ MCP_PROMETHEUS_PORT: '9464' }, []).prometheus).toEqual({ port: 9464 });
+    expect(loadGatewayConfig({ MCP_PROMETHEUS: '1', MCP_PROMETHEUS_PORT: '0' }, []).prometheus).toEqual({ port: 0 });
+  });
+
+  it.each([
+    [{ MCP_PROMETHEUS: 'yes' }, /MCP_PROMETHEUS is 'yes'/],
+    [{ MCP_PROMETHEUS_PORT: 'http' }, /MCP_PROMETHEUS_PORT is 'http'/],
+    [{ MCP_PROMETHEUS_PORT: '70000' }, /MCP_PROMETHEUS_PORT is '70000'/],
+    [{ MCP_PROMETHEUS: '0', MCP_PROMETHEUS_PORT: '9464' }, /unset one of them/],
+    [{ MCP_PROMETHEUS_PORT: '5000' }, /the gateway's own port/],
+  ])('refuses %p with a message naming the variable', (env, message) => {
+    expect(() => loadGatewayConfig(env, [])).toThrow(message);
+  });
+
+  it('are refused in --stdio mode, which has no HTTP listener', () => {
+    expect(() => loadGatewayConfig({ MCP_PROMETHEUS: '1' }, ['node', 'main', '--stdio'])).toThrow(/--stdio/);
+  });
+});

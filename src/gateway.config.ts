@@ -46,6 +46,17 @@ export interface GatewayConfig {
   redisHeartbeatMs?: number;
   /** `NOTES_EXPORT_STEP_MS` (default 1 second): how long `notes.export` works on each note. */
   notesExportStepMs: number;
+  /**
+   * `MCP_PROMETHEUS=1`: metrics in the Prometheus text format at `GET /metrics` on the gateway's
+   * listener; `MCP_PROMETHEUS_PORT` serves them on a port of their own instead (docs/telemetry.md).
+   */
+  prometheus?: GatewayPrometheusConfig;
+}
+
+/** Where the gateway serves its metrics for Prometheus to scrape. */
+export interface GatewayPrometheusConfig {
+  /** `MCP_PROMETHEUS_PORT`: a listener of its own on the gateway's host (0: any free port). Unset: the gateway's listener. */
+  port?: number;
 }
 
 /** Who issues the gateway's access tokens, and for what audience. */
@@ -136,7 +147,36 @@ export function loadGatewayConfig(
     auth: authConfig(env, url),
     ...redisSettings(env),
     notesExportStepMs: nonNegativeMilliseconds(env, 'NOTES_EXPORT_STEP_MS') ?? DEFAULT_NOTES_EXPORT_STEP_MS,
+    prometheus: prometheusConfig(env, url, argv.includes('--stdio')),
   };
+}
+
+/** `MCP_PROMETHEUS` and `MCP_PROMETHEUS_PORT`; a port alone turns it on too. */
+function prometheusConfig(env: NodeJS.ProcessEnv, url: URL, stdio: boolean): GatewayPrometheusConfig | undefined {
+  const flag = env.MCP_PROMETHEUS?.trim() || undefined;
+  if (flag !== undefined && !['1', 'true', '0', 'false'].includes(flag)) {
+    throw new Error(`MCP_PROMETHEUS is '${flag}': use 1 to serve metrics at /metrics, or leave it unset`);
+  }
+  const rawPort = env.MCP_PROMETHEUS_PORT?.trim() || undefined;
+  const port = rawPort === undefined ? undefined : Number(rawPort);
+  if (rawPort !== undefined && !(Number.isInteger(port) && port! >= 0 && port! <= 65535)) {
+    throw new Error(`MCP_PROMETHEUS_PORT is '${rawPort}': use a TCP port number (0 for any free port)`);
+  }
+  if (port === undefined && (flag === undefined || flag === '0' || flag === 'false')) return undefined;
+  if ((flag === '0' || flag === 'false') && port !== undefined) {
+    throw new Error(`MCP_PROMETHEUS is '${flag}' but MCP_PROMETHEUS_PORT is set: unset one of them`);
+  }
+  if (stdio) {
+    throw new Error(
+      'MCP_PROMETHEUS is set in --stdio mode, which opens no HTTP listener: export metrics with OTEL_EXPORTER_OTLP_ENDPOINT instead',
+    );
+  }
+  if (port !== undefined && port !== 0 && port === portOf(url)) {
+    throw new Error(
+      `MCP_PROMETHEUS_PORT is ${port}, the gateway's own port: unset it to serve /metrics on the gateway's listener`,
+    );
+  }
+  return port === undefined ? {} : { port };
 }
 
 /** `MCP_AUTH_*`: resource-server mode when an issuer is named. */

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConsoleLogger, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
@@ -7,17 +7,23 @@ import type { AddressInfo } from 'node:net';
 import { runMcpStdio } from '@app/mcp';
 import { AppModule } from './app.module.js';
 import { hostOf, loadGatewayConfig, portOf } from './gateway.config.js';
+import { startGatewayTelemetry } from './telemetry/otel-sdk.js';
+import { TraceConsoleLogger } from './telemetry/trace-logger.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
+  // Before the application exists: the library takes its tracer and meter from the global API
+  // when its module is created. Without OTEL_EXPORTER_OTLP_*ENDPOINT or MCP_PROMETHEUS, nothing
+  // of the OpenTelemetry SDK is loaded.
+  const telemetry = await startGatewayTelemetry(config);
   if (config.stdio) {
-    await runMcpStdio(AppModule.forConfig(config));
+    await runMcpStdio(AppModule.forConfig(config, telemetry));
     process.exit(0);
   }
   // Colour codes only for a person at a terminal, never into a file or a pipe.
   const colors = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forConfig(config), {
-    logger: new ConsoleLogger({ colors }),
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forConfig(config, telemetry), {
+    logger: new TraceConsoleLogger({ colors }),
   });
   app.disable('x-powered-by');
   app.useWebSocketAdapter(new WsAdapter(app));
@@ -34,6 +40,16 @@ async function bootstrap(): Promise<void> {
   const legacySse = config.protocolEras === 'modern' ? '' : `, http://${host}/sse (legacy SSE)`;
   const logger = new Logger('Gateway');
   logger.log(`MCP endpoints: http://${host}/mcp (Streamable HTTP), ws://${host}/ws${legacySse}`);
+  if (telemetry) {
+    const { traces, otlpMetrics, prometheus } = telemetry.plan;
+    const onListener = prometheus && config.prometheus?.port === undefined ? ` (http://${host}/metrics)` : '';
+    const parts = [
+      traces && 'traces over OTLP',
+      otlpMetrics && 'metrics over OTLP',
+      prometheus && `Prometheus metrics${onListener}`,
+    ];
+    logger.log(`OpenTelemetry: ${parts.filter(Boolean).join(', ')}`);
+  }
   if (config.wireProfile === 'gateway') {
     // Where a user of an official client meets the difference first: say it here.
     logger.log(
