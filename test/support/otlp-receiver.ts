@@ -4,15 +4,13 @@
  * either encoding, and keeps what they carried as plain spans and metrics.
  *
  * `http/json` bodies are JSON already. `http/protobuf` bodies are decoded with protobufjs against
- * the OTLP definitions of open-telemetry/opentelemetry-proto v1.11.0 (test/fixtures/otlp-proto,
- * Apache-2.0), then turned into the same shape as the JSON mapping: ids in hex, 64-bit integers
- * as strings, enums as numbers.
+ * the part of the OTLP messages the tests read (otlp-protobuf.ts), then turned into the same shape
+ * as the JSON mapping: ids in hex, 64-bit integers as strings, enums as numbers.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import protobuf, { type Type } from 'protobufjs';
-import { PROJECT_ROOT } from './stdio-client.js';
+import type { Type } from 'protobufjs';
+import { otlpTypes } from './otlp-protobuf.js';
 import { until } from './until.js';
 
 export type AttributeValue = string | number | boolean | AttributeValue[] | undefined;
@@ -73,24 +71,6 @@ export interface OtlpReceiver {
     timeoutMs?: number,
   ): Promise<ReceivedMetric>;
   close(): Promise<void>;
-}
-
-const PROTO_ROOT = join(PROJECT_ROOT, 'test', 'fixtures', 'otlp-proto');
-let protos: { traces: Type; metrics: Type } | undefined;
-
-function loadProtos(): { traces: Type; metrics: Type } {
-  if (protos) return protos;
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => join(PROTO_ROOT, target);
-  root.loadSync([
-    'opentelemetry/proto/collector/trace/v1/trace_service.proto',
-    'opentelemetry/proto/collector/metrics/v1/metrics_service.proto',
-  ]);
-  protos = {
-    traces: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
-    metrics: root.lookupType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest'),
-  };
-  return protos;
 }
 
 /** A protobuf body as the OTLP JSON mapping would have it (bytes in hex, not base64). */
@@ -208,7 +188,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       let request: any;
       if (contentType === 'application/json') request = JSON.parse(body.toString('utf8'));
       else if (contentType === 'application/x-protobuf') {
-        const { traces, metrics: metricsType } = loadProtos();
+        const { traces, metrics: metricsType } = otlpTypes();
         request = decodeProtobuf(isTraces ? traces : metricsType, body);
       } else throw new Error(`unexpected content type '${contentType}'`);
       if (isTraces) spans.push(...spansOf(request));
