@@ -40,5 +40,12 @@ export const DURATION_BUCKETS_SECONDS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 
 /** The library's own attributes and metrics live under this prefix. */
 export const LIBRARY_PREFIX = 'nest_mcp';
 
+/** `nest_mcp.tasks`: the status of the tasks counted. */
+export const ATTR_TASK_STATUS = `${LIBRARY_PREFIX}.task.status`;
+/** `nest_mcp.streams.held`: the transport holding the streams counted. */
+export const ATTR_TRANSPORT = `${LIBRARY_PREFIX}.transport`;
+/** `nest_mcp.requests.refused`: why. */
+export const ATTR_REFUSAL_REASON = `${LIBRARY_PREFIX}.refusal.reason`;
+
 /** The instrumentation scope of the library's tracer and meter. */
 export const INSTRUMENTATION_SCOPE = '@nest-mcp/server';

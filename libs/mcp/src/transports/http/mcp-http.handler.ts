@@ -60,6 +60,9 @@ const BROWSER_HINT =
  */
 @Injectable()
 export class McpHttpHandler implements McpTransport {
+  readonly kind = 'streamable-http';
+  /** Standalone GET streams open now (a resumed POST answer's GET included). */
+  private gets = 0;
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
@@ -79,6 +82,10 @@ export class McpHttpHandler implements McpTransport {
   }
 
   close(): void {}
+
+  heldStreams(): number {
+    return this.gets;
+  }
 
   /**
    * Runs before any framework body parser: refuses foreign origins and oversized bodies
@@ -262,6 +269,8 @@ export class McpHttpHandler implements McpTransport {
     // The GETs of one session share a place: a reconnect replacing a stream that is still
     // closing is not refused.
     this.eventStreams.hold(stream, callerKeyOf(auth, req), session.id);
+    this.gets += 1;
+    stream.onClose(() => (this.gets -= 1));
     const connection = new SseConnection(stream, { 'MCP-Session-Id': session.id });
 
     if (lastEventId !== undefined) {

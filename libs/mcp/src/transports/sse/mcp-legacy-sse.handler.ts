@@ -58,6 +58,7 @@ interface LegacyStream {
  */
 @Injectable()
 export class McpLegacySseHandler implements McpTransport {
+  readonly kind = 'sse';
   /** Keyed by the stream id in the endpoint URL (not the MCP session id). */
   private readonly streams = new Map<string, LegacyStream>();
 
@@ -119,6 +120,10 @@ export class McpLegacySseHandler implements McpTransport {
 
   /** Open streams (diagnostics and tests). */
   get size(): number {
+    return this.streams.size;
+  }
+
+  heldStreams(): number {
     return this.streams.size;
   }
 

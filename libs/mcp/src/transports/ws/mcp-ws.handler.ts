@@ -46,8 +46,11 @@ export const WS_CLOSE_UNSUPPORTED_DATA = 1003;
  */
 @Injectable()
 export class McpWsHandler implements McpTransport {
+  readonly kind = 'websocket';
   private readonly logger = new Logger('McpWs');
   private readonly heartbeats = new Set<NodeJS.Timeout>();
+  /** Sockets accepted and not closed yet. */
+  private sockets = 0;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -76,7 +79,9 @@ export class McpWsHandler implements McpTransport {
     // The socket carries the upgrade's token, which no message can renew: it ends with it.
     const expiry = closeWhenExpired(auth, () => socket.close(WS_CLOSE_POLICY_VIOLATION, 'Access token expired'));
     this.keepAlive(socket);
+    this.sockets += 1;
     socket.on('close', () => {
+      this.sockets -= 1;
       expiry.cancel();
       void session.close();
     });
@@ -85,6 +90,10 @@ export class McpWsHandler implements McpTransport {
     socket.removeAllListeners('error');
     socket.on('error', (error) => this.logger.debug(redactSecrets(`WebSocket error: ${error.message}`)));
     socket.on('message', (data, isBinary) => void this.onMessage(socket, session, data, isBinary));
+  }
+
+  heldStreams(): number {
+    return this.sockets;
   }
 
   /** A socket that carries a session closes with the backend's streams (it is the session's stream); the server closes the rest. */
