@@ -2,7 +2,12 @@ import { Logger } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
-import { DELIVERY_QUEUE_GAUGE, type McpBackend, type McpBackendContext, type McpBackendParts } from '@nest-mcp/server/backend';
+import {
+  DELIVERY_QUEUE_GAUGE,
+  type McpBackend,
+  type McpBackendContext,
+  type McpBackendParts,
+} from '@nest-mcp/server/backend';
 import { describeError } from './redis-errors.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisDelivery } from './redis-delivery.js';

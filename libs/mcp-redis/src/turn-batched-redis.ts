@@ -49,7 +49,7 @@ export class TurnBatchedRedis extends Redis {
 
   override sendCommand(...args: Parameters<Redis['sendCommand']>): unknown {
     if (!this.corked && args[1] === undefined && this.status === 'ready') this.corkForThisTurn();
-    if (this.telemetry) this.trace(args[0] as unknown as SentCommand);
+    if (this.telemetry) this.trace(args[0]);
     return super.sendCommand(...args);
   }
 
@@ -65,7 +65,10 @@ export class TurnBatchedRedis extends Redis {
     if (script !== undefined) attributes['db.stored_procedure.name'] = script;
     if (this.options.host !== undefined) attributes['server.address'] = this.options.host;
     if (this.options.port !== undefined) attributes['server.port'] = this.options.port;
-    const span = this.telemetry!.startRoundTrip(script === undefined ? operation : `${operation} ${script}`, attributes);
+    const span = this.telemetry!.startRoundTrip(
+      script === undefined ? operation : `${operation} ${script}`,
+      attributes,
+    );
     if (!span) return;
     command[TRACED] = true;
     const { resolve, reject } = command;

@@ -66,7 +66,7 @@ export class McpStdioTransport implements McpTransport {
     const splitter = new LineSplitter(
       this.options.maxLineBytes ?? this.moduleOptions.maxBodyBytes,
       (line) => this.track(this.onLine(line)),
-      () => session.refuse(null, new McpInvalidRequestException('The line exceeds the size limit')),
+      () => session.refuse(null, new McpInvalidRequestException('The line exceeds the size limit'), 'size'),
     );
     this.input.on('data', (chunk: Buffer | string) => {
       splitter.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));

@@ -17,6 +17,9 @@ import { closeWhenExpired } from '../../auth/token-expiry.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import { errorResponse } from '../../model/json-rpc.js';
+import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
+import { networkAttributes } from '../../telemetry/transport-attributes.js';
+import { countRefusal } from '../../protocol/refusals.js';
 
 /** Close code when the upgrade's access token expires (RFC 6455 1008, policy violation). */
 export const WS_CLOSE_POLICY_VIOLATION = 1008;
@@ -36,6 +39,9 @@ function upgradeRefusal(exception: McpException): UpgradeRefusal {
     headers: { 'Content-Type': 'application/json', ...exception.httpHeaders },
   };
 }
+
+/** The code of the error `ws` emits for a frame past `maxPayload` (it then closes with 1009). */
+const WS_MESSAGE_TOO_BIG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
 
 /** Close code for binary frames: MCP over WebSocket is text only (RFC 6455 1003). */
 export const WS_CLOSE_UNSUPPORTED_DATA = 1003;
@@ -58,6 +64,7 @@ export class McpWsHandler implements McpTransport {
     private readonly originPolicy: McpOriginPolicy,
     private readonly errors: McpErrorMapper,
     private readonly authenticator: McpAuthenticator,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   /**
@@ -65,9 +72,12 @@ export class McpWsHandler implements McpTransport {
    * access token too (401/400/503 with the challenge). Resolves to the refusal, if any.
    */
   async verifyUpgrade(request: IncomingMessage): Promise<UpgradeRefusal | undefined> {
-    if (!this.originPolicy.allows(request.headers)) return { status: 403, body: 'Forbidden' };
+    if (!this.originPolicy.allows(request, 'websocket')) return { status: 403, body: 'Forbidden' };
     const refusal = await this.authenticator.authenticateConnection(request);
-    return refusal === undefined ? undefined : upgradeRefusal(this.errors.toException(refusal, 'WebSocket upgrade'));
+    if (refusal === undefined) return undefined;
+    const exception = this.errors.toException(refusal, 'WebSocket upgrade');
+    countRefusal(this.telemetry, exception, 'websocket', request);
+    return upgradeRefusal(exception);
   }
 
   /** A new socket: wires messages, liveness and the session. */
@@ -88,8 +98,12 @@ export class McpWsHandler implements McpTransport {
     // The ws adapter logs every socket error at ERROR with a stack; oversized or non-UTF-8
     // frames from a client are routine, so they are logged here at debug instead.
     socket.removeAllListeners('error');
-    socket.on('error', (error) => this.logger.debug(redactSecrets(`WebSocket error: ${error.message}`)));
-    socket.on('message', (data, isBinary) => void this.onMessage(socket, session, data, isBinary));
+    socket.on('error', (error) => {
+      // A frame past `maxPayload`: `ws` closes the socket with 1009 (message too big).
+      if ((error as { code?: string }).code === WS_MESSAGE_TOO_BIG) this.refused('size', request);
+      this.logger.debug(redactSecrets(`WebSocket error: ${error.message}`));
+    });
+    socket.on('message', (data, isBinary) => void this.onMessage(socket, request, session, data, isBinary));
   }
 
   heldStreams(): number {
@@ -104,11 +118,22 @@ export class McpWsHandler implements McpTransport {
     this.heartbeats.clear();
   }
 
-  private async onMessage(socket: WebSocket, session: ConnectionSession, data: RawData, isBinary: boolean) {
+  private refused(reason: McpRefusalReason, request: IncomingMessage): void {
+    if (this.telemetry.metering) this.telemetry.refused(reason, networkAttributes('websocket', request));
+  }
+
+  private async onMessage(
+    socket: WebSocket,
+    request: IncomingMessage,
+    session: ConnectionSession,
+    data: RawData,
+    isBinary: boolean,
+  ) {
     // Frames that arrive while the socket closes (a slow consumer, a session that ended) are dropped.
     if (socket.readyState !== socket.OPEN) return;
     if (isBinary) {
       socket.close(WS_CLOSE_UNSUPPORTED_DATA, 'MCP messages are JSON text frames');
+      this.refused('invalid', request);
       return;
     }
     const decoded = decodeJsonText(rawToBuffer(data));
