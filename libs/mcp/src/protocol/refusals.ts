@@ -25,7 +25,6 @@ import type { McpException } from '../errors/mcp.exception.js';
 import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import type { McpTransportKind } from '../model/mcp-transport.interface.js';
 import type { McpRefusalReason, McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { networkAttributes } from '../telemetry/transport-attributes.js';
 import { McpTooManyTasksException } from './tasks/task.errors.js';
 
 /** The exceptions that refuse a request for a reason other than their class's, by class. */
@@ -81,6 +80,5 @@ export function countRefusal(
   request?: unknown,
   reason: McpRefusalReason | undefined = refusalReasonOf(exception),
 ): void {
-  if (reason === undefined || !telemetry.metering) return;
-  telemetry.refused(reason, networkAttributes(transport, request));
+  if (reason !== undefined) telemetry.refusedOn(reason, transport, request);
 }

@@ -30,6 +30,8 @@ import {
   ATTR_MCP_RESOURCE_URI,
   ATTR_MCP_SESSION_ID,
   ATTR_ERROR_TYPE,
+  ATTR_REFUSAL_REASON,
+  ATTR_TRANSPORT,
   DURATION_BUCKETS_SECONDS,
   ERROR_TYPE_OTHER,
   GEN_AI_EXECUTE_TOOL,
@@ -194,13 +196,21 @@ export class McpTelemetry {
     this.sessions?.ended(id);
   }
 
+  /**
+   * Counts a request refused on `transport`, with the transport's network attributes and
+   * `nest_mcp.transport` (the network attributes alone do not tell Streamable HTTP from legacy
+   * HTTP+SSE).
+   */
+  refusedOn(reason: McpRefusalReason, transport: McpTransportKind, request?: unknown): void {
+    if (!this.refusals) return;
+    this.refused(reason, { [ATTR_TRANSPORT]: transport, ...networkAttributes(transport, request) });
+  }
+
   /** Counts a request refused before it was served. */
   refused(reason: McpRefusalReason, attributes?: Attributes): void {
     this.refusals?.add(
       1,
-      attributes
-        ? { [`${LIBRARY_PREFIX}.refusal.reason`]: reason, ...attributes }
-        : { [`${LIBRARY_PREFIX}.refusal.reason`]: reason },
+      attributes ? { [ATTR_REFUSAL_REASON]: reason, ...attributes } : { [ATTR_REFUSAL_REASON]: reason },
     );
   }
 

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
-import { networkAttributes } from '../../telemetry/transport-attributes.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { McpForbiddenOriginException } from '../../errors/mcp-transport.exceptions.js';
@@ -52,6 +51,6 @@ export class McpOriginPolicy {
   }
 
   private refused(request: IncomingMessage, transport: McpTransportKind): void {
-    if (this.telemetry.metering) this.telemetry.refused('origin', networkAttributes(transport, request));
+    this.telemetry.refusedOn('origin', transport, request);
   }
 }

@@ -18,7 +18,6 @@ import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import { errorResponse } from '../../model/json-rpc.js';
 import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
-import { networkAttributes } from '../../telemetry/transport-attributes.js';
 import { countRefusal } from '../../protocol/refusals.js';
 
 /** Close code when the upgrade's access token expires (RFC 6455 1008, policy violation). */
@@ -119,7 +118,7 @@ export class McpWsHandler implements McpTransport {
   }
 
   private refused(reason: McpRefusalReason, request: IncomingMessage): void {
-    if (this.telemetry.metering) this.telemetry.refused(reason, networkAttributes('websocket', request));
+    this.telemetry.refusedOn(reason, 'websocket', request);
   }
 
   private async onMessage(
