@@ -114,6 +114,14 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     });
   }
 
+  /**
+   * Delivery messages waiting behind a catch-up of the log (`nest_mcp.delivery.queue.size`):
+   * otherwise a message is written to its streams as it is heard.
+   */
+  get queued(): number {
+    return this.queue?.length ?? 0;
+  }
+
   /** Starts the heartbeat (liveness, TTLs of held sessions, safety poll); the first beat is awaited. */
   async start(): Promise<void> {
     await this.heartbeat();

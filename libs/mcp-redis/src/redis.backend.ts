@@ -2,7 +2,12 @@ import { Logger } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
-import type { McpBackend, McpBackendContext, McpBackendParts } from '@nest-mcp/server/backend';
+import {
+  DELIVERY_QUEUE_GAUGE,
+  type McpBackend,
+  type McpBackendContext,
+  type McpBackendParts,
+} from '@nest-mcp/server/backend';
 import { describeError } from './redis-errors.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisDelivery } from './redis-delivery.js';
@@ -99,7 +104,7 @@ export class RedisMcpBackend implements McpBackend {
     }
   }
 
-  async connect({ options }: McpBackendContext): Promise<McpBackendParts> {
+  async connect({ options, telemetry }: McpBackendContext): Promise<McpBackendParts> {
     const instanceId =
       this.options.instanceId ??
       `${hostname().replace(/[^A-Za-z0-9._-]/g, '')}-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -111,6 +116,9 @@ export class RedisMcpBackend implements McpBackend {
       maxRetriesPerRequest: 1,
       ...this.options.redis,
     });
+    // One CLIENT span per command a request sends; the subscriber (a plain connection) makes
+    // none: what it hears is background work of no request.
+    redis.traceWith(telemetry);
     const subscriber = redis.duplicate({ commandTimeout: undefined });
     this.logErrors(redis, 'commands');
     this.logErrors(subscriber, 'subscriber');
@@ -132,6 +140,12 @@ export class RedisMcpBackend implements McpBackend {
       ttlMs,
       heartbeatMs: this.options.heartbeatMs ?? 5_000,
     });
+    telemetry?.gauge(
+      DELIVERY_QUEUE_GAUGE.name,
+      DELIVERY_QUEUE_GAUGE.description,
+      DELIVERY_QUEUE_GAUGE.unit,
+      (observe) => observe(delivery.queued),
+    );
     // Redis down at startup is an outage like any other: the instance starts, answers 503,
     // and the clients' retries succeed once it is back.
     await pubsub.start().catch((error: unknown) => this.logger.warn(`Subscribing failed: ${describeError(error)}`));

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@
 import type { McpModuleOptions, ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_RESOLVED_OPTIONS } from './mcp.constants.js';
+import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 import { InMemoryMcpBackend } from './backend/in-memory/in-memory.backend.js';
 import { LocalInstanceMessaging } from './backend/in-memory/local-instance-messaging.js';
 import type { McpBackendParts } from './backend/mcp-backend.interface.js';
@@ -17,7 +18,6 @@ import {
   MCP_SUBSCRIPTION_STORE,
   MCP_TASK_STORE,
 } from './backend/mcp-backend.tokens.js';
-import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 import { traceFanout } from './notifications/traced-fanout.js';
 
 /** Closes the backend's connections and timers when the application shuts down. */
@@ -38,9 +38,9 @@ export class McpBackendLifecycle implements OnApplicationShutdown {
 export const MCP_BACKEND_PROVIDERS: Provider[] = [
   {
     provide: MCP_BACKEND_PARTS,
-    useFactory: (raw: McpModuleOptions, options: ResolvedMcpOptions) =>
-      (raw.backend ?? new InMemoryMcpBackend()).connect({ options }),
-    inject: [MCP_MODULE_OPTIONS, MCP_RESOLVED_OPTIONS],
+    useFactory: (raw: McpModuleOptions, options: ResolvedMcpOptions, telemetry: McpTelemetry) =>
+      (raw.backend ?? new InMemoryMcpBackend()).connect({ options, telemetry: telemetry.forBackend() }),
+    inject: [MCP_MODULE_OPTIONS, MCP_RESOLVED_OPTIONS, McpTelemetry],
   },
   { provide: MCP_SESSION_STORE, useFactory: (parts: McpBackendParts) => parts.sessions, inject: [MCP_BACKEND_PARTS] },
   {

@@ -23,6 +23,7 @@ export { isTerminalTaskStatus, McpTaskCursorError, ORPHANED_TASK } from './mcp-t
 export { MCP_ALL_INSTANCES } from './mcp-instance-messaging.js';
 
 // Delivering as the core does
+export { DELIVERY_QUEUE_GAUGE } from './delivery/delivery-queue.js';
 export { ListenerIndex } from './delivery/listener-index.js';
 export {
   LIST_CHANGED_JSON,

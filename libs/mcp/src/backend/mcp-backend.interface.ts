@@ -20,9 +20,54 @@ export interface McpBackendSettings {
   readonly sessionIdleTimeoutMs: number;
 }
 
+/** An attribute value of a backend's span or gauge (OpenTelemetry's primitive values). @publicApi */
+export type McpBackendAttributes = Readonly<Record<string, string | number | boolean>>;
+
+/** A span a backend opened for one round trip to its storage. @publicApi */
+export interface McpBackendSpan {
+  /**
+   * Ends the span, with `attributes` learned by then; `error` marks it failed (`error.type`: the
+   * first word of the message when it is a code such as Redis's `ERR`, else the error's name).
+   * Once.
+   */
+  end(error?: unknown, attributes?: McpBackendAttributes): void;
+}
+
+/**
+ * The module's telemetry as a backend records through it (OpenTelemetry, through the tracer and
+ * meter providers the module uses: `telemetry.tracerProvider`/`meterProvider`, or the global
+ * ones). Nothing here needs `@opentelemetry/api` in the backend's own dependencies. @publicApi
+ */
+export interface McpBackendTelemetry {
+  /**
+   * A CLIENT span for one round trip to the backend's storage (one command, one script), as a
+   * child of the active span, in the database semantic conventions (`db.system.name`,
+   * `db.operation.name`, `server.address`, `server.port`). Undefined, with nothing made, when no
+   * recorded span is active: tracing off, no SDK, an unsampled request, or background work
+   * outside any request (a heartbeat, a pub/sub message). Call it where the command is sent, so
+   * the request's context is the active one.
+   */
+  startRoundTrip(name: string, attributes: McpBackendAttributes): McpBackendSpan | undefined;
+  /**
+   * Registers an observable gauge `nest_mcp.<name>` (once, when the backend connects), read at
+   * each collection; `read` may be async. Nothing with metrics off.
+   */
+  gauge(
+    name: string,
+    description: string,
+    unit: string,
+    read: (observe: (value: number, attributes?: McpBackendAttributes) => void) => void | Promise<void>,
+  ): void;
+}
+
 /** What a backend is given when the module starts. @publicApi */
 export interface McpBackendContext {
   readonly options: McpBackendSettings;
+  /**
+   * The module's telemetry: spans of the backend's round trips, its gauges. Always given by the
+   * module; absent when a test builds the parts by hand.
+   */
+  readonly telemetry?: McpBackendTelemetry;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
@@ -62,11 +63,23 @@ export class McpClientRequests implements OnModuleInit, OnApplicationShutdown {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly sessions: McpSessionManager,
     @Inject(MCP_INSTANCE_MESSAGING) private readonly messaging: McpInstanceMessaging,
+    // Always injected by the module; a spec that builds the service by hand records nothing.
+    private readonly telemetry: McpTelemetry = new McpTelemetry({ tracing: false, metrics: false }),
   ) {
     this.prefix = `srv-${messaging.instanceId}-`;
   }
 
   onModuleInit(): void {
+    this.telemetry.gauge(
+      'client_requests.pending',
+      'Requests this instance sent a client (elicitation, sampling, roots) and awaits the answer of.',
+      '{request}',
+      (observe) => {
+        let pending = 0;
+        for (const requests of this.pending.values()) pending += requests.size;
+        observe(pending);
+      },
+    );
     this.sessions.onSessionEnd((sessionId) => this.rejectSession(sessionId, 'The session ended'));
     this.messaging.on(RESPONSE_TOPIC, (payload) => {
       const { sessionId, response, principal } = payload as RoutedResponse;

@@ -23,7 +23,8 @@ import { LegacyEra } from './eras/legacy.era.js';
 import { ModernEra } from './eras/modern.era.js';
 import { McpListens } from './listen/listens.registry.js';
 import { callerKeyOf } from '../auth/caller-key.js';
-import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import { McpTelemetry, type McpRefusalReason } from '../telemetry/mcp-telemetry.js';
+import { countRefusal, refusalReasonOf } from './refusals.js';
 import type { McpOperation, McpOperationOutcome } from '../telemetry/mcp-operation.js';
 
 /**
@@ -62,10 +63,15 @@ export class McpDispatcher {
         return outcome && this.toAnswer(outcome);
       }
       case 'refused':
+        // A batch where the era has none.
+        this.refused(inbound.error, ctx, 'era');
         return this.toAnswer(failure(null, inbound.error, 'batch'));
       case 'batch': {
         const refusal = this.refuseBatch(inbound.elements, ctx);
-        if (refusal) return this.toAnswer(failure(null, refusal, 'batch'));
+        if (refusal) {
+          this.refused(refusal.exception, ctx, refusal.reason);
+          return this.toAnswer(failure(null, refusal.exception, 'batch'));
+        }
         // A modern notification inside a batch is dropped (a modern request there was refused
         // when it was classified): nothing written for 2026-07-28 runs from a batch.
         const outcomes = await Promise.all(
@@ -89,15 +95,28 @@ export class McpDispatcher {
    * 2025-03-26, and without sessions only under that version (the header's; none means
    * 2025-03-26): 2025-06-18 removed batches.
    */
-  private refuseBatch(elements: readonly InboundMessage[], ctx: McpDispatchContext): McpException | undefined {
+  private refuseBatch(
+    elements: readonly InboundMessage[],
+    ctx: McpDispatchContext,
+  ): { exception: McpException; reason: McpRefusalReason } | undefined {
     let detail: string | undefined;
+    // Refused for its era (no 2025-03-26 session to carry it), or as malformed.
+    let reason: McpRefusalReason = 'era';
     const version = this.legacy.versionOf(ctx);
     if (ctx.sessionsEnabled && !ctx.session) {
       detail = 'JSON-RPC batches need a session that negotiated 2025-03-26: send initialize first, on its own';
     } else if (version !== '2025-03-26') detail = `JSON-RPC batches are not supported on protocol version ${version}`;
-    else if (elements.length === 0) detail = 'An empty batch is not a valid request';
-    else if (elements.some(namesInitialize)) detail = 'initialize must not be sent in a batch';
-    return detail === undefined ? undefined : new McpInvalidRequestException(detail);
+    else {
+      reason = 'invalid';
+      if (elements.length === 0) detail = 'An empty batch is not a valid request';
+      else if (elements.some(namesInitialize)) detail = 'initialize must not be sent in a batch';
+    }
+    return detail === undefined ? undefined : { exception: new McpInvalidRequestException(detail), reason };
+  }
+
+  /** Counts a request refused before it ran (`nest_mcp.requests.refused`), once. */
+  private refused(exception: McpException, ctx: McpDispatchContext, reason?: McpRefusalReason): void {
+    countRefusal(this.telemetry, exception, ctx.transport, ctx.request, reason ?? refusalReasonOf(exception));
   }
 
   private toAnswer(outcome: Outcome): McpAnswer {
@@ -115,6 +134,7 @@ export class McpDispatcher {
   private async dispatchOne(message: InboundMessage, ctx: McpDispatchContext): Promise<Outcome | undefined> {
     switch (message.kind) {
       case 'invalid': {
+        this.refused(message.error, ctx, message.refusal);
         const outcome = failure(message.id, message.error, message.method ?? 'message');
         // Refused before it ran: a span only where there is a method to name it by.
         if (message.method !== undefined) {
@@ -225,7 +245,10 @@ export class McpDispatcher {
       if (controller.reason instanceof McpRequestCancelledError || error instanceof McpRequestCancelledError) {
         return undefined;
       }
-      return failure(request.id, this.errors.toException(error, request.method), request.method);
+      const exception = this.errors.toException(error, request.method);
+      // Refused as it ran: a scope short, a rate limit, a cap (sessions, listens, tasks).
+      this.refused(exception, ctx);
+      return failure(request.id, exception, request.method);
     } finally {
       finish?.();
     }

@@ -41,6 +41,12 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     if (!this.options.sessions) return;
+    this.telemetry.gauge(
+      'sessions.open',
+      "Sessions open now, as the backend counts them: with a shared backend (Redis) every instance's sessions, the same figure from each instance.",
+      '{session}',
+      async (observe) => observe(await this.store.count()),
+    );
     this.store.onEnded((id) => this.telemetry.sessionEnded(id));
     if (this.options.maxSessionsPerPrincipal !== undefined) this.store.onEnded((id) => this.quota.release(id));
     this.sweepTimer = setInterval(() => {

@@ -17,6 +17,7 @@ import {
 import type { JsonRpcId } from '../model/json-rpc.js';
 import type { McpPrincipal } from '../model/mcp-principal.js';
 import type { McpTransportKind } from '../model/mcp-transport.interface.js';
+import type { McpBackendTelemetry } from '../backend/mcp-backend.interface.js';
 import { NO_OPERATION, RecordedOperation, type McpOperation } from './mcp-operation.js';
 import type { McpTelemetryOptions } from './mcp-telemetry.options.js';
 import { targetOf } from './operation-target.js';
@@ -31,7 +32,10 @@ import {
   ATTR_MCP_RESOURCE_URI,
   ATTR_MCP_SESSION_ID,
   ATTR_RPC_RESPONSE_STATUS_CODE,
+  ATTR_REFUSAL_REASON,
+  ATTR_TRANSPORT,
   DURATION_BUCKETS_SECONDS,
+  ERROR_TYPE_OTHER,
   GEN_AI_EXECUTE_TOOL,
   INSTRUMENTATION_SCOPE,
   LIBRARY_PREFIX,
@@ -72,7 +76,7 @@ export interface McpAskFailure {
 /** A span the library opened inside an operation, ended with what it learned. */
 export interface McpChildSpan {
   readonly context?: Context;
-  end(attributes?: Attributes, error?: { readonly code?: number; readonly message: string }): void;
+  end(attributes?: Attributes, error?: { readonly code?: number | string; readonly message: string }): void;
 }
 
 const NO_CHILD: McpChildSpan = { end: () => undefined };
@@ -249,30 +253,84 @@ export class McpTelemetry {
     this.sessions?.ended(id);
   }
 
+  /**
+   * Counts a request refused on `transport`, with the transport's network attributes and
+   * `nest_mcp.transport` (the network attributes alone do not tell Streamable HTTP from legacy
+   * HTTP+SSE).
+   */
+  refusedOn(reason: McpRefusalReason, transport: McpTransportKind, request?: unknown): void {
+    if (!this.refusals) return;
+    this.refused(reason, { [ATTR_TRANSPORT]: transport, ...networkAttributes(transport, request) });
+  }
+
   /** Counts a request refused before it was served. */
   refused(reason: McpRefusalReason, attributes?: Attributes): void {
     this.refusals?.add(
       1,
-      attributes
-        ? { [`${LIBRARY_PREFIX}.refusal.reason`]: reason, ...attributes }
-        : { [`${LIBRARY_PREFIX}.refusal.reason`]: reason },
+      attributes ? { [ATTR_REFUSAL_REASON]: reason, ...attributes } : { [ATTR_REFUSAL_REASON]: reason },
     );
+  }
+
+  /** True when the library's metrics are recorded (the option; without an SDK they are no-ops). */
+  get metering(): boolean {
+    return this.meter !== undefined;
   }
 
   /**
    * An observable gauge of the library (`nest_mcp.<name>`), read at each collection: `read`
-   * reports one value, or one per attribute set.
+   * reports one value, or one per attribute set. It may be async (a count kept in a shared
+   * backend): the SDK waits for it within its collection timeout. What it throws or rejects with
+   * is dropped: that collection reports nothing for this gauge.
    */
   gauge(
     name: string,
     description: string,
     unit: string,
-    read: (observe: (value: number, attributes?: Attributes) => void) => void,
+    read: (observe: (value: number, attributes?: Attributes) => void) => void | Promise<void>,
   ): void {
     if (!this.meter) return;
     this.meter
       .createObservableGauge(`${LIBRARY_PREFIX}.${name}`, { description, unit })
-      .addCallback((result: ObservableResult) => read((value, attributes) => result.observe(value, attributes)));
+      .addCallback(async (result: ObservableResult) => {
+        try {
+          await read((value, attributes) => result.observe(value, attributes));
+        } catch {
+          // A figure that cannot be read now (the backend is down) is left out of this collection.
+        }
+      });
+  }
+
+  /**
+   * A CLIENT span for one round trip of a backend to its storage (a Redis command), as a child
+   * of the active span: only while a recorded span is active (a request being served), so
+   * background work and unsampled requests make none, and without tracing this is one check.
+   */
+  startRoundTrip(name: string, attributes: Attributes): McpChildSpan | undefined {
+    if (!this.tracer) return undefined;
+    const parent = context.active();
+    if (!trace.getSpan(parent)?.isRecording()) return undefined;
+    const span = this.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
+    return {
+      end: (more, error) => {
+        if (more) span.setAttributes(more);
+        if (error) {
+          span.setAttribute(ATTR_ERROR_TYPE, error.code !== undefined ? String(error.code) : ERROR_TYPE_OTHER);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+        }
+        span.end();
+      },
+    };
+  }
+
+  /** What a backend records through (`McpBackendContext.telemetry`). */
+  forBackend(): McpBackendTelemetry {
+    return {
+      startRoundTrip: (name, attributes) => {
+        const span = this.startRoundTrip(name, attributes);
+        return span && { end: (error, more) => span.end(more, error === undefined ? undefined : backendError(error)) };
+      },
+      gauge: (name, description, unit, read) => this.gauge(name, description, unit, read),
+    };
   }
 
   private child(name: string, kind: SpanKind, attributes: Attributes): McpChildSpan {
@@ -328,4 +386,15 @@ export class McpTelemetry {
     }
     return attributes;
   }
+}
+
+/**
+ * A backend's failure as a span error: the first word of a Redis error (`ERR`, `NOSCRIPT`,
+ * `BUSY`), as the database conventions' `error.type` and `db.response.status_code` take it, else
+ * the error's name.
+ */
+function backendError(error: unknown): { code?: string; message: string } {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const prefix = /^([A-Z][A-Z_]+)\s/.exec(error.message)?.[1];
+  return { code: prefix ?? error.name, message: error.message };
 }

@@ -43,5 +43,12 @@ export const LIBRARY_PREFIX = 'nest_mcp';
 /** A modern result that is not the final one: `input_required` (a multi round-trip round) or `task`. */
 export const ATTR_RESULT_TYPE = 'nest_mcp.result_type';
 
+/** `nest_mcp.tasks`: the status of the tasks counted. */
+export const ATTR_TASK_STATUS = `${LIBRARY_PREFIX}.task.status`;
+/** `nest_mcp.streams.held`: the transport holding the streams counted. */
+export const ATTR_TRANSPORT = `${LIBRARY_PREFIX}.transport`;
+/** `nest_mcp.requests.refused`: why. */
+export const ATTR_REFUSAL_REASON = `${LIBRARY_PREFIX}.refusal.reason`;
+
 /** The instrumentation scope of the library's tracer and meter. */
 export const INSTRUMENTATION_SCOPE = '@nest-mcp/server';

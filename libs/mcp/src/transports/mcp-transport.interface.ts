@@ -1,3 +1,5 @@
+import type { McpTransportKind } from '../model/mcp-transport.interface.js';
+
 /**
  * The one contract every transport (Streamable HTTP, legacy HTTP+SSE, WebSocket, stdio) keeps
  * with the module: it frames bytes and holds connections, and leaves every protocol decision to
@@ -5,6 +7,13 @@
  * path (`McpTransportsLifecycle`).
  */
 export interface McpTransport {
+  /** Which transport it is (`nest_mcp.transport` on the gauges that count by transport). */
+  readonly kind: McpTransportKind;
+  /**
+   * The long-lived streams it holds now (`nest_mcp.streams.held`): standalone GET streams,
+   * legacy HTTP+SSE streams, WebSocket connections, the stdio pipe.
+   */
+  heldStreams(): number;
   /** Starts taking messages, for a transport that reads on its own (stdio); HTTP-based ones are served by the HTTP server. */
   start?(): void;
   /**

@@ -6,6 +6,7 @@ import type { McpListens } from '../protocol/listen/listens.registry.js';
 import { sessionRecord } from '../testing/backend-contract.js';
 import type { McpTransport } from './mcp-transport.interface.js';
 import { McpTransportsLifecycle } from './mcp-transports.lifecycle.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 
 const connection = (): McpConnection & { close: jest.Mock<(retryMs?: number) => void> } => ({
   send: () => true,
@@ -18,12 +19,20 @@ function harness() {
   const steps: string[] = [];
   const listens = { endAll: async () => void steps.push('listens answered') } as unknown as McpListens;
   const transport = (name: string): McpTransport & { start: jest.Mock<() => void> } => ({
+    kind: name === 'sse' ? 'sse' : 'streamable-http',
+    heldStreams: () => 0,
     start: jest.fn<() => void>(),
     drain: async () => void steps.push(`${name} drained`),
     close: () => void steps.push(`${name} closed`),
   });
   const transports = [transport('http'), transport('sse')];
-  const lifecycle = new McpTransportsLifecycle(transports, listens, parts.liveStreams, parts.postStreams);
+  const lifecycle = new McpTransportsLifecycle(
+    transports,
+    listens,
+    parts.liveStreams,
+    parts.postStreams,
+    new McpTelemetry(),
+  );
   return { parts, steps, transports, lifecycle };
 }
 

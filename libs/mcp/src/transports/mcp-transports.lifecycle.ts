@@ -4,7 +4,10 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
+  type OnModuleInit,
 } from '@nestjs/common';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import { ATTR_TRANSPORT } from '../telemetry/semconv.js';
 import { MCP_LIVE_STREAMS, MCP_POST_STREAMS } from '../backend/mcp-backend.tokens.js';
 import type { McpLiveStreams } from '../backend/mcp-live-streams.js';
 import type { McpPostStreams } from '../backend/mcp-post-streams.js';
@@ -24,7 +27,7 @@ import { MCP_TRANSPORTS, type McpTransport } from './mcp-transport.interface.js'
  */
 @Injectable()
 export class McpTransportsLifecycle
-  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+  implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
 {
   private drained?: Promise<void>;
 
@@ -33,7 +36,21 @@ export class McpTransportsLifecycle
     private readonly listens: McpListens,
     @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
     @Inject(MCP_POST_STREAMS) private readonly postStreams: McpPostStreams,
+    private readonly telemetry: McpTelemetry,
   ) {}
+
+  onModuleInit(): void {
+    this.telemetry.gauge(
+      'streams.held',
+      'Long-lived streams this instance holds, by transport: standalone GET streams (streamable-http), legacy HTTP+SSE streams (sse), WebSocket connections (websocket), the stdio pipe (stdio).',
+      '{stream}',
+      (observe) => {
+        for (const transport of this.transports) {
+          observe(transport.heldStreams(), { [ATTR_TRANSPORT]: transport.kind });
+        }
+      },
+    );
+  }
 
   onApplicationBootstrap(): void {
     for (const transport of this.transports) transport.start?.();

@@ -51,6 +51,11 @@ export class InMemoryDelivery implements McpFanout, McpLiveStreams {
     sessions.clearOnEnd((sessionId) => this.ended(sessionId));
   }
 
+  /** Deliveries accepted and not written yet (the notifying requests were answered first). */
+  get queued(): number {
+    return this.queue.size;
+  }
+
   /** Counted now, delivered just after (the notifying request is answered first). */
   async resourceUpdated(uri: string): Promise<McpDeliveryReport> {
     const subscribers = (await this.subscriptions.subscribersOf(uri)) as ReadonlySet<string>;

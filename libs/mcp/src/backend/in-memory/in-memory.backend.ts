@@ -1,4 +1,5 @@
 import type { McpBackend, McpBackendContext, McpBackendParts } from '../mcp-backend.interface.js';
+import { DELIVERY_QUEUE_GAUGE } from '../delivery/delivery-queue.js';
 import { InMemoryDelivery } from './in-memory-delivery.js';
 import { InMemoryPostStreams } from './in-memory-post-streams.js';
 import { InMemoryRequestStateNonces } from './in-memory-request-state-nonces.js';
@@ -14,10 +15,16 @@ import { InMemoryTaskStore } from './in-memory-task.store.js';
  * @publicApi
  */
 export class InMemoryMcpBackend implements McpBackend {
-  connect({ options }: McpBackendContext): McpBackendParts {
+  connect({ options, telemetry }: McpBackendContext): McpBackendParts {
     const sessions = new InMemorySessionStore();
     const subscriptions = new InMemorySubscriptionStore(sessions);
     const delivery = new InMemoryDelivery(options, sessions, subscriptions);
+    telemetry?.gauge(
+      DELIVERY_QUEUE_GAUGE.name,
+      DELIVERY_QUEUE_GAUGE.description,
+      DELIVERY_QUEUE_GAUGE.unit,
+      (observe) => observe(delivery.queued),
+    );
     return {
       sessions,
       subscriptions,

@@ -141,10 +141,12 @@ function batchElement(value: unknown): InboundMessage {
   const error = new McpInvalidRequestException(
     'A 2026-07-28 request cannot be part of a JSON-RPC batch: send it on its own',
   );
-  return invalid(isValidId(id) ? id : null, error, value);
+  return invalid(isValidId(id) ? id : null, error, value, 'era');
 }
 
-function invalid(id: JsonRpcId | null, error: McpException, value: unknown): InboundMessage {
+function invalid(id: JsonRpcId | null, error: McpException, value: unknown, refusal?: 'era'): InboundMessage {
   const method = methodOf(value);
-  return method === undefined ? { kind: 'invalid', id, error } : { kind: 'invalid', id, error, method };
+  const message =
+    method === undefined ? { kind: 'invalid' as const, id, error } : { kind: 'invalid' as const, id, error, method };
+  return refusal === undefined ? message : { ...message, refusal };
 }

@@ -3,6 +3,7 @@ import type { McpException } from '../../errors/mcp.exception.js';
 import type { McpProtocolEras } from '../../mcp.constants.js';
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../../model/json-rpc.js';
 import type { McpModernEnvelope } from './modern-envelope.js';
+import type { McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
 
 /** The protocol era that serves a message: the 2025 one of `initialize` and sessions, or MCP 2026-07-28. */
 export type McpEra = 'legacy' | 'modern';
@@ -22,8 +23,18 @@ export type InboundMessage =
     }
   | { readonly kind: 'notification'; readonly era: McpEra; readonly notification: JsonRpcNotification }
   | { readonly kind: 'response'; readonly response: JsonRpcResponse }
-  /** Refused before anything runs: bad framing, an envelope or header that does not hold, an era not served. */
-  | { readonly kind: 'invalid'; readonly id: JsonRpcId | null; readonly error: McpException; readonly method?: string };
+  /**
+   * Refused before anything runs: bad framing, an envelope or header that does not hold, an era
+   * not served. `refusal` is why, when the exception's class does not say it (a 2026-07-28
+   * request inside a batch is answered `-32600` for its era).
+   */
+  | {
+      readonly kind: 'invalid';
+      readonly id: JsonRpcId | null;
+      readonly error: McpException;
+      readonly method?: string;
+      readonly refusal?: McpRefusalReason;
+    };
 
 /** A modern request, classified. */
 export type InboundModernRequest = Extract<InboundMessage, { era: 'modern'; kind: 'request' }>;

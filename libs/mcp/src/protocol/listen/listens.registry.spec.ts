@@ -5,13 +5,14 @@ import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { McpListenQuotaExceededException, McpTooManyListensException } from '../../errors/mcp-modern.exceptions.js';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
 import { McpListens } from './listens.registry.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 
 const NOW = 1_700_000_000_000;
 
 function listensWith(options: { maxListens?: number; maxListensPerCaller?: number } = {}) {
   const resolved = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, ...options });
   const fanout = new InMemoryMcpBackend().connect({ options: resolved }).fanout;
-  return { listens: new McpListens(resolved, fanout), fanout };
+  return { listens: new McpListens(resolved, fanout, new McpTelemetry()), fanout };
 }
 
 const listener = (): McpListener & { notify: jest.Mock } => ({

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { MCP_FANOUT } from '../../backend/mcp-backend.tokens.js';
 import type { McpFanout, McpListener } from '../../backend/mcp-fanout.js';
 import { CallerSlots } from '../../auth/caller-slots.js';
@@ -37,7 +38,7 @@ export interface ListenOwner {
  * Every end gives its places back and stops its expiry timer.
  */
 @Injectable()
-export class McpListens {
+export class McpListens implements OnModuleInit {
   private readonly open = new Set<() => void>();
   private readonly perCaller: CallerSlots;
   /** Listens a caller can cancel by request id, by `caller` and id. */
@@ -46,8 +47,18 @@ export class McpListens {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     @Inject(MCP_FANOUT) private readonly fanout: McpFanout,
+    private readonly telemetry: McpTelemetry,
   ) {
     this.perCaller = new CallerSlots(options.maxListensPerCaller);
+  }
+
+  onModuleInit(): void {
+    this.telemetry.gauge(
+      'listens.open',
+      'subscriptions/listen streams open on this instance (MCP 2026-07-28).',
+      '{listen}',
+      (observe) => observe(this.open.size),
+    );
   }
 
   get size(): number {

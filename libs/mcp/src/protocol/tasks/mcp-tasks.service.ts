@@ -26,6 +26,7 @@ import { isLogLevel } from '../../model/log-level.js';
 import { principalDigest } from '../../model/mcp-principal.js';
 import { McpErrorMapper } from '../mcp-error.mapper.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
+import { ATTR_TASK_STATUS as TASK_STATUS } from '../../telemetry/semconv.js';
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpTaskChannels } from './task-channels.js';
@@ -121,6 +122,22 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     channels.useRunning((taskId) => this.byId.has(taskId));
     messaging.on(CANCEL_TOPIC, (payload) => this.byId.get(taskIdOf(payload))?.cancel());
     messaging.on(INPUT_TOPIC, (payload) => void this.byId.get(taskIdOf(payload))?.collectAnswers());
+    telemetry.gauge(
+      'tasks',
+      "Tasks whose handler runs on this instance now, by the status this instance last wrote (other instances' tasks are theirs to report).",
+      '{task}',
+      (observe) => {
+        let working = 0;
+        let inputRequired = 0;
+        for (const run of this.running) {
+          const status = run.current?.status;
+          if (status === 'working') working += 1;
+          else if (status === 'input_required') inputRequired += 1;
+        }
+        observe(working, { [TASK_STATUS]: 'working' });
+        observe(inputRequired, { [TASK_STATUS]: 'input_required' });
+      },
+    );
     // A 2025-11-25 task belongs to its session: it stops when the session ends.
     sessions.onSessionEnd((sessionId) => {
       for (const run of this.running) if (run.init.sessionId === sessionId) void run.abandon('The session ended');

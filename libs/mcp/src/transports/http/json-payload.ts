@@ -6,6 +6,7 @@ import {
 } from '../../errors/mcp-transport.exceptions.js';
 import { BodyTooLargeError, decodeJsonBody, readRequestBody } from './body-reader.js';
 import { rejectHttp } from './http-rejection.js';
+import type { McpException } from '../../errors/mcp.exception.js';
 import { endAfterBody, LINGER_MS } from './lingering-close.js';
 import { isJsonContentType } from './media-type.js';
 
@@ -26,29 +27,41 @@ export async function readJsonPayload(
   req: McpHttpRequest,
   res: ServerResponse,
   maxBytes: number,
+  /** Told of each refusal it answered (to count it). */
+  onRefused: (exception: McpException) => void = () => undefined,
 ): Promise<JsonPayload> {
   if (!isJsonContentType(req.headers['content-type'])) {
-    rejectHttp(res, new McpUnsupportedMediaTypeException());
+    const refusal = new McpUnsupportedMediaTypeException();
+    rejectHttp(res, refusal);
+    onRefused(refusal);
     return undefined;
   }
-  const body = req[MCP_RAW_BODY] ?? (await readLate(req, res, maxBytes));
+  const body = req[MCP_RAW_BODY] ?? (await readLate(req, res, maxBytes, onRefused));
   if (!body) return undefined;
   const decoded = decodeJsonBody(body);
   if (!decoded.ok) {
-    rejectHttp(res, new McpParseErrorException(decoded.detail));
+    const refusal = new McpParseErrorException(decoded.detail);
+    rejectHttp(res, refusal);
+    onRefused(refusal);
     return undefined;
   }
   return { value: decoded.value };
 }
 
 /** Reads the body now: a body already parsed by a framework parser is taken as it is. */
-async function readLate(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Buffer | undefined> {
+async function readLate(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBytes: number,
+  onRefused: (exception: McpException) => void,
+): Promise<Buffer | undefined> {
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
   if (req.readableEnded && parsed !== undefined) return Buffer.from(JSON.stringify(parsed));
   try {
     return await readRequestBody(req, maxBytes);
   } catch (error) {
-    rejectBody(res, error, maxBytes);
+    const refusal = rejectBody(res, error, maxBytes);
+    if (refusal) onRefused(refusal);
     return undefined;
   }
 }
@@ -56,13 +69,20 @@ async function readLate(req: IncomingMessage, res: ServerResponse, maxBytes: num
 /**
  * 413 with a JSON-RPC body; the connection closes once the client has finished sending (or at
  * the linger deadline), so that clients still uploading read the answer. An aborted body just
- * drops the socket.
+ * drops the socket. Resolves to the refusal it answered with, if it answered.
  */
-export function rejectBody(res: ServerResponse, error: unknown, maxBytes: number, lingerMs = LINGER_MS): void {
+export function rejectBody(
+  res: ServerResponse,
+  error: unknown,
+  maxBytes: number,
+  lingerMs = LINGER_MS,
+): McpException | undefined {
   if (!(error instanceof BodyTooLargeError) || res.headersSent) {
     res.destroy();
-    return;
+    return undefined;
   }
-  rejectHttp(res, new McpPayloadTooLargeException(maxBytes), null, { end: false });
+  const refusal = new McpPayloadTooLargeException(maxBytes);
+  rejectHttp(res, refusal, null, { end: false });
   endAfterBody(res.req, res, lingerMs);
+  return refusal;
 }

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { MCP_LEGACY_SSE_PATHS, type McpLegacySsePaths } from '../sse/mcp-legacy-sse.handler.js';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_BODY_PATHS } from './mcp-http.tokens.js';
@@ -27,6 +28,7 @@ export class McpBodyReaderInstaller implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly handler: McpHttpHandler,
     @Inject(MCP_BODY_PATHS) private readonly paths: string[],
+    @Optional() @Inject(MCP_LEGACY_SSE_PATHS) private readonly legacy?: McpLegacySsePaths,
   ) {}
 
   onModuleInit(): void {
@@ -34,9 +36,11 @@ export class McpBodyReaderInstaller implements OnModuleInit {
     if (!adapter || adapter.getType() !== 'express') return;
     const app = adapter.getInstance<{ use(fn: Middleware): void; router?: { stack?: RouterLayer[] } }>();
     const paths = new Set(this.paths.map(normalizePath));
+    const messages = this.legacy && normalizePath(this.legacy.messagesPath);
     const reader: Middleware = (req, res, next) => {
-      if (req.method === 'POST' && paths.has(normalizePath(pathOf(req.url)))) {
-        this.handler.readBody(req, res, next);
+      const path = req.method === 'POST' ? normalizePath(pathOf(req.url)) : undefined;
+      if (path !== undefined && paths.has(path)) {
+        this.handler.readBody(req, res, next, path === messages ? 'sse' : 'streamable-http');
       } else {
         next();
       }

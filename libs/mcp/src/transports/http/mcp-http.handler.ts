@@ -44,6 +44,9 @@ import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from './event-streams.js';
 import type { McpTransport } from '../mcp-transport.interface.js';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
+import { countRefusal } from '../../protocol/refusals.js';
 
 const ALLOW_ALL = 'GET, POST, DELETE';
 const ALLOW_STATELESS = 'POST';
@@ -60,6 +63,9 @@ const BROWSER_HINT =
  */
 @Injectable()
 export class McpHttpHandler implements McpTransport {
+  readonly kind = 'streamable-http';
+  /** Standalone GET streams open now (a resumed POST answer's GET included). */
+  private gets = 0;
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly dispatcher: McpDispatcher,
@@ -71,6 +77,7 @@ export class McpHttpHandler implements McpTransport {
     private readonly classifier: McpInboundClassifier,
     private readonly authenticator: McpAuthenticator,
     private readonly eventStreams: McpEventStreams,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   /** At shutdown: the POST answer streams close (the GET streams are the backend's). */
@@ -80,31 +87,44 @@ export class McpHttpHandler implements McpTransport {
 
   close(): void {}
 
+  heldStreams(): number {
+    return this.gets;
+  }
+
   /**
    * Runs before any framework body parser: refuses foreign origins and oversized bodies
-   * without reading them, and keeps the raw bytes for `post()`.
+   * without reading them, and keeps the raw bytes for `post()`. `transport` is the one the POST
+   * is for (the legacy HTTP+SSE `POST /messages` is read here too).
    */
-  readBody(req: McpHttpRequest, res: ServerResponse, next: () => void): void {
-    if (!this.originPolicy.admit(req, res)) return;
+  readBody(
+    req: McpHttpRequest,
+    res: ServerResponse,
+    next: () => void,
+    transport: McpTransportKind = 'streamable-http',
+  ): void {
+    if (!this.originPolicy.admit(req, res, transport)) return;
     readRequestBody(req, this.options.maxBodyBytes).then(
       (body) => {
         req[MCP_RAW_BODY] = body;
         next();
       },
-      (error: unknown) => rejectBody(res, error, this.options.maxBodyBytes),
+      (error: unknown) => {
+        const refusal = rejectBody(res, error, this.options.maxBodyBytes);
+        if (refusal) countRefusal(this.telemetry, refusal, transport, req);
+      },
     );
   }
 
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
-    await this.guarded(res, () => this.handlePost(req, res));
+    await this.guarded(req, res, () => this.handlePost(req, res));
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    await this.guarded(res, () => this.handleGet(req, res));
+    await this.guarded(req, res, () => this.handleGet(req, res));
   }
 
   async delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    await this.guarded(res, () => this.handleDelete(req, res));
+    await this.guarded(req, res, () => this.handleDelete(req, res));
   }
 
   /** Any other HTTP method: CORS preflights from allowed origins, 405 for the rest. */
@@ -114,7 +134,9 @@ export class McpHttpHandler implements McpTransport {
       answerPreflight(req, res);
       return;
     }
-    rejectHttp(res, new McpMethodNotAllowedException(this.allow, 'Use POST, GET or DELETE'));
+    const refusal = new McpMethodNotAllowedException(this.allow, 'Use POST, GET or DELETE');
+    rejectHttp(res, refusal);
+    countRefusal(this.telemetry, refusal, 'streamable-http', req);
   }
 
   /** Legacy sessions exist: session management is on and the legacy era is served. */
@@ -135,7 +157,9 @@ export class McpHttpHandler implements McpTransport {
     if (!accept.json && !accept.sse) {
       throw new McpNotAcceptableException('Accept must allow application/json or text/event-stream');
     }
-    const body = await readJsonPayload(req, res, this.options.maxBodyBytes);
+    const body = await readJsonPayload(req, res, this.options.maxBodyBytes, (refusal) =>
+      countRefusal(this.telemetry, refusal, 'streamable-http', req),
+    );
     if (!body) return;
     const payload = body.value;
     const id = readableId(payload);
@@ -262,6 +286,8 @@ export class McpHttpHandler implements McpTransport {
     // The GETs of one session share a place: a reconnect replacing a stream that is still
     // closing is not refused.
     this.eventStreams.hold(stream, callerKeyOf(auth, req), session.id);
+    this.gets += 1;
+    stream.onClose(() => (this.gets -= 1));
     const connection = new SseConnection(stream, { 'MCP-Session-Id': session.id });
 
     if (lastEventId !== undefined) {
@@ -376,13 +402,19 @@ export class McpHttpHandler implements McpTransport {
     }
   }
 
-  /** Every exception of a request ends here, answered through the one mapper. */
-  private async guarded(res: ServerResponse, work: () => Promise<void>): Promise<void> {
+  /**
+   * Every exception of a request ends here, answered through the one mapper, and counted once
+   * when it refused the request (`nest_mcp.requests.refused`); what the dispatcher answered was
+   * counted there.
+   */
+  private async guarded(req: IncomingMessage, res: ServerResponse, work: () => Promise<void>): Promise<void> {
     try {
       await work();
     } catch (error) {
       const { cause, id } = error instanceof HttpRejection ? error : { cause: error, id: null };
-      rejectHttp(res, this.toException(cause), id);
+      const exception = this.toException(cause);
+      rejectHttp(res, exception, id);
+      countRefusal(this.telemetry, exception, 'streamable-http', req);
     }
   }
 

@@ -14,6 +14,8 @@ import type { McpInboundClassifier } from '../../protocol/inbound/inbound-classi
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
+import type { McpRefusalReason, McpTelemetry } from '../../telemetry/mcp-telemetry.js';
+import { countRefusal, refusalReasonOf } from '../../protocol/refusals.js';
 
 /** The services a connection-oriented transport needs (WebSocket, legacy SSE, stdio). */
 export interface ConnectionSessionServices {
@@ -23,6 +25,8 @@ export interface ConnectionSessionServices {
   readonly liveStreams: McpLiveStreams;
   readonly errors: McpErrorMapper;
   readonly inflight: McpInflightRequests;
+  /** Counts the refusals of messages before dispatch (the module always gives it). */
+  readonly telemetry?: McpTelemetry;
 }
 
 /**
@@ -103,9 +107,15 @@ export class ConnectionSession {
     }
   }
 
-  /** Sends an error for a request that is refused before it is dispatched. */
-  refuse(id: unknown, exception: McpException): void {
+  /**
+   * Sends an error for a request that is refused before it is dispatched, and counts it when it
+   * is a refusal (`reason` when the exception's class does not say why).
+   */
+  refuse(id: unknown, exception: McpException, reason?: McpRefusalReason): void {
     this.writeAnswer(JSON.stringify(errorResponse(isValidId(id) ? id : null, exception.toJsonRpcError())));
+    const telemetry = this.services.telemetry;
+    if (telemetry)
+      countRefusal(telemetry, exception, this.transport, this.request, reason ?? refusalReasonOf(exception));
   }
 
   private ordered(inbound: Inbound, principal: McpPrincipal | undefined) {

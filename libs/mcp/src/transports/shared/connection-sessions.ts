@@ -10,6 +10,7 @@ import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
 import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { ConnectionSession, type ConnectionSessionServices } from './connection-session.js';
 
 /** Makes the `ConnectionSession` of each new WebSocket, stdio or legacy SSE connection. */
@@ -25,8 +26,9 @@ export class ConnectionSessions {
     @Inject(MCP_LIVE_STREAMS) liveStreams: McpLiveStreams,
     errors: McpErrorMapper,
     inflight: McpInflightRequests,
+    telemetry: McpTelemetry,
   ) {
-    this.services = { classifier, dispatcher, sessions, liveStreams, errors, inflight };
+    this.services = { classifier, dispatcher, sessions, liveStreams, errors, inflight, telemetry };
   }
 
   /** The session manager, for transports that look a session up themselves. */

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { McpForbiddenOriginException } from '../../errors/mcp-transport.exceptions.js';
@@ -16,29 +18,39 @@ import { createHostOriginValidator, type HostOriginValidator } from '../http/hos
 export class McpOriginPolicy {
   private readonly validate: HostOriginValidator;
 
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions) {
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
+    private readonly telemetry: McpTelemetry,
+  ) {
     this.validate = createHostOriginValidator({
       allowedHosts: options.allowedHosts,
       allowedOrigins: options.allowedOrigins,
     });
   }
 
-  /** True when both headers are allowed. */
-  allows(headers: IncomingHttpHeaders): boolean {
-    return this.validate(headers).ok;
+  /** True when both headers are allowed; a refusal is counted (`nest_mcp.requests.refused`). */
+  allows(request: IncomingMessage, transport: McpTransportKind): boolean {
+    if (this.validate(request.headers).ok) return true;
+    this.refused(request, transport);
+    return false;
   }
 
   /**
    * For HTTP requests: answers 403 (with a JSON-RPC body) and returns false when refused;
    * otherwise adds the CORS headers for an allowed browser origin and returns true.
    */
-  admit(req: IncomingMessage, res: ServerResponse): boolean {
+  admit(req: IncomingMessage, res: ServerResponse, transport: McpTransportKind = 'streamable-http'): boolean {
     const verdict = this.validate(req.headers);
     if (!verdict.ok) {
       rejectHttp(res, new McpForbiddenOriginException(verdict.reason));
+      this.refused(req, transport);
       return false;
     }
     applyCors(req, res);
     return true;
+  }
+
+  private refused(request: IncomingMessage, transport: McpTransportKind): void {
+    this.telemetry.refusedOn('origin', transport, request);
   }
 }

@@ -29,6 +29,9 @@ import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from '../http/event-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import type { McpTransport } from '../mcp-transport.interface.js';
+import type { McpException } from '../../errors/mcp.exception.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
+import { countRefusal } from '../../protocol/refusals.js';
 
 /** DI token of the legacy transport's paths (from the module extras). */
 export const MCP_LEGACY_SSE_PATHS = Symbol('MCP_LEGACY_SSE_PATHS');
@@ -58,6 +61,7 @@ interface LegacyStream {
  */
 @Injectable()
 export class McpLegacySseHandler implements McpTransport {
+  readonly kind = 'sse';
   /** Keyed by the stream id in the endpoint URL (not the MCP session id). */
   private readonly streams = new Map<string, LegacyStream>();
 
@@ -69,27 +73,28 @@ export class McpLegacySseHandler implements McpTransport {
     private readonly errors: McpErrorMapper,
     private readonly authenticator: McpAuthenticator,
     private readonly eventStreams: McpEventStreams,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!this.originPolicy.admit(req, res)) return;
+    if (!this.originPolicy.admit(req, res, 'sse')) return;
     const refusal = await this.authenticator.authenticateConnection(req);
     if (refusal !== undefined) {
-      rejectHttp(res, this.errors.toException(refusal, 'legacy SSE'));
+      this.reject(req, res, this.errors.toException(refusal, 'legacy SSE'));
       return;
     }
     if (this.options.protocol === 'modern') {
       // HTTP+SSE carries protocol 2024-11-05 only: on a modern-only server it must not serve the
       // 2025 era to a client falling back to it (it would never learn the server is modern).
-      rejectHttp(res, new McpUnsupportedProtocolVersionException('2024-11-05', MODERN_PROTOCOL_VERSIONS));
+      this.reject(req, res, new McpUnsupportedProtocolVersionException('2024-11-05', MODERN_PROTOCOL_VERSIONS));
       return;
     }
     if (!negotiateAccept(req.headers.accept).sse) {
-      rejectHttp(res, new McpNotAcceptableException('GET needs Accept: text/event-stream'));
+      this.reject(req, res, new McpNotAcceptableException('GET needs Accept: text/event-stream'));
       return;
     }
     if (this.streams.size >= this.options.maxSessions) {
-      rejectHttp(res, new McpTooManySessionsException(this.options.maxSessions));
+      this.reject(req, res, new McpTooManySessionsException(this.options.maxSessions));
       return;
     }
     const principal = requestPrincipal(req);
@@ -101,7 +106,7 @@ export class McpLegacySseHandler implements McpTransport {
     try {
       this.eventStreams.hold(stream, callerKeyOf(principal, req));
     } catch (error) {
-      rejectHttp(res, this.errors.toException(error, 'legacy SSE'));
+      this.reject(req, res, this.errors.toException(error, 'legacy SSE'));
       return;
     }
     stream.open();
@@ -122,28 +127,40 @@ export class McpLegacySseHandler implements McpTransport {
     return this.streams.size;
   }
 
+  heldStreams(): number {
+    return this.streams.size;
+  }
+
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
-    if (!this.originPolicy.admit(req, res)) return;
+    if (!this.originPolicy.admit(req, res, 'sse')) return;
     let auth: McpPrincipal | undefined;
     try {
       auth = await this.authenticator.authenticate(req);
     } catch (error) {
-      rejectHttp(res, this.errors.toException(error, 'legacy SSE'));
+      this.reject(req, res, this.errors.toException(error, 'legacy SSE'));
       return;
     }
     const entry = this.streams.get(streamIdOf(req.url));
     // Another principal's stream is answered as an unknown one: its existence is not revealed.
     if (!entry || !isSamePrincipal(entry.owner, auth)) {
-      rejectHttp(res, new McpSessionNotFoundException('Open a stream with GET first'));
+      this.reject(req, res, new McpSessionNotFoundException('Open a stream with GET first'));
       return;
     }
-    const payload = await readJsonPayload(req, res, this.options.maxBodyBytes);
+    const payload = await readJsonPayload(req, res, this.options.maxBodyBytes, (refusal) =>
+      countRefusal(this.telemetry, refusal, 'sse', req),
+    );
     if (!payload) return;
     res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
     // The answer travels on the stream, through the connection's one write path. The message
     // runs as this POST's token says (a newer token of the owner may carry more scopes); the
     // stream's owner never changes.
     await entry.session.handle(payload.value, auth);
+  }
+
+  /** Answers a refused request, and counts it when it is a refusal (`nest_mcp.requests.refused`). */
+  private reject(req: IncomingMessage, res: ServerResponse, exception: McpException): void {
+    rejectHttp(res, exception);
+    countRefusal(this.telemetry, exception, 'sse', req);
   }
 
   /** Streams close before the HTTP server does, which would otherwise wait for them. */

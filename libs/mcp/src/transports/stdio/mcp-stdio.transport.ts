@@ -31,6 +31,9 @@ export const MCP_STDIO_OPTIONS = Symbol('MCP_STDIO_OPTIONS');
  */
 @Injectable()
 export class McpStdioTransport implements McpTransport {
+  readonly kind = 'stdio';
+  /** Reading stdin: from `start` until stdin ends or the transport closes. */
+  private reading = false;
   private readonly logger = new Logger('McpStdio');
   private readonly input: Readable;
   private readonly output: Writable;
@@ -59,16 +62,18 @@ export class McpStdioTransport implements McpTransport {
       this.connection.answer(json),
     );
     this.session = session;
+    this.reading = true;
     const splitter = new LineSplitter(
       this.options.maxLineBytes ?? this.moduleOptions.maxBodyBytes,
       (line) => this.track(this.onLine(line)),
-      () => session.refuse(null, new McpInvalidRequestException('The line exceeds the size limit')),
+      () => session.refuse(null, new McpInvalidRequestException('The line exceeds the size limit'), 'size'),
     );
     this.input.on('data', (chunk: Buffer | string) => {
       splitter.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
       this.holdWhileCongested();
     });
     this.input.once('end', () => {
+      this.reading = false;
       splitter.end();
       // The client is gone: its listens end (they would never finish otherwise); answers to its
       // other requests are still written before the transport reports it is finished.
@@ -78,15 +83,22 @@ export class McpStdioTransport implements McpTransport {
         .then(() => this.resolveFinished());
     });
     this.input.once('error', (error) => {
+      this.reading = false;
       this.logger.error(redactSecrets(`stdin failed: ${error.message}`));
       this.resolveFinished();
     });
+  }
+
+  /** The one pipe, while its client is there. */
+  heldStreams(): number {
+    return this.reading ? 1 : 0;
   }
 
   /** The one client's session is the connection: it stays until the process ends. */
   drain(): void {}
 
   async close(): Promise<void> {
+    this.reading = false;
     await this.session?.close();
     this.input.pause();
   }

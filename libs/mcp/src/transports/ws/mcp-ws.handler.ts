@@ -17,6 +17,8 @@ import { closeWhenExpired } from '../../auth/token-expiry.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import { errorResponse } from '../../model/json-rpc.js';
+import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
+import { countRefusal } from '../../protocol/refusals.js';
 
 /** Close code when the upgrade's access token expires (RFC 6455 1008, policy violation). */
 export const WS_CLOSE_POLICY_VIOLATION = 1008;
@@ -37,6 +39,9 @@ function upgradeRefusal(exception: McpException): UpgradeRefusal {
   };
 }
 
+/** The code of the error `ws` emits for a frame past `maxPayload` (it then closes with 1009). */
+const WS_MESSAGE_TOO_BIG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
+
 /** Close code for binary frames: MCP over WebSocket is text only (RFC 6455 1003). */
 export const WS_CLOSE_UNSUPPORTED_DATA = 1003;
 
@@ -46,8 +51,11 @@ export const WS_CLOSE_UNSUPPORTED_DATA = 1003;
  */
 @Injectable()
 export class McpWsHandler implements McpTransport {
+  readonly kind = 'websocket';
   private readonly logger = new Logger('McpWs');
   private readonly heartbeats = new Set<NodeJS.Timeout>();
+  /** Sockets accepted and not closed yet. */
+  private sockets = 0;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -55,6 +63,7 @@ export class McpWsHandler implements McpTransport {
     private readonly originPolicy: McpOriginPolicy,
     private readonly errors: McpErrorMapper,
     private readonly authenticator: McpAuthenticator,
+    private readonly telemetry: McpTelemetry,
   ) {}
 
   /**
@@ -62,9 +71,12 @@ export class McpWsHandler implements McpTransport {
    * access token too (401/400/503 with the challenge). Resolves to the refusal, if any.
    */
   async verifyUpgrade(request: IncomingMessage): Promise<UpgradeRefusal | undefined> {
-    if (!this.originPolicy.allows(request.headers)) return { status: 403, body: 'Forbidden' };
+    if (!this.originPolicy.allows(request, 'websocket')) return { status: 403, body: 'Forbidden' };
     const refusal = await this.authenticator.authenticateConnection(request);
-    return refusal === undefined ? undefined : upgradeRefusal(this.errors.toException(refusal, 'WebSocket upgrade'));
+    if (refusal === undefined) return undefined;
+    const exception = this.errors.toException(refusal, 'WebSocket upgrade');
+    countRefusal(this.telemetry, exception, 'websocket', request);
+    return upgradeRefusal(exception);
   }
 
   /** A new socket: wires messages, liveness and the session. */
@@ -76,15 +88,25 @@ export class McpWsHandler implements McpTransport {
     // The socket carries the upgrade's token, which no message can renew: it ends with it.
     const expiry = closeWhenExpired(auth, () => socket.close(WS_CLOSE_POLICY_VIOLATION, 'Access token expired'));
     this.keepAlive(socket);
+    this.sockets += 1;
     socket.on('close', () => {
+      this.sockets -= 1;
       expiry.cancel();
       void session.close();
     });
     // The ws adapter logs every socket error at ERROR with a stack; oversized or non-UTF-8
     // frames from a client are routine, so they are logged here at debug instead.
     socket.removeAllListeners('error');
-    socket.on('error', (error) => this.logger.debug(redactSecrets(`WebSocket error: ${error.message}`)));
-    socket.on('message', (data, isBinary) => void this.onMessage(socket, session, data, isBinary));
+    socket.on('error', (error) => {
+      // A frame past `maxPayload`: `ws` closes the socket with 1009 (message too big).
+      if ((error as { code?: string }).code === WS_MESSAGE_TOO_BIG) this.refused('size', request);
+      this.logger.debug(redactSecrets(`WebSocket error: ${error.message}`));
+    });
+    socket.on('message', (data, isBinary) => void this.onMessage(socket, request, session, data, isBinary));
+  }
+
+  heldStreams(): number {
+    return this.sockets;
   }
 
   /** A socket that carries a session closes with the backend's streams (it is the session's stream); the server closes the rest. */
@@ -95,11 +117,22 @@ export class McpWsHandler implements McpTransport {
     this.heartbeats.clear();
   }
 
-  private async onMessage(socket: WebSocket, session: ConnectionSession, data: RawData, isBinary: boolean) {
+  private refused(reason: McpRefusalReason, request: IncomingMessage): void {
+    this.telemetry.refusedOn(reason, 'websocket', request);
+  }
+
+  private async onMessage(
+    socket: WebSocket,
+    request: IncomingMessage,
+    session: ConnectionSession,
+    data: RawData,
+    isBinary: boolean,
+  ) {
     // Frames that arrive while the socket closes (a slow consumer, a session that ended) are dropped.
     if (socket.readyState !== socket.OPEN) return;
     if (isBinary) {
       socket.close(WS_CLOSE_UNSUPPORTED_DATA, 'MCP messages are JSON text frames');
+      this.refused('invalid', request);
       return;
     }
     const decoded = decodeJsonText(rawToBuffer(data));
