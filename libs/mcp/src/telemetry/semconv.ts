@@ -1,7 +1,7 @@
 /**
  * The names the OpenTelemetry semantic conventions for MCP give spans, attributes and metrics
- * (https://github.com/open-telemetry/semantic-conventions-genai, page `gen-ai/mcp.md`; before
- * that, `docs/gen-ai/mcp.md` of open-telemetry/semantic-conventions), and the library's own,
+ * (https://github.com/open-telemetry/semantic-conventions-genai, page "gen-ai/mcp"; before that
+ * in open-telemetry/semantic-conventions), and the library's own,
  * under `nest_mcp.`. Kept here as plain strings: the library depends on `@opentelemetry/api`
  * only, and the conventions package would be a second dependency for a few constants.
  */
