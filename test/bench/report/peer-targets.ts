@@ -16,6 +16,12 @@
  *   average: a client command that is not a poll's, beyond the idle window's, falls into the
  *   window now and then).
  *
+ * - telemetry (issue 22), per mount: `tools/call` at concurrency 16 with the instruments on and no
+ *   SDK (the API's no-ops) ≥ 0.98× the build without instrumentation, and with the SDK exporting
+ *   to a local receiver through a batch processor ≥ 0.8×; judged on the median of the per-round
+ *   ratios of the interleaved rounds (each round sets the modes side by side in time), the best
+ *   round ÷ best round shown beside it.
+ *
  * Informational lines: tmcp, the Redis fan-out growth and its commands per notification.
  */
 import { MOUNT_LABELS, type ServerKind } from '../client/server-process.js';
@@ -27,6 +33,8 @@ import type {
   RedisResult,
   TargetResult,
   TasksResult,
+  TelemetryMode,
+  TelemetryResult,
 } from '../types.js';
 
 /** "No more CPU": the modern cost may be at most this times the legacy one. */
@@ -235,6 +243,41 @@ function fanoutTargets(
       detail: `${ratioText(large.fanoutMs! / small.fanoutMs!)} (${small.fanoutMs!.toFixed(1)} -> ${large.fanoutMs!.toFixed(1)} ms; ${small.commandsPerNotification} -> ${large.commandsPerNotification} commands)`,
       pass: null,
     });
+  }
+  return targets;
+}
+
+/** Issue 22's targets: the instrumented builds ÷ the build without instrumentation, per mount. */
+export const TELEMETRY_TARGETS: Record<Exclude<TelemetryMode, 'off'>, { min: number; what: string }> = {
+  api: { min: 0.98, what: 'instruments on, no SDK (the API no-ops)' },
+  sdk: { min: 0.8, what: 'the SDK exporting over OTLP/HTTP through a batch processor' },
+};
+
+export function evaluateTelemetryTargets(telemetry: TelemetryResult | undefined): TargetResult[] {
+  const targets: TargetResult[] = [];
+  for (const mount of telemetry?.mounts ?? []) {
+    for (const mode of ['api', 'sdk'] as const) {
+      const ratio = mode === 'api' ? mount.apiVsOff : mount.sdkVsOff;
+      const { min, what } = TELEMETRY_TARGETS[mode];
+      const value = mount.errors === 0 ? ratio.medianOfRounds : undefined;
+      const [mine, off] = [mount.best[mode], mount.best.off];
+      const spread =
+        ratio.rounds.length > 0
+          ? `; rounds ${Math.min(...ratio.rounds).toFixed(3)}-${Math.max(...ratio.rounds).toFixed(3)}`
+          : '';
+      targets.push({
+        id: `telemetry-${mode}-vs-off${mount.server === 'library' ? '' : '-direct'}`,
+        server: mount.server,
+        text: `tools/call at concurrency 16, ${what} vs telemetry off (${MOUNT_LABELS[mount.server]})`,
+        threshold: `>= ${min.toFixed(2)}x`,
+        value,
+        detail:
+          value === undefined
+            ? (mount.error ?? 'n/a')
+            : `${value.toFixed(3)}x median of ${ratio.rounds.length} interleaved rounds (best round ${ratio.best?.toFixed(3) ?? 'n/a'}x: ${mine?.rps.toFixed(0)} vs ${off?.rps.toFixed(0)} req/s${spread})`,
+        pass: judge(value, (v) => v >= min),
+      });
+    }
   }
   return targets;
 }
