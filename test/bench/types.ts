@@ -301,6 +301,12 @@ export interface TelemetryRatio {
   medianOfRounds?: number;
   /** Every round's ratio, in round order. */
   rounds: number[];
+  /**
+   * Server CPU per request of the mode ÷ that of `off`: the median over the rounds. The load
+   * generator shares the two cores, so throughput can hide a cost the server's CPU still shows.
+   */
+  cpuMedianOfRounds?: number;
+  cpuRounds?: number[];
 }
 
 /** One mount of the telemetry phase: `off`, `api` and `sdk` up at once, taking turns over rounds. */

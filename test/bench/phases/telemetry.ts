@@ -112,7 +112,16 @@ function ratioOf(rounds: TelemetryMountResult['rounds'], best: TelemetryMountRes
   const perRound = rounds
     .filter((round) => round.points.off.rps > 0 && round.points.off.errors === 0 && round.points[mode].errors === 0)
     .map((round) => round.points[mode].rps / round.points.off.rps);
-  const ratio: TelemetryRatio = { rounds: perRound, medianOfRounds: median(perRound) };
+  const cpuRounds = rounds
+    .filter((round) => (round.points.off.serverCpuUsPerRequest ?? 0) > 0)
+    .map((round) => (round.points[mode].serverCpuUsPerRequest ?? Number.NaN) / round.points.off.serverCpuUsPerRequest!)
+    .filter(Number.isFinite);
+  const ratio: TelemetryRatio = {
+    rounds: perRound,
+    medianOfRounds: median(perRound),
+    cpuRounds,
+    cpuMedianOfRounds: median(cpuRounds),
+  };
   const [mine, off] = [best[mode], best.off];
   if (mine && off && mine.errors === 0 && off.errors === 0 && off.rps > 0) ratio.best = mine.rps / off.rps;
   return ratio;
@@ -190,7 +199,7 @@ async function runMount(
   const exported = result.exportsTotal;
   const during = result.exportsDuringRounds;
   log(
-    `  ${MOUNT_LABELS[kind]}: best of ${result.rounds.length} rounds ${TELEMETRY_MODES.map((mode) => `${mode} ${result.best[mode]?.rps.toFixed(0) ?? 'n/a'}`).join(', ')} req/s; api/off ${x(result.apiVsOff.best)} best, ${x(result.apiVsOff.medianOfRounds)} median of rounds; sdk/off ${x(result.sdkVsOff.best)} best, ${x(result.sdkVsOff.medianOfRounds)} median of rounds`,
+    `  ${MOUNT_LABELS[kind]}: best of ${result.rounds.length} rounds ${TELEMETRY_MODES.map((mode) => `${mode} ${result.best[mode]?.rps.toFixed(0) ?? 'n/a'}`).join(', ')} req/s; api/off ${x(result.apiVsOff.best)} best, ${x(result.apiVsOff.medianOfRounds)} median of rounds (CPU per request ${x(result.apiVsOff.cpuMedianOfRounds)}); sdk/off ${x(result.sdkVsOff.best)} best, ${x(result.sdkVsOff.medianOfRounds)} median of rounds (CPU per request ${x(result.sdkVsOff.cpuMedianOfRounds)})`,
   );
   log(
     `  ${MOUNT_LABELS[kind]}, OTLP receiver: ${exported.traces.requests} trace exports (${(exported.traces.bytes / 1024).toFixed(0)} KB, ${exported.traces.spans ?? '?'} spans for ${result.sdkRequests ?? '?'} requests answered; ${during?.traces.requests ?? 0} exports while the rounds ran), ${exported.metrics.requests} metric exports (${(exported.metrics.bytes / 1024).toFixed(1)} KB)${result.error ? `; FAILED ${result.error}` : ''}`,

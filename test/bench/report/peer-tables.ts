@@ -187,6 +187,12 @@ export function telemetryTable(telemetry: TelemetryResult | undefined): PeerTabl
       values: cells.map(({ mount, mode }) => mount.medianCpuUsPerRequest[mode]),
     },
     {
+      metric: 'server CPU per request ÷ off: median of the per-round ratios',
+      unit: 'x',
+      better: 'lower',
+      values: cells.map(({ mount, mode }) => ratioOf(mode, mount)?.cpuMedianOfRounds),
+    },
+    {
       metric: 'p50 latency, best round',
       unit: 'ms',
       better: 'lower',

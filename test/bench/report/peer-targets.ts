@@ -274,7 +274,7 @@ export function evaluateTelemetryTargets(telemetry: TelemetryResult | undefined)
         detail:
           value === undefined
             ? (mount.error ?? 'n/a')
-            : `${value.toFixed(3)}x median of ${ratio.rounds.length} interleaved rounds (best round ${ratio.best?.toFixed(3) ?? 'n/a'}x: ${mine?.rps.toFixed(0)} vs ${off?.rps.toFixed(0)} req/s${spread})`,
+            : `${value.toFixed(3)}x median of ${ratio.rounds.length} interleaved rounds (best round ${ratio.best?.toFixed(3) ?? 'n/a'}x: ${mine?.rps.toFixed(0)} vs ${off?.rps.toFixed(0)} req/s${spread}; server CPU per request ${ratio.cpuMedianOfRounds?.toFixed(3) ?? 'n/a'}x)`,
         pass: judge(value, (v) => v >= min),
       });
     }
