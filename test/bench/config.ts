@@ -28,8 +28,8 @@
  * | BENCH_REDIS_ECHO_ROUNDS | 5 (1) | interleaved rounds of the tools/call rows on the in-memory and Redis backends; the best of each counts |
  * | BENCH_TASKS_N | 1000 (10) | tasks created and polled across the Redis instances in the tasks phase |
  * | BENCH_TASKS_POLL_S | 5 (1) | seconds every task is polled at its interval |
- * | BENCH_TELEMETRY_ROUNDS | 9 (2) | interleaved rounds of the telemetry phase (off, api and sdk servers taking turns) |
- * | BENCH_TELEMETRY_DURATION | 2 (0.1) | seconds per mode and round of the telemetry phase |
+ * | BENCH_TELEMETRY_ROUNDS | 18 (2) | interleaved rounds of the telemetry phase (off, api and sdk servers taking turns) |
+ * | BENCH_TELEMETRY_DURATION | 1 (0.1) | seconds per mode and round of the telemetry phase |
  *
  * `--quick` on the command line (`npm run bench -- --quick`): the new rows only (phases era,
  * listen, redis, tasks, telemetry), 2 s per load point, 5 rounds; environment variables still win.
@@ -170,7 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     // Bounded for a 2-core machine: every task is a running handler on one of the instances.
     tasksN: Math.min(10_000, Math.floor(number(env.BENCH_TASKS_N, smoke ? 10 : 1_000))),
     tasksPollS: Math.min(60, number(env.BENCH_TASKS_POLL_S, smoke ? 1 : 5)),
-    telemetryRounds: Math.min(20, Math.max(1, Math.floor(number(env.BENCH_TELEMETRY_ROUNDS, smoke ? 2 : 9)))),
-    telemetryDurationS: number(env.BENCH_TELEMETRY_DURATION, smoke ? 0.1 : 2),
+    telemetryRounds: Math.min(30, Math.max(1, Math.floor(number(env.BENCH_TELEMETRY_ROUNDS, smoke ? 2 : 18)))),
+    telemetryDurationS: number(env.BENCH_TELEMETRY_DURATION, smoke ? 0.1 : 1),
   };
 }

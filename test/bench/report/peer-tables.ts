@@ -222,7 +222,8 @@ function format(value: number | undefined, unit: string): string {
   if (value === undefined || !Number.isFinite(value)) return 'n/a';
   switch (unit) {
     case 'x':
-      return `${value.toFixed(3)}x`;
+      // Rounded down, so that a ratio printed as 0.980x is at least 0.98.
+      return `${(Math.floor(value * 1000) / 1000).toFixed(3)}x`;
     case 'spans':
     case 'requests':
       return Math.round(value).toLocaleString('en-US');
