@@ -111,6 +111,12 @@ export interface ProfileSummary {
   byArea: ProfileFrame[];
   topSelf: ProfileFrame[];
   topLibraryInclusive: ProfileFrame[];
+  /**
+   * The instrumented path: samples whose innermost telemetry frame (the library's telemetry code
+   * or an OpenTelemetry package) is not the wrapper that runs the request's work in its span's
+   * context; absent when there were none.
+   */
+  telemetry?: { ms: number; pctOfBusy: number; topSelf: ProfileFrame[] };
 }
 
 export interface TargetResult {
