@@ -265,7 +265,7 @@ export function evaluateTelemetryTargets(telemetry: TelemetryResult | undefined)
       const [mine, off] = [mount.best[mode], mount.best.off];
       const spread =
         ratio.rounds.length > 0
-          ? `; rounds ${Math.min(...ratio.rounds).toFixed(3)}-${Math.max(...ratio.rounds).toFixed(3)}`
+          ? `; rounds ${ratioDown(Math.min(...ratio.rounds))} to ${ratioDown(Math.max(...ratio.rounds))}`
           : '';
       targets.push({
         id: `telemetry-${mode}-vs-off${mount.server === 'library' ? '' : '-direct'}`,
@@ -276,7 +276,7 @@ export function evaluateTelemetryTargets(telemetry: TelemetryResult | undefined)
         detail:
           value === undefined
             ? (mount.error ?? 'n/a')
-            : `${ratioDown(value)} median of ${ratio.rounds.length} interleaved rounds (best round ${ratio.best?.toFixed(3) ?? 'n/a'}x: ${mine?.rps.toFixed(0)} vs ${off?.rps.toFixed(0)} req/s${spread}; server CPU per request ${ratio.cpuMedianOfRounds?.toFixed(3) ?? 'n/a'}x)`,
+            : `${ratioDown(value)} median of ${ratio.rounds.length} interleaved rounds (best round ${ratio.best === undefined ? 'n/a' : ratioDown(ratio.best)}: ${mine?.rps.toFixed(0)} vs ${off?.rps.toFixed(0)} req/s${spread}; server CPU per request ${ratio.cpuMedianOfRounds === undefined ? 'n/a' : ratioDown(ratio.cpuMedianOfRounds)})`,
         pass: judge(value, (v) => v >= min),
       });
     }
