@@ -15,7 +15,7 @@
  * | BENCH_MEMORY_N | 1000,10000 (10) | idle sessions per memory point |
  * | BENCH_RESOURCES_N | 10000 (100) | runtime resources for the resources phase |
  * | BENCH_SERVERS | all | comma list of library, sdk, nest-floor, node-floor, library-direct, tmcp |
- * | BENCH_PHASES | all | comma list of echo, fanout, memory, resources, era, listen, redis, tasks |
+ * | BENCH_PHASES | all | comma list of echo, fanout, memory, resources, era, listen, redis, tasks, telemetry |
  * | BENCH_PROFILE | auto (never) | `auto`: CPU-profile the library (the mount whose target failed) when one of its targets fails; `always`; `never` |
  * | BENCH_RESULTS_DIR | test/bench/results | where JSON, SVG and PNG go |
  * | BENCH_FD_RESERVE | 600 | descriptors kept free per process when sizing fan-out |
@@ -28,9 +28,11 @@
  * | BENCH_REDIS_ECHO_ROUNDS | 5 (1) | interleaved rounds of the tools/call rows on the in-memory and Redis backends; the best of each counts |
  * | BENCH_TASKS_N | 1000 (10) | tasks created and polled across the Redis instances in the tasks phase |
  * | BENCH_TASKS_POLL_S | 5 (1) | seconds every task is polled at its interval |
+ * | BENCH_TELEMETRY_ROUNDS | 18 (2) | interleaved rounds of the telemetry phase (off, api and sdk servers taking turns) |
+ * | BENCH_TELEMETRY_DURATION | 1 (0.1) | seconds per mode and round of the telemetry phase |
  *
  * `--quick` on the command line (`npm run bench -- --quick`): the new rows only (phases era,
- * listen, redis, tasks), 2 s per load point, 5 rounds; environment variables still win.
+ * listen, redis, tasks, telemetry), 2 s per load point, 5 rounds; environment variables still win.
  *
  * `--phases=echo,fanout` and `--servers=library,library-direct,tmcp` on the command line pick
  * phases and servers as BENCH_PHASES and BENCH_SERVERS do (and win over them), so one can rerun
@@ -40,12 +42,22 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { SERVER_KINDS, type ServerKind } from './client/server-process.js';
 
-export type Phase = 'echo' | 'fanout' | 'memory' | 'resources' | 'era' | 'listen' | 'redis' | 'tasks';
-export const PHASES: readonly Phase[] = ['echo', 'fanout', 'memory', 'resources', 'era', 'listen', 'redis', 'tasks'];
+export type Phase = 'echo' | 'fanout' | 'memory' | 'resources' | 'era' | 'listen' | 'redis' | 'tasks' | 'telemetry';
+export const PHASES: readonly Phase[] = [
+  'echo',
+  'fanout',
+  'memory',
+  'resources',
+  'era',
+  'listen',
+  'redis',
+  'tasks',
+  'telemetry',
+];
 /** The servers of the era phase, in run order. */
 export const ERA_KINDS: readonly ServerKind[] = ['library', 'library-direct', 'sdk-v2', 'tmcp', 'node-floor'];
 /** What `--quick` runs. */
-const QUICK_PHASES = 'era,listen,redis,tasks';
+const QUICK_PHASES = 'era,listen,redis,tasks,telemetry';
 
 export interface BenchConfig {
   smoke: boolean;
@@ -80,6 +92,8 @@ export interface BenchConfig {
   redisEchoRounds: number;
   tasksN: number;
   tasksPollS: number;
+  telemetryRounds: number;
+  telemetryDurationS: number;
 }
 
 const list = (value: string | undefined, fallback: number[]): number[] => {
@@ -156,5 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     // Bounded for a 2-core machine: every task is a running handler on one of the instances.
     tasksN: Math.min(10_000, Math.floor(number(env.BENCH_TASKS_N, smoke ? 10 : 1_000))),
     tasksPollS: Math.min(60, number(env.BENCH_TASKS_POLL_S, smoke ? 1 : 5)),
+    telemetryRounds: Math.min(30, Math.max(1, Math.floor(number(env.BENCH_TELEMETRY_ROUNDS, smoke ? 2 : 18)))),
+    telemetryDurationS: number(env.BENCH_TELEMETRY_DURATION, smoke ? 0.1 : 1),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the six servers (the library twice: controller mount and direct mount; tmcp
  * last), one after the other, each in its own child process on 127.0.0.1; every response
- * checked. Prints a table, the targets of issue 6 and of issue 14 as PASS/FAIL lines and a
+ * checked; then the phases of the peers, the Redis backend, tasks and the telemetry overhead.
+ * Prints a table, the targets of issue 6, 14, 22 and the peer phases as PASS/FAIL lines and a
  * markdown snippet for docs/benchmarks.md; writes JSON, SVG and PNG under test/bench/results/.
  * Settings: see config.ts (BENCH_SMOKE=1 for the tiny run the e2e test does; `--phases=` and
  * `--servers=` to run a part).
@@ -16,6 +17,7 @@ import { erasOf, runEra } from './phases/era.js';
 import { LISTEN_SERVERS, runListenFanout } from './phases/listen.js';
 import { runRedis } from './phases/redis.js';
 import { runTasks } from './phases/tasks.js';
+import { runTelemetry } from './phases/telemetry.js';
 import { fanoutSizes, runFanout } from './phases/fanout.js';
 import { runMemory } from './phases/memory.js';
 import { profileEcho, profileFanout, profileListen, profileModernEcho } from './phases/profile.js';
@@ -23,8 +25,16 @@ import { runResources } from './phases/resources.js';
 import { buildSvg, svgToPng } from './report/chart.js';
 import { formatProfile } from './report/cpu-profile.js';
 import { collectMeta } from './report/meta.js';
-import { eraTable, listenTable, peerConsole, peerMarkdown, redisTable, tasksTable } from './report/peer-tables.js';
-import { evaluatePeerTargets } from './report/peer-targets.js';
+import {
+  eraTable,
+  listenTable,
+  peerConsole,
+  peerMarkdown,
+  redisTable,
+  tasksTable,
+  telemetryTable,
+} from './report/peer-tables.js';
+import { evaluatePeerTargets, evaluateTelemetryTargets } from './report/peer-targets.js';
 import { buildRows, consoleTable, markdown, targetsMarkdown, verdict } from './report/table.js';
 import { evaluateIssue14Targets } from './report/issue14-targets.js';
 import { evaluateTargets } from './report/targets.js';
@@ -38,6 +48,7 @@ import type {
   RedisResult,
   ResourcesResult,
   TasksResult,
+  TelemetryResult,
 } from './types.js';
 
 const FLOORS: readonly ServerKind[] = ['nest-floor', 'node-floor'];
@@ -71,6 +82,7 @@ async function main(): Promise<number> {
   const listen: ListenFanoutResult[] = [];
   let redis: RedisResult | undefined;
   let tasks: TasksResult | undefined;
+  let telemetry: TelemetryResult | undefined;
 
   const phaseStart = () => {
     const t = performance.now();
@@ -136,6 +148,14 @@ async function main(): Promise<number> {
     tasks = await runTasks(config, log);
     done();
   }
+  if (config.phases.includes('telemetry')) {
+    log(
+      `\n== telemetry overhead (tools/call echo c=16; off, api and sdk servers taking turns, ${config.telemetryRounds} rounds of ${config.telemetryDurationS} s)`,
+    );
+    const done = phaseStart();
+    telemetry = await runTelemetry(config, log);
+    done();
+  }
 
   const echoErrors = echo.reduce(
     (sum, e) => sum + (e.error ? 1 : 0) + e.points.reduce((s, p) => s + p.errors, 0) + (e.warmup?.errors ?? 0),
@@ -152,10 +172,12 @@ async function main(): Promise<number> {
     ) +
     listen.reduce((sum, l) => sum + l.errors, 0) +
     (redis?.errors ?? 0) +
-    (tasks?.errors ?? 0);
+    (tasks?.errors ?? 0) +
+    (telemetry?.errors ?? 0);
   const targets = [
     ...evaluateTargets(echo, fanout, memory, totalErrors),
     ...evaluatePeerTargets(era, listen, redis, tasks),
+    ...evaluateTelemetryTargets(telemetry),
   ];
   const issue14Targets = evaluateIssue14Targets(echo, fanout, memory);
 
@@ -212,15 +234,37 @@ async function main(): Promise<number> {
     }
   }
 
+  // A mount whose instruments cost more than the target with no SDK: both builds profiled, so
+  // the library frames of the instrumented one can be set against the other's.
+  for (const kind of LIBRARY_KINDS) {
+    if (config.profile === 'never' || !telemetry?.mounts.some((m) => m.server === kind)) continue;
+    if (config.profile !== 'always' && !failed(kind, 'telemetry-api-')) continue;
+    const name = kind === 'library' ? '' : '-direct';
+    for (const mode of ['off', 'api']) {
+      log(`\n== CPU profile of the library (${MOUNT_LABELS[kind]}, telemetry ${mode}): tools/call echo`);
+      try {
+        profiles.push(
+          await profileEcho(config, join(dir, `telemetry-${mode}${name}`), kind, { BENCH_TELEMETRY: mode }),
+        );
+      } catch (error) {
+        log(`  profile failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
   meta.totalSeconds = (performance.now() - started) / 1_000;
   const rows = buildRows(echo, fanout, memory, resources);
   log('\n== results\n');
   log(consoleTable(rows));
-  const peerTables = [eraTable(era), listenTable(listen), redisTable(redis), tasksTable(tasks)].filter(
-    (t) => t !== undefined,
-  );
+  const peerTables = [
+    eraTable(era),
+    listenTable(listen),
+    redisTable(redis),
+    tasksTable(tasks),
+    telemetryTable(telemetry),
+  ].filter((t) => t !== undefined);
   for (const table of peerTables) log(`\n${peerConsole(table)}`);
-  log('\n== targets (issue 6; era, listen and Redis)\n');
+  log('\n== targets (issue 6; era, listen and Redis; telemetry)\n');
   for (const t of targets) {
     const threshold = t.informational ? '' : ` (target ${t.threshold})`;
     log(`${verdict(t).padEnd(4)}  ${t.text}: ${t.detail ?? t.value ?? 'n/a'}${threshold}`);
@@ -241,6 +285,7 @@ async function main(): Promise<number> {
     listen,
     redis,
     tasks,
+    telemetry,
     table: rows,
     peerTables,
     targets,

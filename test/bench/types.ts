@@ -1,5 +1,6 @@
 /** The shapes of the bench's results (also the JSON file's). */
 import type { LoadResult } from './client/load.js';
+import type { OtlpCounts } from './client/otlp-receiver.js';
 import type { ServerKind } from './client/server-process.js';
 
 export interface EchoResult {
@@ -110,6 +111,12 @@ export interface ProfileSummary {
   byArea: ProfileFrame[];
   topSelf: ProfileFrame[];
   topLibraryInclusive: ProfileFrame[];
+  /**
+   * The instrumented path: samples whose innermost telemetry frame (the library's telemetry code
+   * or an OpenTelemetry package) is not the wrapper that runs the request's work in its span's
+   * context; absent when there were none.
+   */
+  telemetry?: { ms: number; pctOfBusy: number; topSelf: ProfileFrame[] };
 }
 
 export interface TargetResult {
@@ -275,6 +282,68 @@ export interface TasksResult {
   getScriptsPerPoll?: number;
   /** Commands run inside Lua scripts per poll, less the idle window's. */
   scriptCommandsPerPoll?: number;
+  errors: number;
+  error?: string;
+}
+
+/**
+ * How the library fixture's telemetry is set up (`BENCH_TELEMETRY`): `off` (`telemetry: {
+ * tracing: false, metrics: false }`: no instrument at all), `api` (the instruments on, no SDK: the
+ * API's no-ops) or `sdk` (the OpenTelemetry Node SDK exporting to the bench's OTLP receiver).
+ */
+export type TelemetryMode = 'off' | 'api' | 'sdk';
+
+/** One mode's load point in one round, with the server's CPU per answered request. */
+export interface TelemetryPoint extends LoadResult {
+  /** CPU (user + system, `process.cpuUsage()` in the server) per answered request, in µs. */
+  serverCpuUsPerRequest?: number;
+}
+
+/** A ratio of one mode to `off`, taken two ways over the interleaved rounds. */
+export interface TelemetryRatio {
+  /** The best round of the mode ÷ the best round of `off`. */
+  best?: number;
+  /** The median over the rounds of (the mode ÷ `off` within the round). */
+  medianOfRounds?: number;
+  /** Every round's ratio, in round order. */
+  rounds: number[];
+  /**
+   * Server CPU per request of the mode ÷ that of `off`: the median over the rounds. The load
+   * generator shares the two cores, so throughput can hide a cost the server's CPU still shows.
+   */
+  cpuMedianOfRounds?: number;
+  cpuRounds?: number[];
+}
+
+/** One mount of the telemetry phase: `off`, `api` and `sdk` up at once, taking turns over rounds. */
+export interface TelemetryMountResult {
+  server: ServerKind;
+  warmup: Partial<Record<TelemetryMode, LoadResult>>;
+  /** Each round: the order the modes ran in, and each mode's point. */
+  rounds: { order: TelemetryMode[]; points: Record<TelemetryMode, TelemetryPoint> }[];
+  /** Per mode: its best round (most answers per second; a round with errors loses). */
+  best: Partial<Record<TelemetryMode, TelemetryPoint>>;
+  /** Per mode: the median over the rounds of its throughput and of its server CPU per request. */
+  medianRps: Partial<Record<TelemetryMode, number>>;
+  medianCpuUsPerRequest: Partial<Record<TelemetryMode, number>>;
+  /** api ÷ off and sdk ÷ off, throughput. */
+  apiVsOff: TelemetryRatio;
+  sdkVsOff: TelemetryRatio;
+  /** What the `sdk` server's exporters sent the receiver while the rounds ran, and in all (its shutdown flush included). */
+  exportsDuringRounds?: OtlpCounts;
+  exportsTotal?: OtlpCounts;
+  /** Requests the `sdk` server answered (warm-up and rounds; session setup not counted). */
+  sdkRequests?: number;
+  errors: number;
+  error?: string;
+}
+
+/** The telemetry phase: per mount, the library without instrumentation, with the API's no-ops, and with the SDK exporting. */
+export interface TelemetryResult {
+  rounds: number;
+  durationS: number;
+  concurrency: number;
+  mounts: TelemetryMountResult[];
   errors: number;
   error?: string;
 }

@@ -1,7 +1,8 @@
 /**
  * A smoke of the benchmark harness, not a benchmark (`BENCH_SMOKE=1`: every server kind, the
  * library with both mounts, through every phase (the era, listen and Redis phases too, with the
- * SDK v2, tmcp and the bench's own redis-server), with a load of a known tiny size: 32 requests
+ * SDK v2, tmcp and the bench's own redis-server, and the telemetry phase with its OTLP receiver),
+ * with a load of a known tiny size: 32 requests
  * per load point, N=10 sessions): it completes, every response and notification was correct,
  * and the report (JSON, SVG, PNG, console table) is produced. No timing is asserted: timing
  * stays out of the test suite (issue 6). What remains of its run time is starting the server
@@ -210,6 +211,43 @@ describe('npm run bench, smoke mode', () => {
     expect(report.tasks.getScriptsPerPoll).toBe(1);
     expect(report.tasks.createdPerSecond).toBeGreaterThan(0);
     expect(output).toContain('| Tasks: 10 on 3 instances sharing Redis');
+
+    // The telemetry phase: per mount, off, api and sdk taking turns; the sdk server's spans
+    // reached the bench's OTLP receiver.
+    expect(report.telemetry).toMatchObject({ rounds: 2, concurrency: 16, errors: 0 });
+    expect(report.telemetry.mounts.map((m: any) => m.server)).toEqual(['library', 'library-direct']);
+    for (const mount of report.telemetry.mounts) {
+      expect(mount.error).toBeUndefined();
+      expect(mount.errors).toBe(0);
+      expect(mount.rounds).toHaveLength(2);
+      expect(mount.rounds.map((round: any) => round.order)).toEqual([
+        ['off', 'api', 'sdk'],
+        ['api', 'sdk', 'off'],
+      ]);
+      for (const round of mount.rounds) {
+        for (const mode of ['off', 'api', 'sdk']) {
+          expect(round.points[mode]).toMatchObject({ ok: requests, errors: 0 });
+          expect(round.points[mode].serverCpuUsPerRequest).toBeGreaterThan(0);
+        }
+      }
+      for (const mode of ['off', 'api', 'sdk']) expect(mount.warmup[mode]).toMatchObject({ ok: requests, errors: 0 });
+      expect(mount.apiVsOff.rounds).toHaveLength(2);
+      expect(mount.sdkVsOff.medianOfRounds).toBeGreaterThan(0);
+      // Every request of the sdk server made a span (plus initialize and its notification).
+      expect(mount.sdkRequests).toBe(requests * 3);
+      expect(mount.exportsTotal.traces.requests).toBeGreaterThan(0);
+      expect(mount.exportsTotal.traces.spans).toBeGreaterThanOrEqual(mount.sdkRequests);
+      expect(mount.exportsTotal.metrics.requests).toBeGreaterThan(0);
+      expect(mount.exportsTotal.rejected).toBe(0);
+    }
+    for (const id of [
+      'telemetry-api-vs-off',
+      'telemetry-api-vs-off-direct',
+      'telemetry-sdk-vs-off',
+      'telemetry-sdk-vs-off-direct',
+    ])
+      expect(ids).toContain(id);
+    expect(output).toContain('| Telemetry overhead: tools/call echo c=16, 2 interleaved rounds');
 
     // Issue 14's targets: their own list in the JSON and their own table in the snippet.
     const ids14 = report.issue14Targets.map((t: any) => t.id);

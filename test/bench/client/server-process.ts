@@ -1,7 +1,9 @@
 /**
  * Starts one server under test in its own child process (`node --expose-gc <entry>` on
  * 127.0.0.1, port chosen by the OS) and talks to it over the IPC channel of child-ipc.ts.
- * `library-direct` is the library fixture again, started with `BENCH_MOUNT=direct`.
+ * `library-direct` is the library fixture again, started with `BENCH_MOUNT=direct`. A library
+ * fixture must report the mount and the telemetry mode (`BENCH_TELEMETRY`, `api` unless the
+ * environment says otherwise) it was asked for, or it is refused.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -108,8 +110,10 @@ export class ServerProcess {
       args.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '--cpu-prof-interval', '250');
     }
     args.push(entryOf(kind));
+    const env: NodeJS.ProcessEnv = { ...process.env, URLS: 'http://127.0.0.1:0', ...KIND_ENV[kind], ...options.env };
+    const telemetry = ENTRIES[kind] === 'library-fixture.js' ? env.BENCH_TELEMETRY?.trim() || 'api' : undefined;
     const child = spawn(process.execPath, args, {
-      env: { ...process.env, URLS: 'http://127.0.0.1:0', ...KIND_ENV[kind], ...options.env },
+      env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     let output = '';
@@ -134,6 +138,11 @@ export class ServerProcess {
         if (mount !== undefined && message.mount !== mount) {
           child.kill('SIGKILL');
           reject(new Error(`${kind} reported mount '${message.mount}', expected '${mount}'`));
+          return;
+        }
+        if (telemetry !== undefined && message.telemetry !== telemetry) {
+          child.kill('SIGKILL');
+          reject(new Error(`${kind} reported telemetry '${message.telemetry}', expected '${telemetry}'`));
           return;
         }
         child.off('message', onReady);

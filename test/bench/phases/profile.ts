@@ -24,9 +24,10 @@ async function profiled(
   scenario: string,
   drive: (server: ServerProcess) => Promise<{ fromUs: number; toUs: number }>,
   kind: ServerKind = 'library',
+  env?: Record<string, string>,
 ): Promise<ProfileSummary> {
   mkdirSync(dir, { recursive: true });
-  const server = await ServerProcess.start(kind, { cpuProfDir: dir });
+  const server = await ServerProcess.start(kind, { cpuProfDir: dir, env });
   let window: { fromUs: number; toUs: number };
   try {
     window = await drive(server);
@@ -38,12 +39,25 @@ async function profiled(
   return summariseProfile(join(dir, file), scenario, window);
 }
 
-/** `tools/call echo` at concurrency 16. */
-export function profileEcho(config: BenchConfig, dir: string, kind: ServerKind = 'library'): Promise<ProfileSummary> {
+/**
+ * `tools/call echo` at concurrency 16. `env` sets the fixture up otherwise (`BENCH_TELEMETRY`: the
+ * telemetry phase profiles its `off` and `api` modes side by side).
+ */
+export function profileEcho(
+  config: BenchConfig,
+  dir: string,
+  kind: ServerKind = 'library',
+  env?: Record<string, string>,
+): Promise<ProfileSummary> {
   const seconds = Math.max(config.durationS, 5);
+  const setup = env
+    ? ` (${Object.entries(env)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(' ')})`
+    : '';
   return profiled(
     dir,
-    `${kind} tools/call echo, concurrency 16, ${seconds} s`,
+    `${kind}${setup} tools/call echo, concurrency 16, ${seconds} s`,
     async (server) => {
       const http = new BenchHttp(server.endpoint, 4);
       try {
@@ -59,6 +73,7 @@ export function profileEcho(config: BenchConfig, dir: string, kind: ServerKind =
       }
     },
     kind,
+    env,
   );
 }
 

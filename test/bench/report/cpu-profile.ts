@@ -1,8 +1,9 @@
 /**
  * Summarises a V8 `.cpuprofile` (from `node --cpu-prof`): self time by area (this library, Nest,
  * Express, other packages, Node internals, GC, idle), the top frames by self time, and the
- * library's frames by inclusive time. An optional window (µs, the profile's monotonic clock)
- * keeps only the samples taken in it.
+ * library's frames by inclusive time, and the instrumented path (the library's telemetry and
+ * the OpenTelemetry packages it calls, leaf frames). An optional window (µs, the profile's
+ * monotonic clock) keeps only the samples taken in it.
  */
 import { readFileSync } from 'node:fs';
 import type { ProfileFrame, ProfileSummary } from '../types.js';
@@ -52,6 +53,17 @@ export function areaOf(node: CpuNode): string {
   return url ? 'other JS' : 'V8/native (builtins)';
 }
 
+/** The library's telemetry code, or an OpenTelemetry package (the API, or an SDK when one runs). */
+const isTelemetry = (node: CpuNode): boolean =>
+  node.callFrame.url.includes(`${LIBRARY}telemetry/`) || node.callFrame.url.includes('/node_modules/@opentelemetry/');
+/**
+ * The frames that wrap a request's own work in its span's context (`McpOperation.run`, a context
+ * manager's `with`): what runs under them is the request, not the instrumentation.
+ */
+const isWrapper = (node: CpuNode): boolean =>
+  (node.callFrame.functionName === 'run' && node.callFrame.url.includes(`${LIBRARY}telemetry/`)) ||
+  (node.callFrame.functionName === 'with' && node.callFrame.url.includes('/node_modules/@opentelemetry/'));
+
 const frameName = (node: CpuNode): string => {
   const { functionName, url, lineNumber } = node.callFrame;
   const where = shortUrl(url);
@@ -80,6 +92,9 @@ export function summariseProfile(
   const selfByFrame = new Map<string, number>();
   const selfByArea = new Map<string, number>();
   const libraryInclusive = new Map<string, number>();
+  const telemetryLeaves = new Map<string, number>();
+  let telemetry = 0;
+  let busy = 0;
   let total = 0;
   let samples = 0;
   let time = profile.startTime;
@@ -100,6 +115,18 @@ export function summariseProfile(
     selfByArea.set(area, (selfByArea.get(area) ?? 0) + interval);
     const name = frameName(node);
     selfByFrame.set(name, (selfByFrame.get(name) ?? 0) + interval);
+    if (area !== 'idle') busy += interval;
+    // The instrumented path: the innermost telemetry frame above the sample is not a wrapper of
+    // the request's work (or the sample is in the wrapper itself).
+    for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
+      const frame = byId.get(id)!;
+      if (!isTelemetry(frame)) continue;
+      if (!isWrapper(frame) || frame === node) {
+        telemetry += interval;
+        telemetryLeaves.set(name, (telemetryLeaves.get(name) ?? 0) + interval);
+      }
+      break;
+    }
     const seen = new Set<string>();
     for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
       const frame = byId.get(id);
@@ -118,6 +145,15 @@ export function summariseProfile(
     byArea: top(selfByArea, total, 20),
     topSelf: top(selfByFrame, total, count),
     topLibraryInclusive: top(libraryInclusive, total, count),
+    ...(telemetry > 0
+      ? {
+          telemetry: {
+            ms: telemetry / 1_000,
+            pctOfBusy: (100 * telemetry) / Math.max(1, busy),
+            topSelf: top(telemetryLeaves, total, count),
+          },
+        }
+      : {}),
   };
 }
 
@@ -133,5 +169,11 @@ export function formatProfile(summary: ProfileSummary): string {
   block('self time by area', summary.byArea);
   block('top frames by self time', summary.topSelf);
   block('library frames by inclusive time', summary.topLibraryInclusive);
+  if (summary.telemetry) {
+    block(
+      `instrumented path: ${summary.telemetry.ms.toFixed(1)} ms, ${summary.telemetry.pctOfBusy.toFixed(2)}% of the busy (not idle) time; its frames by self time`,
+      summary.telemetry.topSelf,
+    );
+  }
   return lines.join('\n');
 }

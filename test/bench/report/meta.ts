@@ -69,6 +69,8 @@ export function collectMeta(durationS: number, smoke: boolean, fdLimit: number):
       express: versionOf('express'),
       zod: versionOf('zod'),
       autocannon: versionOf('autocannon'),
+      '@opentelemetry/api': versionOf('@opentelemetry/api'),
+      '@opentelemetry/sdk-node': versionOf('@opentelemetry/sdk-node'),
     },
     git: git(),
     durationS,

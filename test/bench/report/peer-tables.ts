@@ -4,7 +4,15 @@
  * servers (the SDK v2, tmcp) and other configurations (eras, backends) than the main table.
  */
 import { SERVER_LABELS, type ServerKind } from '../client/server-process.js';
-import type { EraResult, ListenFanoutResult, RedisFanoutResult, RedisResult, TasksResult } from '../types.js';
+import type {
+  EraResult,
+  ListenFanoutResult,
+  RedisFanoutResult,
+  RedisResult,
+  TasksResult,
+  TelemetryMode,
+  TelemetryResult,
+} from '../types.js';
 import { formatValue } from './table.js';
 
 export interface PeerTable {
@@ -137,16 +145,97 @@ export function tasksTable(tasks: TasksResult | undefined): PeerTable | undefine
   };
 }
 
-const format = (value: number | undefined, unit: string) =>
-  unit === 'round trips'
-    ? value === undefined || !Number.isFinite(value)
-      ? 'n/a'
-      : value.toFixed(3)
-    : unit === 'µs' || unit === 'KB'
-      ? value === undefined || !Number.isFinite(value)
-        ? 'n/a'
-        : value.toFixed(value >= 100 ? 0 : 1)
-      : formatValue(value, unit);
+/**
+ * The telemetry phase: per mount, `off`, `api` and `sdk` side by side (best round, median round,
+ * the ratios to `off` both ways, server CPU per request, what the receiver got from `sdk`).
+ */
+export function telemetryTable(telemetry: TelemetryResult | undefined): PeerTable | undefined {
+  if (!telemetry || telemetry.mounts.length === 0) return undefined;
+  const modes: readonly TelemetryMode[] = ['off', 'api', 'sdk'];
+  const cells = telemetry.mounts.flatMap((mount) => modes.map((mode) => ({ mount, mode })));
+  const ratioOf = (mode: TelemetryMode, mount: TelemetryResult['mounts'][number]) =>
+    mode === 'off' ? undefined : mode === 'api' ? mount.apiVsOff : mount.sdkVsOff;
+  const rows: PeerTable['rows'] = [
+    {
+      metric: 'c=16 throughput, best round',
+      unit: 'req/s',
+      better: 'higher',
+      values: cells.map(({ mount, mode }) => mount.best[mode]?.rps),
+    },
+    {
+      metric: 'c=16 throughput, median round',
+      unit: 'req/s',
+      better: 'higher',
+      values: cells.map(({ mount, mode }) => mount.medianRps[mode]),
+    },
+    {
+      metric: '÷ off: median of the per-round ratios',
+      unit: 'x',
+      better: 'higher',
+      values: cells.map(({ mount, mode }) => ratioOf(mode, mount)?.medianOfRounds),
+    },
+    {
+      metric: '÷ off: best round ÷ best round',
+      unit: 'x',
+      better: 'higher',
+      values: cells.map(({ mount, mode }) => ratioOf(mode, mount)?.best),
+    },
+    {
+      metric: 'server CPU per request, median round',
+      unit: 'µs',
+      better: 'lower',
+      values: cells.map(({ mount, mode }) => mount.medianCpuUsPerRequest[mode]),
+    },
+    {
+      metric: 'server CPU per request ÷ off: median of the per-round ratios',
+      unit: 'x',
+      better: 'lower',
+      values: cells.map(({ mount, mode }) => ratioOf(mode, mount)?.cpuMedianOfRounds),
+    },
+    {
+      metric: 'p50 latency, best round',
+      unit: 'ms',
+      better: 'lower',
+      values: cells.map(({ mount, mode }) => mount.best[mode]?.p50Ms),
+    },
+    {
+      metric: 'spans the OTLP receiver got',
+      unit: 'spans',
+      better: 'higher',
+      values: cells.map(({ mount, mode }) => (mode === 'sdk' ? mount.exportsTotal?.traces.spans : undefined)),
+    },
+    {
+      metric: 'requests the sdk server answered (warm-up and rounds)',
+      unit: 'requests',
+      better: 'higher',
+      values: cells.map(({ mount, mode }) => (mode === 'sdk' ? mount.sdkRequests : undefined)),
+    },
+  ];
+  return {
+    title: `Telemetry overhead: tools/call echo c=16, ${telemetry.rounds} interleaved rounds of ${telemetry.durationS} s`,
+    columns: cells.map(({ mount, mode }) => `${kindLabel(mount.server)} ${mode}`),
+    rows,
+  };
+}
+
+function format(value: number | undefined, unit: string): string {
+  if (value === undefined || !Number.isFinite(value)) return 'n/a';
+  switch (unit) {
+    case 'x':
+      // Rounded down, so that a ratio printed as 0.980x is at least 0.98.
+      return `${(Math.floor(value * 1000) / 1000).toFixed(3)}x`;
+    case 'spans':
+    case 'requests':
+      return Math.round(value).toLocaleString('en-US');
+    case 'round trips':
+      return value.toFixed(3);
+    case 'µs':
+    case 'KB':
+      return value.toFixed(value >= 100 ? 0 : 1);
+    default:
+      return formatValue(value, unit);
+  }
+}
 
 const cells = (row: PeerTable['rows'][number]) => [
   row.metric,

@@ -16,6 +16,12 @@
  *   average: a client command that is not a poll's, beyond the idle window's, falls into the
  *   window now and then).
  *
+ * - telemetry (issue 22), per mount: `tools/call` at concurrency 16 with the instruments on and no
+ *   SDK (the API's no-ops) ≥ 0.98× the build without instrumentation, and with the SDK exporting
+ *   to a local receiver through a batch processor ≥ 0.8×; judged on the median of the per-round
+ *   ratios of the interleaved rounds (each round sets the modes side by side in time), the best
+ *   round ÷ best round shown beside it.
+ *
  * Informational lines: tmcp, the Redis fan-out growth and its commands per notification.
  */
 import { MOUNT_LABELS, type ServerKind } from '../client/server-process.js';
@@ -27,6 +33,8 @@ import type {
   RedisResult,
   TargetResult,
   TasksResult,
+  TelemetryMode,
+  TelemetryResult,
 } from '../types.js';
 
 /** "No more CPU": the modern cost may be at most this times the legacy one. */
@@ -35,6 +43,8 @@ export const CPU_TOLERANCE = 1.1;
 export const LISTEN_LINEAR_MAX = 12;
 
 const ratioText = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(2)}x`);
+/** Three decimals, rounded down: a value printed as 0.980x is at least 0.98 (the telemetry targets are that close). */
+const ratioDown = (value: number) => `${(Math.floor(value * 1000) / 1000).toFixed(3)}x`;
 
 /** The median over the rounds of Redis ÷ in-memory within each round (shown beside the best-of ratio). */
 function medianRoundRatio(rounds: readonly { memoryRps: number; redisRps: number }[]): number | undefined {
@@ -235,6 +245,41 @@ function fanoutTargets(
       detail: `${ratioText(large.fanoutMs! / small.fanoutMs!)} (${small.fanoutMs!.toFixed(1)} -> ${large.fanoutMs!.toFixed(1)} ms; ${small.commandsPerNotification} -> ${large.commandsPerNotification} commands)`,
       pass: null,
     });
+  }
+  return targets;
+}
+
+/** Issue 22's targets: the instrumented builds ÷ the build without instrumentation, per mount. */
+export const TELEMETRY_TARGETS: Record<Exclude<TelemetryMode, 'off'>, { min: number; what: string }> = {
+  api: { min: 0.98, what: 'instruments on, no SDK (the API no-ops)' },
+  sdk: { min: 0.8, what: 'the SDK exporting over OTLP/HTTP through a batch processor' },
+};
+
+export function evaluateTelemetryTargets(telemetry: TelemetryResult | undefined): TargetResult[] {
+  const targets: TargetResult[] = [];
+  for (const mount of telemetry?.mounts ?? []) {
+    for (const mode of ['api', 'sdk'] as const) {
+      const ratio = mode === 'api' ? mount.apiVsOff : mount.sdkVsOff;
+      const { min, what } = TELEMETRY_TARGETS[mode];
+      const value = mount.errors === 0 ? ratio.medianOfRounds : undefined;
+      const [mine, off] = [mount.best[mode], mount.best.off];
+      const spread =
+        ratio.rounds.length > 0
+          ? `; rounds ${ratioDown(Math.min(...ratio.rounds))} to ${ratioDown(Math.max(...ratio.rounds))}`
+          : '';
+      targets.push({
+        id: `telemetry-${mode}-vs-off${mount.server === 'library' ? '' : '-direct'}`,
+        server: mount.server,
+        text: `tools/call at concurrency 16, ${what} vs telemetry off (${MOUNT_LABELS[mount.server]})`,
+        threshold: `>= ${min.toFixed(2)}x`,
+        value,
+        detail:
+          value === undefined
+            ? (mount.error ?? 'n/a')
+            : `${ratioDown(value)} median of ${ratio.rounds.length} interleaved rounds (best round ${ratio.best === undefined ? 'n/a' : ratioDown(ratio.best)}: ${mine?.rps.toFixed(0)} vs ${off?.rps.toFixed(0)} req/s${spread}; server CPU per request ${ratio.cpuMedianOfRounds === undefined ? 'n/a' : ratioDown(ratio.cpuMedianOfRounds)})`,
+        pass: judge(value, (v) => v >= min),
+      });
+    }
   }
   return targets;
 }

@@ -14,6 +14,15 @@
  * `BENCH_BACKEND=redis` puts the sessions, subscriptions and bus on `RedisMcpBackend`
  * (`REDIS_URL`, `MCP_INSTANCE_ID`; the bench's `library-redis` server, and the three instances of
  * the Redis phase); unset, the in-memory backend.
+ *
+ * `BENCH_TELEMETRY` picks the telemetry (the telemetry phase runs all three side by side):
+ * `api` (default: the library's instruments on, no OpenTelemetry SDK installed, so the API's
+ * no-ops run), `off` (`telemetry: { tracing: false, metrics: false }`: the build without
+ * instrumentation) or `sdk` (the OpenTelemetry Node SDK of otel-sdk.ts started before the Nest app
+ * is created, exporting over OTLP/HTTP to `BENCH_OTLP_URL`; shut down, flushing, on exit).
+ *
+ * The ready message reports the mount, the backend and the telemetry mode; the bench refuses a
+ * server whose mount or telemetry mode is not the one it asked for.
  */
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
@@ -53,6 +62,12 @@ const echoInput = ECHO_INPUTS[(process.env.BENCH_ECHO_INPUT ?? 'zod') as keyof t
 const MOUNTS = ['controller', 'direct'] as const;
 const mount = (process.env.BENCH_MOUNT?.trim() || 'controller') as (typeof MOUNTS)[number];
 if (!MOUNTS.includes(mount)) throw new Error(`BENCH_MOUNT is '${mount}': controller or direct`);
+
+const TELEMETRY_MODES = ['off', 'api', 'sdk'] as const;
+const telemetryMode = (process.env.BENCH_TELEMETRY?.trim() || 'api') as (typeof TELEMETRY_MODES)[number];
+if (!TELEMETRY_MODES.includes(telemetryMode)) throw new Error(`BENCH_TELEMETRY is '${telemetryMode}': off, api or sdk`);
+const otlpUrl = process.env.BENCH_OTLP_URL?.trim();
+if (telemetryMode === 'sdk' && !otlpUrl) throw new Error('BENCH_TELEMETRY=sdk needs BENCH_OTLP_URL');
 
 const backendName = process.env.BENCH_BACKEND?.trim() || 'memory';
 if (!['memory', 'redis'].includes(backendName)) throw new Error(`BENCH_BACKEND is '${backendName}': memory or redis`);
@@ -128,6 +143,7 @@ class BenchResources {
       // Every task of the tasks phase comes from one caller (the bench, one address).
       tasks: { maxPerCaller: 1_000_000 },
       ...(backend ? { backend } : {}),
+      ...(telemetryMode === 'off' ? { telemetry: { tracing: false, metrics: false } } : {}),
     }),
   ],
   providers: [CounterState, BenchTools, BenchResources],
@@ -135,6 +151,8 @@ class BenchResources {
 class BenchFixtureModule {}
 
 async function main(): Promise<void> {
+  // Before the app: the library takes its meter when the module is created.
+  const sdk = telemetryMode === 'sdk' ? (await import('./otel-sdk.js')).startOtelSdk(otlpUrl!) : undefined;
   const app = await NestFactory.create(BenchFixtureModule, { logger: ['error', 'warn'] });
   const { host, port } = listenAddress('http://127.0.0.1:5100');
   await app.listen(port, host);
@@ -158,13 +176,21 @@ async function main(): Promise<void> {
       registerMs,
       mount,
       backend: backendName,
+      telemetry: telemetryMode,
     },
     {
       notify: (uri) => notifications.notifyResourceUpdated(uri),
       sessionCount: () => stats.openSessions(),
       streamCount: () => [...liveStreams.heldSessions()].length,
     },
-    () => app.close(),
+    async () => {
+      try {
+        await app.close();
+      } finally {
+        // Flushes the spans still queued and the metrics of the last interval.
+        await sdk?.shutdown();
+      }
+    },
   );
 }
 
