@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 // The Host/Origin allowlists /mcp applies (transport.allowedHosts / allowedOrigins), one instance
 // per application; not on the package's public entry, hence the path.
-import { McpOriginPolicy } from '@app/mcp/transports/shared/origin-policy.js';
+import { McpOriginPolicy } from '@app/mcp/transports/connection/origin-policy.js';
 import { GATEWAY_CONFIG, hostOf, type GatewayConfig } from '../gateway.config.js';
 import type { GatewayTelemetry } from './otel-sdk.js';
 

@@ -31,7 +31,7 @@ import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
 import { isSupportedProtocolVersion } from '../../model/protocol-version.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
-import { McpOriginPolicy } from '../shared/origin-policy.js';
+import { McpOriginPolicy } from '../connection/origin-policy.js';
 import { readRequestBody } from './body-reader.js';
 import { answerPreflight } from './cors.js';
 import { rejectHttp } from './http-rejection.js';

@@ -9,14 +9,14 @@ import {
   McpUnsupportedProtocolVersionException,
 } from '../../errors/mcp-transport.exceptions.js';
 import { generateSessionId } from '../../session/session-id.js';
-import { McpOriginPolicy } from '../shared/origin-policy.js';
+import { McpOriginPolicy } from '../connection/origin-policy.js';
 import { rejectHttp } from '../http/http-rejection.js';
 import { readJsonPayload, type McpHttpRequest } from '../http/json-payload.js';
 import { negotiateAccept } from '../http/media-type.js';
 import { SseConnection } from '../http/sse-connection.js';
 import { SseStream } from '../http/sse.stream.js';
-import type { ConnectionSession } from '../shared/connection-session.js';
-import { ConnectionSessions } from '../shared/connection-sessions.js';
+import type { ConnectionSession } from '../connection/connection-session.js';
+import { ConnectionSessions } from '../connection/connection-sessions.js';
 import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
 import {
   isSamePrincipal,

@@ -5,10 +5,10 @@ import type { Readable, Writable } from 'node:stream';
 import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import type { ConnectionSession } from '../shared/connection-session.js';
-import { ConnectionSessions } from '../shared/connection-sessions.js';
+import type { ConnectionSession } from '../connection/connection-session.js';
+import { ConnectionSessions } from '../connection/connection-sessions.js';
 import { McpListens } from '../../protocol/listen/listens.registry.js';
-import { decodeJsonText } from '../shared/json-text.js';
+import { decodeJsonText } from '../connection/json-text.js';
 import { LineSplitter } from './line-splitter.js';
 import { StdioConnection } from './stdio.connection.js';
 
