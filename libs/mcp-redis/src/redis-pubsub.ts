@@ -16,16 +16,26 @@ type BusHandler = (message: BusMessage) => void;
 /**
  * The one subscriber connection of this instance: the `bus` channel (every instance) and its
  * own `to:<id>` channel. It dispatches messages by type to the backend's parts and carries
- * `McpInstanceMessaging` (type `msg`). After a reconnect it tells `onReconnect` listeners, who
- * catch up on what the lost messages would have said (they were only hints: the state is in
- * Redis).
+ * `McpInstanceMessaging` (type `msg`). After a reconnect it subscribes again and, once Redis
+ * confirmed, tells `onReconnect` listeners, who catch up on what the lost messages would have
+ * said (they were only hints: the state is in Redis).
+ *
+ * The connection is made with ioredis's `autoResubscribe` off and subscribes again itself: the
+ * listeners must read Redis after the channels are back (a message published between their read
+ * and the subscription would otherwise be missed until the next heartbeat), and ioredis leaves
+ * the promise of its own resubscribe unhandled, so a connection that ends before Redis answered
+ * it (a close during a reconnect) would raise an unhandled rejection in the application.
  */
 export class RedisPubSub implements McpInstanceMessaging {
   private readonly logger = new Logger('McpRedis');
   private readonly handlers = new Map<string, BusHandler>();
   private readonly topics = new Map<string, McpInstanceMessageHandler>();
   private readonly reconnectListeners: Array<() => void> = [];
+  /** Set once the subscriber was ready: any later 'ready' is a reconnect. */
   private everReady = false;
+  /** The first subscribe failed (Redis was down at startup): the first 'ready' subscribes. */
+  private unsubscribed = false;
+  private stopped = false;
 
   constructor(
     private readonly subscriber: Redis,
@@ -35,7 +45,7 @@ export class RedisPubSub implements McpInstanceMessaging {
   ) {
     subscriber.on('message', (channel: string, raw: string) => this.dispatch(channel, raw));
     subscriber.on('ready', () => {
-      if (this.everReady) for (const listener of this.reconnectListeners) listener();
+      if ((this.everReady || this.unsubscribed) && !this.stopped) void this.subscribeAgain();
       this.everReady = true;
     });
     this.handle('msg', (message) => {
@@ -49,9 +59,22 @@ export class RedisPubSub implements McpInstanceMessaging {
     });
   }
 
-  /** Subscribes to the channels; resolves once Redis confirmed (or rejects when it is down). */
+  /**
+   * Subscribes to the channels; resolves once Redis confirmed (or rejects when it is down, and
+   * subscribes when the connection is first ready).
+   */
   async start(): Promise<void> {
-    await this.subscriber.subscribe(this.keys.bus, this.keys.direct(this.instanceId));
+    try {
+      await this.subscribeChannels();
+    } catch (error) {
+      this.unsubscribed = true;
+      throw error;
+    }
+  }
+
+  /** No more subscribing or telling listeners: the connections are being closed. */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** Registers the handler of a message type (`u`, `end`, `post`, ...). */
@@ -74,6 +97,25 @@ export class RedisPubSub implements McpInstanceMessaging {
 
   on(topic: string, handler: McpInstanceMessageHandler): void {
     this.topics.set(topic, handler);
+  }
+
+  private subscribeChannels(): Promise<unknown> {
+    return this.subscriber.subscribe(this.keys.bus, this.keys.direct(this.instanceId));
+  }
+
+  /** After a reconnect: the channels again, then the listeners (once Redis confirmed them). */
+  private async subscribeAgain(): Promise<void> {
+    try {
+      await this.subscribeChannels();
+    } catch (error) {
+      // The connection ended again before Redis answered: its next 'ready' tries again.
+      if (!this.stopped) this.logger.warn(`Subscribing again failed: ${describeError(error)}`);
+      this.unsubscribed = true;
+      return;
+    }
+    this.unsubscribed = false;
+    if (this.stopped) return;
+    for (const listener of this.reconnectListeners) listener();
   }
 
   /** The instances whose liveness key (refreshed by their heartbeat) has expired: one MGET. */

@@ -119,7 +119,8 @@ export class RedisMcpBackend implements McpBackend {
     // One CLIENT span per command a request sends; the subscriber (a plain connection) makes
     // none: what it hears is background work of no request.
     redis.traceWith(telemetry);
-    const subscriber = redis.duplicate({ commandTimeout: undefined });
+    // Subscribed again after a reconnect by RedisPubSub itself (see there), not by ioredis.
+    const subscriber = redis.duplicate({ commandTimeout: undefined, autoResubscribe: false });
     this.logErrors(redis, 'commands');
     this.logErrors(subscriber, 'subscriber');
 
@@ -163,6 +164,7 @@ export class RedisMcpBackend implements McpBackend {
       tasks: new RedisTaskStore(redis, keys.prefix),
       close: async () => {
         delivery.stop();
+        pubsub.stop();
         await Promise.allSettled([subscriber.quit(), redis.quit()]);
       },
     };

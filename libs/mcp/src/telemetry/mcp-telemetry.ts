@@ -75,7 +75,6 @@ export interface McpAskFailure {
 
 /** A span the library opened inside an operation, ended with what it learned. */
 export interface McpChildSpan {
-  readonly context?: Context;
   end(attributes?: Attributes, error?: { readonly code?: number | string; readonly message: string }): void;
 }
 
@@ -238,11 +237,6 @@ export class McpTelemetry {
     return this.child(method, SpanKind.PRODUCER, attributes);
   }
 
-  /** A span of the library's own work inside the active one (a backend round trip, a task step). */
-  startInternal(name: string, attributes: Attributes = {}): McpChildSpan {
-    return this.child(name, SpanKind.INTERNAL, attributes);
-  }
-
   /** A session began on this instance; its duration is recorded when it ends (on any instance). */
   sessionStarted(id: string, startedAt: number, attributes: Attributes): void {
     this.sessions?.started(id, startedAt, attributes);
@@ -337,7 +331,6 @@ export class McpTelemetry {
     if (!this.tracer) return NO_CHILD;
     const span = this.tracer.startSpan(name, { kind, attributes });
     return {
-      context: trace.setSpan(context.active(), span),
       end: (more, error) => {
         if (span.isRecording()) {
           if (more) span.setAttributes(more);
