@@ -6,41 +6,22 @@
  * What the scripts read is watched with MONITOR (it lists the commands a script runs, with their
  * arguments), so nothing here depends on timing. Runs on a `redis-server` of its own.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { deploymentOf, FakeConnection, sessionRecord, type BackendDeployment } from '@nest-mcp/server/testing';
+import { describe, expect, it } from '@jest/globals';
+import { FakeConnection, sessionRecord } from '@nest-mcp/server/testing';
 import type { McpModuleOptions } from '@nest-mcp/server';
 import type { McpBackendParts } from '@nest-mcp/server/backend';
+import { redisDeployments } from '../../../test/support/redis-deployments.js';
 import { scriptCommands as watched } from '../../../test/support/redis-monitor.js';
-import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
-import { RedisMcpBackend, type RedisMcpBackendOptions } from './redis.backend.js';
+import type { RedisMcpBackendOptions } from './redis.backend.js';
 
-let redis: TestRedis;
-let raw: Redis;
-let deployment: BackendDeployment | undefined;
-let prefix = '';
-
-beforeAll(async () => {
-  redis = await startRedis({ own: true });
-  raw = new Redis(redis.url);
-}, 30_000);
-
-afterEach(async () => {
-  await deployment?.close();
-  deployment = undefined;
-});
-
-afterAll(async () => {
-  raw?.disconnect();
-  await redis?.stop();
-});
+const env = redisDeployments({ heartbeatMs: 60_000 });
 
 /** Entries in the notification log before the instance starts. */
 const LOGGED = 5_000;
 const DEFAULT_WINDOW = 1_000;
 
 /** The commands the backend's scripts ran while `work` ran. */
-const scriptCommands = (work: () => Promise<unknown>) => watched(redis.url, work);
+const scriptCommands = (work: () => Promise<unknown>) => watched(env.redis.url, work);
 
 const updatedJson = (uri: string) =>
   JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
@@ -50,12 +31,12 @@ const updatedJson = (uri: string) =>
  * db://a, entry `LOGGED - 5` updates db://b, the others are noise nobody subscribed to.
  */
 async function fillLog(): Promise<void> {
-  const pipeline = raw.pipeline();
+  const pipeline = env.raw.pipeline();
   for (let n = 1; n <= LOGGED; n++) {
     const uri = n === 1 ? 'db://a' : n === LOGGED - 5 ? 'db://b' : `db://noise/${n}`;
-    pipeline.xadd(`${prefix}{ev}`, `${n}-0`, 'k', 'u', 'x', uri, 'j', updatedJson(uri));
+    pipeline.xadd(`${env.prefix}{ev}`, `${n}-0`, 'k', 'u', 'x', uri, 'j', updatedJson(uri));
   }
-  pipeline.set(`${prefix}{ev}:n`, LOGGED);
+  pipeline.set(`${env.prefix}{ev}:n`, LOGGED);
   await pipeline.exec();
 }
 
@@ -64,16 +45,13 @@ async function start(
   options: Partial<RedisMcpBackendOptions> = {},
   module: Partial<McpModuleOptions> = {},
 ): Promise<{ parts: McpBackendParts; sid: string; epoch: string }> {
-  prefix = redis.prefix();
+  env.newPrefix();
   await fillLog();
-  deployment = deploymentOf(
-    () => new RedisMcpBackend({ url: redis.url, keyPrefix: prefix, instanceId: 'i1', heartbeatMs: 60_000, ...options }),
-  );
-  const parts = await deployment.instance(module);
+  const [parts] = await env.instances(1, options, module);
   const record = sessionRecord();
   expect(await parts.sessions.create(record, 100)).toBe(true);
   for (const uri of ['db://a', 'db://b']) expect(await parts.subscriptions.subscribe(record.id, uri)).toBe(true);
-  const epoch = (await raw.hget(`${prefix}s:{${record.id}}`, 'ep'))!;
+  const epoch = (await env.raw.hget(`${env.prefix}s:{${record.id}}`, 'ep'))!;
   return { parts, sid: record.id, epoch };
 }
 
@@ -87,7 +65,7 @@ const rangeReads = (commands: string[][], key: string): [string, number | 'none'
     });
 
 const outboxWrites = (commands: string[][], sid: string): number =>
-  commands.filter(([name, target]) => name.toUpperCase() === 'XADD' && target === `${prefix}s:{${sid}}:out`).length;
+  commands.filter(([name, target]) => name.toUpperCase() === 'XADD' && target === `${env.prefix}s:{${sid}}:out`).length;
 
 /** A resync of a session subscribed to db://a and db://b: their updates (in set order), then every list change. */
 const isResync = (summary: string[]): boolean =>
@@ -109,8 +87,8 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, `g:${epoch}-0:0`));
 
     expect(isResync(stream.summary)).toBe(true);
-    expect(rangeReads(commands, `${prefix}{ev}`)).toEqual([]);
-    expect(rangeReads(commands, `${prefix}s:{${sid}}:out`)).toEqual([]);
+    expect(rangeReads(commands, `${env.prefix}{ev}`)).toEqual([]);
+    expect(rangeReads(commands, `${env.prefix}s:{${sid}}:out`)).toEqual([]);
   });
 
   it('replays an id within the window, reading exactly its gap of the log', async () => {
@@ -121,7 +99,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
 
     expect(stream.summary).toEqual(['notifications/resources/updated db://b']);
     expect(stream.sent[0].eventId).toBe(`g:${epoch}-0:${LOGGED - 5}`);
-    expect(rangeReads(commands, `${prefix}{ev}`)).toEqual([
+    expect(rangeReads(commands, `${env.prefix}{ev}`)).toEqual([
       ['XRANGE', 1],
       ['XRANGE', 10],
     ]);
@@ -132,13 +110,13 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     const past = new FakeConnection();
     const pastReads = await scriptCommands(() => parts.liveStreams.attach(sid, past, `g:${epoch}-0:${LOGGED - 101}`));
     expect(isResync(past.summary)).toBe(true);
-    expect(rangeReads(pastReads, `${prefix}{ev}`)).toEqual([]);
+    expect(rangeReads(pastReads, `${env.prefix}{ev}`)).toEqual([]);
 
     const at = new FakeConnection();
     // The resync above wrote 5 outbox entries: this id has seen them.
     const atReads = await scriptCommands(() => parts.liveStreams.attach(sid, at, `g:${epoch}-5:${LOGGED - 100}`));
     expect(at.summary).toEqual(['notifications/resources/updated db://b']);
-    expect(rangeReads(atReads, `${prefix}{ev}`)).toEqual([
+    expect(rangeReads(atReads, `${env.prefix}{ev}`)).toEqual([
       ['XRANGE', 1],
       ['XRANGE', 100],
     ]);
@@ -170,13 +148,13 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
       () => '',
     ];
     for (const forge of forged) {
-      const lastEventId = forge(Number(await raw.hget(`${prefix}s:{${sid}}`, 'seq')));
+      const lastEventId = forge(Number(await env.raw.hget(`${env.prefix}s:{${sid}}`, 'seq')));
       const stream = new FakeConnection();
       const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, lastEventId));
       const shown = lastEventId.slice(0, 80);
       expect([shown, isResync(stream.summary)]).toEqual([shown, true]);
-      expect([shown, rangeReads(commands, `${prefix}{ev}`)]).toEqual([shown, []]);
-      expect([shown, rangeReads(commands, `${prefix}s:{${sid}}:out`)]).toEqual([shown, []]);
+      expect([shown, rangeReads(commands, `${env.prefix}{ev}`)]).toEqual([shown, []]);
+      expect([shown, rangeReads(commands, `${env.prefix}s:{${sid}}:out`)]).toEqual([shown, []]);
     }
   });
 
@@ -189,7 +167,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, `g:${epoch}-6:${LOGGED}`));
 
     expect(isResync(stream.summary)).toBe(true);
-    expect(rangeReads(commands, `${prefix}s:{${sid}}:out`)).toEqual([]);
+    expect(rangeReads(commands, `${env.prefix}s:{${sid}}:out`)).toEqual([]);
     // Within what it keeps: read with the gap as its COUNT.
     const resumed = new FakeConnection();
     const last = stream.sent.at(-1)!.eventId!;
@@ -198,7 +176,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
       parts.liveStreams.attach(sid, resumed, `g:${epoch}-${lastOut - 2}:${LOGGED}`),
     );
     expect(resumed.summary).toEqual(stream.summary.slice(-2));
-    expect(rangeReads(replayed, `${prefix}s:{${sid}}:out`)).toEqual([['XRANGE', 2]]);
+    expect(rangeReads(replayed, `${env.prefix}s:{${sid}}:out`)).toEqual([['XRANGE', 2]]);
   });
 
   it('a resync writes at most replayBufferSize outbox entries, whatever the number of subscriptions', async () => {

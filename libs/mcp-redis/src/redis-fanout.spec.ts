@@ -4,45 +4,12 @@
  * cursors a GET event id carries, the resync past the log, and the catch-up after lost pub/sub
  * messages. Runs on a `redis-server` of its own (it reads INFO commandstats).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { deploymentOf, FakeConnection, sessionRecord, updated, type BackendDeployment } from '@nest-mcp/server/testing';
+import { describe, expect, it } from '@jest/globals';
+import { FakeConnection, sessionRecord, updated } from '@nest-mcp/server/testing';
 import type { McpBackendParts } from '@nest-mcp/server/backend';
-import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
-import { RedisMcpBackend, type RedisMcpBackendOptions } from './redis.backend.js';
+import { redisDeployments } from '../../../test/support/redis-deployments.js';
 
-let redis: TestRedis;
-let raw: Redis;
-let deployment: BackendDeployment | undefined;
-let prefix = '';
-
-beforeAll(async () => {
-  redis = await startRedis({ own: true });
-  raw = new Redis(redis.url);
-}, 30_000);
-
-afterEach(async () => {
-  await deployment?.close();
-  deployment = undefined;
-});
-
-afterAll(async () => {
-  raw?.disconnect();
-  await redis?.stop();
-});
-
-/** A fresh deployment (own key prefix) of `count` instances. */
-async function instances(count: number, options: Partial<RedisMcpBackendOptions> = {}): Promise<McpBackendParts[]> {
-  prefix = redis.prefix();
-  let n = 0;
-  deployment = deploymentOf(
-    () =>
-      new RedisMcpBackend({ url: redis.url, keyPrefix: prefix, instanceId: `i${++n}`, heartbeatMs: 200, ...options }),
-  );
-  const started: McpBackendParts[] = [];
-  for (let i = 0; i < count; i++) started.push(await deployment.instance());
-  return started;
-}
+const env = redisDeployments({ heartbeatMs: 200 });
 
 async function session(parts: McpBackendParts): Promise<string> {
   const record = sessionRecord();
@@ -64,7 +31,7 @@ async function awayAfterOneUpdate(parts: McpBackendParts) {
 
 /** Commands Redis ran (every command, scripts' inner calls included), INFO itself excluded. */
 async function commandsRun(): Promise<number> {
-  const info = await raw.info('commandstats');
+  const info = await env.raw.info('commandstats');
   let total = 0;
   for (const [, name, calls] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
     if (name !== 'info') total += Number(calls);
@@ -74,9 +41,9 @@ async function commandsRun(): Promise<number> {
 
 /** A log entry whose pub/sub message was lost: written as the fan-out script does, never published. */
 async function lostEntry(uri: string): Promise<void> {
-  const n = await raw.incr(`${prefix}{ev}:n`);
+  const n = await env.raw.incr(`${env.prefix}{ev}:n`);
   const json = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
-  await raw.xadd(`${prefix}{ev}`, `${n}-0`, 'k', 'u', 'x', uri, 'j', json);
+  await env.raw.xadd(`${env.prefix}{ev}`, `${n}-0`, 'k', 'u', 'x', uri, 'j', json);
 }
 
 /** A resync of a session subscribed to db://a: its update, then every list change. */
@@ -89,7 +56,7 @@ const RESYNC_OF_A = [
 
 describe('Redis fan-out', () => {
   it('runs the same number of Redis commands per notification for 5 and for 300 subscribers', async () => {
-    const [a] = await instances(1, { heartbeatMs: 60_000 });
+    const [a] = await env.instances(1, { heartbeatMs: 60_000 });
     const measure = async (uri: string, subscribers: number): Promise<number> => {
       const streams: FakeConnection[] = [];
       for (let i = 0; i < subscribers; i++) {
@@ -114,16 +81,16 @@ describe('Redis fan-out', () => {
   }, 60_000);
 
   it('a session without a stream gets nothing written per notification', async () => {
-    const [a] = await instances(1);
+    const [a] = await env.instances(1);
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://a');
     for (let i = 0; i < 5; i++) await a.fanout.resourceUpdated('db://a');
-    expect(await raw.exists(`${prefix}s:{${sid}}:out`)).toBe(0);
-    expect(await raw.xlen(`${prefix}{ev}`)).toBe(5);
+    expect(await env.raw.exists(`${env.prefix}s:{${sid}}:out`)).toBe(0);
+    expect(await env.raw.xlen(`${env.prefix}{ev}`)).toBe(5);
   });
 
   it('a subscription made on B reaches the stream held on A before a notification sent through C', async () => {
-    const [a, b, c] = await instances(3);
+    const [a, b, c] = await env.instances(3);
     const sid = await session(a);
     await b.subscriptions.subscribe(sid, 'db://base');
     const stream = new FakeConnection();
@@ -144,7 +111,7 @@ describe('Redis fan-out', () => {
   });
 
   it('replays the outbox and the log merged in the order written, with the ids the live stream had', async () => {
-    const [a, b] = await instances(2);
+    const [a, b] = await env.instances(2);
     const sid = await session(a);
     for (const uri of ['db://a', 'db://b']) await a.subscriptions.subscribe(sid, uri);
     const live = new FakeConnection();
@@ -176,7 +143,7 @@ describe('Redis fan-out', () => {
   });
 
   it('coalesces a URI updated several times while away; a resume with the latest id replays nothing', async () => {
-    const [a, b] = await instances(2);
+    const [a, b] = await env.instances(2);
     const { sid, seen } = await awayAfterOneUpdate(a);
     for (let i = 0; i < 4; i++) await b.fanout.resourceUpdated('db://a');
     await b.fanout.resourceUpdated('db://elsewhere');
@@ -194,11 +161,13 @@ describe('Redis fan-out', () => {
   });
 
   it('resyncs a cursor whose log entries were trimmed, even when none of them concerned the session', async () => {
-    const [a] = await instances(1, { notificationLogLength: 10 });
+    const [a] = await env.instances(1, { notificationLogLength: 10 });
     const { sid, seen } = await awayAfterOneUpdate(a);
     // MAXLEN ~ drops whole nodes (100 entries by default): enough entries to drop the first.
     for (let i = 0; i < 250; i++) await a.fanout.resourceUpdated(`db://noise/${i}`);
-    expect(Number((await raw.xrange(`${prefix}{ev}`, '-', '+', 'COUNT', 1))[0][0].split('-')[0])).toBeGreaterThan(2);
+    expect(
+      Number((await env.raw.xrange(`${env.prefix}{ev}`, '-', '+', 'COUNT', 1))[0][0].split('-')[0]),
+    ).toBeGreaterThan(2);
 
     const late = new FakeConnection();
     await a.liveStreams.attach(sid, late, seen.eventId);
@@ -206,7 +175,7 @@ describe('Redis fan-out', () => {
   });
 
   it('catches up a lost publish from the log when the next notification shows the gap, in order', async () => {
-    const [a, b] = await instances(2, { heartbeatMs: 60_000 });
+    const [a, b] = await env.instances(2, { heartbeatMs: 60_000 });
     const sid = await session(a);
     for (const uri of ['db://lost', 'db://next']) await a.subscriptions.subscribe(sid, uri);
     const stream = new FakeConnection();
@@ -221,7 +190,7 @@ describe('Redis fan-out', () => {
   });
 
   it('catches up a lost publish at the heartbeat when no notification follows', async () => {
-    const [a] = await instances(1, { heartbeatMs: 100 });
+    const [a] = await env.instances(1, { heartbeatMs: 100 });
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://lost');
     const stream = new FakeConnection();
@@ -232,7 +201,7 @@ describe('Redis fan-out', () => {
   });
 
   it('closes its streams with a retry hint when the entries it missed are gone from the log; the client resyncs', async () => {
-    const [a, b] = await instances(2, { heartbeatMs: 60_000, notificationLogLength: 10 });
+    const [a, b] = await env.instances(2, { heartbeatMs: 60_000, notificationLogLength: 10 });
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://a');
     const stream = new FakeConnection();
@@ -241,8 +210,8 @@ describe('Redis fan-out', () => {
     const seen = await stream.waitFor(updated('db://a'));
     // 250 entries whose messages were lost, trimmed as the fan-out script trims.
     for (let i = 0; i < 250; i++) {
-      const n = await raw.incr(`${prefix}{ev}:n`);
-      await raw.xadd(`${prefix}{ev}`, 'MAXLEN', '~', 10, `${n}-0`, 'k', 'u', 'x', 'db://a', 'j', '{}');
+      const n = await env.raw.incr(`${env.prefix}{ev}:n`);
+      await env.raw.xadd(`${env.prefix}{ev}`, 'MAXLEN', '~', 10, `${n}-0`, 'k', 'u', 'x', 'db://a', 'j', '{}');
     }
     await b.fanout.resourceUpdated('db://a');
     await stream.waitClosed();
@@ -255,7 +224,7 @@ describe('Redis fan-out', () => {
   });
 
   it('follows the log again after it restarted empty (Redis flushed)', async () => {
-    const [a, b] = await instances(2);
+    const [a, b] = await env.instances(2);
     const before = await session(a);
     await a.subscriptions.subscribe(before, 'db://a');
     const old = new FakeConnection();
@@ -263,7 +232,7 @@ describe('Redis fan-out', () => {
     for (let i = 0; i < 3; i++) await b.fanout.resourceUpdated('db://a');
     await old.waitForCount(3);
     a.liveStreams.detach(before, old);
-    await raw.del(`${prefix}{ev}`, `${prefix}{ev}:n`);
+    await env.raw.del(`${env.prefix}{ev}`, `${env.prefix}{ev}:n`);
 
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://a');
@@ -274,25 +243,25 @@ describe('Redis fan-out', () => {
   });
 
   it('continues the log when its counter alone was lost', async () => {
-    const [a] = await instances(1);
+    const [a] = await env.instances(1);
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://a');
     const stream = new FakeConnection();
     await a.liveStreams.attach(sid, stream);
     for (let i = 0; i < 3; i++) await a.fanout.resourceUpdated('db://a');
     await stream.waitForCount(3);
-    await raw.del(`${prefix}{ev}:n`);
+    await env.raw.del(`${env.prefix}{ev}:n`);
     await a.fanout.resourceUpdated('db://a');
     await stream.waitForCount(4);
-    expect(await raw.get(`${prefix}{ev}:n`)).toBe('4');
+    expect(await env.raw.get(`${env.prefix}{ev}:n`)).toBe('4');
   });
 
   it('reads its streams’ subscriptions again after the subscriber reconnected', async () => {
-    const [a, b] = await instances(2);
+    const [a, b] = await env.instances(2);
     const sid = await session(a);
     const stream = new FakeConnection();
     await a.liveStreams.attach(sid, stream);
-    await raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await env.raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
     // Published while A's subscriber is away (or just back): its message may be lost.
     await b.subscriptions.subscribe(sid, 'db://later');
     const deadline = Date.now() + 5_000;

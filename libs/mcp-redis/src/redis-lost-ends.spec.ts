@@ -6,18 +6,10 @@
  * deleting the session's keys as its end does, without the publish. Runs on a `redis-server` of
  * its own (it reads MONITOR and kills the subscriber connection).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import {
-  deploymentOf,
-  FakeConnection,
-  listChanged,
-  sessionRecord,
-  updated,
-  type BackendDeployment,
-} from '@nest-mcp/server/testing';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { FakeConnection, listChanged, sessionRecord, updated } from '@nest-mcp/server/testing';
 import type { McpBackendParts, McpSessionEndReason } from '@nest-mcp/server/backend';
-import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
+import { redisDeployments } from '../../../test/support/redis-deployments.js';
 import {
   callsOfScript,
   watchRedis,
@@ -27,41 +19,10 @@ import {
 import { until } from '../../../test/support/until.js';
 import { DETACH, HEARTBEAT, HELD_SUBSCRIPTIONS } from './lua/delivery.lua.js';
 import { PRELUDE } from './lua/prelude.lua.js';
-import { RedisMcpBackend } from './redis.backend.js';
 import type { RedisDelivery } from './redis-delivery.js';
 
-let redis: TestRedis;
-let raw: Redis;
-let deployment: BackendDeployment | undefined;
-let prefix = '';
-
-beforeAll(async () => {
-  redis = await startRedis({ own: true });
-  raw = new Redis(redis.url);
-}, 30_000);
-
-afterEach(async () => {
-  await Promise.allSettled(watches.splice(0).map((started) => started.stop()));
-  await deployment?.close();
-  deployment = undefined;
-});
-
-afterAll(async () => {
-  raw?.disconnect();
-  await redis?.stop();
-});
-
 /** Instances whose heartbeat timer never fires during a test: beats are run by the test. */
-async function instances(count: number): Promise<McpBackendParts[]> {
-  prefix = redis.prefix();
-  let n = 0;
-  deployment = deploymentOf(
-    () => new RedisMcpBackend({ url: redis.url, keyPrefix: prefix, instanceId: `i${++n}`, heartbeatMs: 600_000 }),
-  );
-  const started: McpBackendParts[] = [];
-  for (let i = 0; i < count; i++) started.push(await deployment.instance());
-  return started;
-}
+const env = redisDeployments({ heartbeatMs: 600_000 });
 
 const deliveryOf = (parts: McpBackendParts) => parts.liveStreams as unknown as RedisDelivery;
 
@@ -75,13 +36,13 @@ async function heldSession(parts: McpBackendParts): Promise<{ sid: string; strea
 
 /** Ends a session in Redis as its end script does, except that nobody is told. */
 async function loseEnd(sid: string): Promise<void> {
-  const s = `${prefix}s:{${sid}}`;
-  const uris = await raw.smembers(`${s}:subs`);
-  const pipeline = raw.pipeline();
-  for (const uri of uris) pipeline.srem(`${prefix}sub:${uri}`, sid);
+  const s = `${env.prefix}s:{${sid}}`;
+  const uris = await env.raw.smembers(`${s}:subs`);
+  const pipeline = env.raw.pipeline();
+  for (const uri of uris) pipeline.srem(`${env.prefix}sub:${uri}`, sid);
   pipeline.del(s, `${s}:subs`, `${s}:out`, `${s}:rs`, `${s}:rl`);
-  pipeline.zrem(`${prefix}expiry`, sid);
-  pipeline.srem(`${prefix}streamed`, sid);
+  pipeline.zrem(`${env.prefix}expiry`, sid);
+  pipeline.srem(`${env.prefix}streamed`, sid);
   await pipeline.exec();
 }
 
@@ -94,20 +55,24 @@ function endsOf(parts: McpBackendParts): [string, McpSessionEndReason][] {
 /** The calls of one of the backend's scripts by this deployment, as their ARGV after prefix and instance id. */
 const callsOf = (commands: MonitoredCommand[], body: string): string[][] =>
   callsOfScript(commands, PRELUDE + body)
-    .filter(([scriptPrefix]) => scriptPrefix === prefix)
+    .filter(([scriptPrefix]) => scriptPrefix === env.prefix)
     .map((argv) => argv.slice(2));
 
 /** Watches stopped after each test, passed or not. */
 const watches: RedisWatch[] = [];
 const watch = async (): Promise<RedisWatch> => {
-  const started = await watchRedis(redis.url);
+  const started = await watchRedis(env.redis.url);
   watches.push(started);
   return started;
 };
 
+afterEach(async () => {
+  await Promise.allSettled(watches.splice(0).map((started) => started.stop()));
+});
+
 describe('Redis: a session end whose message was lost', () => {
   it('closes the held stream at the next heartbeat and is announced once, a late end message included', async () => {
-    const [a, b] = await instances(2);
+    const [a, b] = await env.instances(2);
     const ends = endsOf(a);
     const { sid, stream } = await heldSession(a);
     const { stream: bystander } = await heldSession(a);
@@ -120,7 +85,7 @@ describe('Redis: a session end whose message was lost', () => {
     expect(ends).toEqual([[sid, 'expired']]);
     expect(bystander.closed).toBe(false);
     // The end message arrives after all: not announced again. A later end is the barrier.
-    await raw.publish(`${prefix}bus`, JSON.stringify({ t: 'end', sid, reason: 'deleted', from: 'i2' }));
+    await env.raw.publish(`${env.prefix}bus`, JSON.stringify({ t: 'end', sid, reason: 'deleted', from: 'i2' }));
     const later = sessionRecord();
     await b.sessions.create(later, 100);
     await b.sessions.end(later.id, 'deleted');
@@ -132,28 +97,28 @@ describe('Redis: a session end whose message was lost', () => {
   });
 
   it('closes the held stream when the subscriber reconnects, without waiting for a heartbeat', async () => {
-    const [a] = await instances(1);
+    const [a] = await env.instances(1);
     const ends = endsOf(a);
     const { sid, stream } = await heldSession(a);
     await loseEnd(sid);
 
-    await raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await env.raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
 
     await stream.waitClosed();
     expect(ends).toEqual([[sid, 'expired']]);
   });
 
   it('after a reconnect, a held session that unsubscribed from everything meanwhile gets none of those URIs', async () => {
-    const [a, b] = await instances(2);
+    const [a, b] = await env.instances(2);
     const { sid, stream } = await heldSession(a);
     await a.subscriptions.subscribe(sid, 'db://x');
     // The unsubscribe's message to A is lost: the session's set is empty, A's index does not know.
-    await raw.srem(`${prefix}s:{${sid}}:subs`, 'db://x');
-    await raw.srem(`${prefix}sub:db://x`, sid);
+    await env.raw.srem(`${env.prefix}s:{${sid}}:subs`, 'db://x');
+    await env.raw.srem(`${env.prefix}sub:db://x`, sid);
     const gone = await heldSession(a);
     await loseEnd(gone.sid);
 
-    await raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await env.raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
     await gone.stream.waitClosed();
     await b.fanout.resourceUpdated('db://x');
     await b.fanout.listChanged('tools');
@@ -166,7 +131,7 @@ describe('Redis: a session end whose message was lost', () => {
   });
 
   it('heartbeat, subscriptions read again and releases go in calls of at most 500 sessions; every lost end is found', async () => {
-    const [a] = await instances(1);
+    const [a] = await env.instances(1);
     const held: { sid: string; stream: FakeConnection }[] = [];
     for (let i = 0; i < 1_100; i++) held.push(await heldSession(a));
     const lost = [0, 700, 1_099];
@@ -180,7 +145,7 @@ describe('Redis: a session end whose message was lost', () => {
     expect(held.filter(({ stream }) => stream.closed).map(({ sid }) => sid)).toEqual(lost.map((i) => held[i].sid));
 
     const reads = await watch();
-    await raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    await env.raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
     await until(
       () => callsOf(reads.commands, HELD_SUBSCRIPTIONS).reduce((sum, argv) => sum + argv.length, 0) === 1_097,
       'the held sessions’ subscriptions read again',

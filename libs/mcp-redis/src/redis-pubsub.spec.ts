@@ -3,40 +3,19 @@
  * subscribes once Redis is up (its first subscribe failed, and nothing else would retry it).
  * Runs on a `redis-server` of its own (it is stopped and started again).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { deploymentOf, type BackendDeployment } from '@nest-mcp/server/testing';
+import { describe, expect, it } from '@jest/globals';
 import { MCP_ALL_INSTANCES } from '@nest-mcp/server/backend';
-import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
-import { RedisMcpBackend } from './redis.backend.js';
+import { redisDeployments } from '../../../test/support/redis-deployments.js';
 
-let redis: TestRedis;
-let deployment: BackendDeployment | undefined;
-
-beforeAll(async () => {
-  redis = await startRedis({ own: true });
-}, 30_000);
-
-afterEach(async () => {
-  await deployment?.close();
-  deployment = undefined;
-});
-
-afterAll(async () => {
-  await redis?.stop();
-});
+const env = redisDeployments({ heartbeatMs: 200 });
 
 describe('Redis pub/sub', () => {
   it('subscribes once Redis is up when the instance started while it was down, and hears the bus', async () => {
-    const prefix = redis.prefix();
-    let n = 0;
-    deployment = deploymentOf(
-      () => new RedisMcpBackend({ url: redis.url, keyPrefix: prefix, instanceId: `i${++n}`, heartbeatMs: 200 }),
-    );
-    await redis.stop();
+    await env.redis.stop();
     // Starts anyway (an outage at startup answers 503 until Redis is back); its subscribe failed.
-    const a = await deployment.instance();
-    await redis.restart();
-    const b = await deployment.instance();
+    const [a] = await env.instances(1);
+    await env.redis.restart();
+    const b = await env.addInstance();
 
     const heard: unknown[] = [];
     a.messaging!.on('ping', (payload) => heard.push(payload));
