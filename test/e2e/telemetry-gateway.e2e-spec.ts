@@ -99,6 +99,33 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
   });
 }
 
+/** An OTLP receiver, the gateway exporting to it, and an SDK client that called the notes tool once. */
+interface ExportingGateway {
+  receiver: OtlpReceiver;
+  gateway: Gateway;
+  transport: StreamableHTTPClientTransport;
+  client: Client;
+}
+
+/**
+ * For a describe block: a receiver, the gateway started with `env` and the receiver's endpoint
+ * in `OTEL_EXPORTER_OTLP_ENDPOINT`, and a client that made one tool call; all closed after it.
+ */
+function exportingGateway(env: Record<string, string>): ExportingGateway {
+  const setup = {} as ExportingGateway;
+  beforeAll(async () => {
+    setup.receiver = await startOtlpReceiver();
+    setup.gateway = await startGateway({ OTEL_EXPORTER_OTLP_ENDPOINT: setup.receiver.endpoint, ...env });
+    Object.assign(setup, await connectAndCall(setup.gateway.origin));
+  }, TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await setup.client?.close().catch(() => undefined);
+    await setup.gateway?.stop();
+    await setup.receiver?.close();
+  });
+  return setup;
+}
+
 const isToolSpan = (span: ReceivedSpan) => span.name === `tools/call ${TOOL}`;
 const SDK_MODULE = /\/node_modules\/@opentelemetry\/sdk-node\//;
 /** The SDK proper: what the library's only dependency, `@opentelemetry/api`, is not. */
@@ -134,48 +161,32 @@ afterAll(() => {
 });
 
 describe('OTLP over http/json, from OTEL_* variables alone', () => {
-  let receiver: OtlpReceiver;
-  let gateway: Gateway;
-  let transport: StreamableHTTPClientTransport;
-  let client: Client;
-
-  beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-    gateway = await startGateway({
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_SERVICE_NAME: 'notes-gateway-json',
-      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=e2e',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      OTEL_METRIC_EXPORT_INTERVAL: '200',
-    });
-    ({ client, transport } = await connectAndCall(gateway.origin));
-  }, TEST_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await client?.close();
-    await gateway?.stop();
-    await receiver?.close();
+  const otlp = exportingGateway({
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_SERVICE_NAME: 'notes-gateway-json',
+    OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=e2e',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    OTEL_METRIC_EXPORT_INTERVAL: '200',
   });
 
   it('says at startup what it exports, and loads the SDK', () => {
     expect(
-      gateway.process.lines.some((line) => line.includes('OpenTelemetry: traces over OTLP, metrics over OTLP')),
+      otlp.gateway.process.lines.some((line) => line.includes('OpenTelemetry: traces over OTLP, metrics over OTLP')),
     ).toBe(true);
-    expect(gateway.loadedModules().some((url) => SDK_MODULE.test(url))).toBe(true);
+    expect(otlp.gateway.loadedModules().some((url) => SDK_MODULE.test(url))).toBe(true);
   });
 
   it(
     'exports a SERVER span `tools/call <tool>` with the MCP attributes, in JSON, under OTEL_SERVICE_NAME',
     async () => {
-      const span = await receiver.waitForSpan(isToolSpan, `a span named 'tools/call ${TOOL}'`);
-      expectToolCallSpan(span, transport);
+      const span = await otlp.receiver.waitForSpan(isToolSpan, `a span named 'tools/call ${TOOL}'`);
+      expectToolCallSpan(span, otlp.transport);
       expect(span.resource['service.name']).toBe('notes-gateway-json');
       expect(span.resource['deployment.environment.name']).toBe('e2e');
-      expect(receiver.requests.filter((r) => r.path === '/v1/traces').map((r) => r.contentType)).toContain(
+      expect(otlp.receiver.requests.filter((r) => r.path === '/v1/traces').map((r) => r.contentType)).toContain(
         'application/json',
       );
-      expect(receiver.errors).toEqual([]);
+      expect(otlp.receiver.errors).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
@@ -183,7 +194,7 @@ describe('OTLP over http/json, from OTEL_* variables alone', () => {
   it(
     'exports the mcp.server.operation.duration histogram (seconds) for tools/call',
     async () => {
-      const metric = await receiver.waitForMetric(
+      const metric = await otlp.receiver.waitForMetric(
         (m) =>
           m.name === 'mcp.server.operation.duration' &&
           m.dataPoints.some((point) => point.attributes['mcp.method.name'] === 'tools/call'),
@@ -194,7 +205,7 @@ describe('OTLP over http/json, from OTEL_* variables alone', () => {
       const point = metric.dataPoints.find((p) => p.attributes['mcp.method.name'] === 'tools/call')!;
       expect(point.count).toBeGreaterThanOrEqual(1);
       expect(metric.resource['service.name']).toBe('notes-gateway-json');
-      expect(receiver.requests.filter((r) => r.path === '/v1/metrics').map((r) => r.contentType)).toContain(
+      expect(otlp.receiver.requests.filter((r) => r.path === '/v1/metrics').map((r) => r.contentType)).toContain(
         'application/json',
       );
     },
@@ -204,8 +215,8 @@ describe('OTLP over http/json, from OTEL_* variables alone', () => {
   it(
     "writes the tool call's log line with the trace id of its span",
     async () => {
-      const span = await receiver.waitForSpan(isToolSpan, `a span named 'tools/call ${TOOL}'`);
-      const { match } = await gateway.process.waitForLine(
+      const span = await otlp.receiver.waitForSpan(isToolSpan, `a span named 'tools/call ${TOOL}'`);
+      const { match } = await otlp.gateway.process.waitForLine(
         new RegExp(
           `\\[McpTools\\] ${TOOL.replace('.', '\\.')} completed .* trace_id=([0-9a-f]{32}) span_id=[0-9a-f]{16}$`,
         ),
@@ -219,8 +230,10 @@ describe('OTLP over http/json, from OTEL_* variables alone', () => {
   it(
     'marks a failed call: error.type and rpc.response.status_code are the JSON-RPC error code',
     async () => {
-      await expect(client.callTool({ name: 'no.such.tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
-      const span = await receiver.waitForSpan(
+      await expect(otlp.client.callTool({ name: 'no.such.tool', arguments: {} })).rejects.toMatchObject({
+        code: -32602,
+      });
+      const span = await otlp.receiver.waitForSpan(
         (s) => s.attributes['mcp.method.name'] === 'tools/call' && s.attributes['error.type'] !== undefined,
         'a tools/call span with error.type',
       );
@@ -233,32 +246,16 @@ describe('OTLP over http/json, from OTEL_* variables alone', () => {
 });
 
 describe('OTLP over http/protobuf beside Prometheus at /metrics, flushed at SIGTERM', () => {
-  let receiver: OtlpReceiver;
-  let gateway: Gateway;
-  let transport: StreamableHTTPClientTransport;
-  let client: Client;
-
-  beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-    gateway = await startGateway({
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-      // Nothing is exported on a schedule before the end of the test: what arrives is the flush.
-      OTEL_BSP_SCHEDULE_DELAY: '600000',
-      OTEL_METRIC_EXPORT_INTERVAL: '600000',
-      MCP_PROMETHEUS: '1',
-    });
-    ({ client, transport } = await connectAndCall(gateway.origin));
-  }, TEST_TIMEOUT_MS);
-
-  afterAll(async () => {
-    await client?.close().catch(() => undefined);
-    await gateway?.stop();
-    await receiver?.close();
+  const otlp = exportingGateway({
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    // Nothing is exported on a schedule before the end of the test: what arrives is the flush.
+    OTEL_BSP_SCHEDULE_DELAY: '600000',
+    OTEL_METRIC_EXPORT_INTERVAL: '600000',
+    MCP_PROMETHEUS: '1',
   });
 
   it('serves /metrics on its own listener in the Prometheus text format, under the default service name', async () => {
-    const { status, body } = await get(`${gateway.origin}/metrics`);
+    const { status, body } = await get(`${otlp.gateway.origin}/metrics`);
     expect(status).toBe(200);
     const scrape = parseScrape(body);
     expect(scrape.family('target_info')?.type).toBe('GAUGE');
@@ -266,7 +263,7 @@ describe('OTLP over http/protobuf beside Prometheus at /metrics, flushed at SIGT
   });
 
   it('has the tools/call histogram in the scrape', async () => {
-    const { body } = await get(`${gateway.origin}/metrics`);
+    const { body } = await get(`${otlp.gateway.origin}/metrics`);
     const scrape = parseScrape(body);
     // @opentelemetry/exporter-prometheus 0.301 keeps the unit in a `# UNIT` line, not in the name.
     expect(scrape.family('mcp_server_operation_duration')?.type).toBe('HISTOGRAM');
@@ -281,32 +278,34 @@ describe('OTLP over http/protobuf beside Prometheus at /metrics, flushed at SIGT
     const foreignOrigin = { Origin: 'https://evil.example' };
     const badHost = { Host: 'evil.example' };
     for (const headers of [foreignOrigin, badHost]) {
-      const metrics = await get(`${gateway.origin}/metrics`, headers);
-      const mcp = await get(`${gateway.origin}/mcp`, headers);
+      const metrics = await get(`${otlp.gateway.origin}/metrics`, headers);
+      const mcp = await get(`${otlp.gateway.origin}/mcp`, headers);
       expect(metrics.status).toBe(403);
       expect(mcp.status).toBe(403);
       expect(JSON.parse(metrics.body)).toEqual(JSON.parse(mcp.body));
     }
-    const local = await get(`${gateway.origin}/metrics`, { Origin: 'http://localhost:3000' });
+    const local = await get(`${otlp.gateway.origin}/metrics`, { Origin: 'http://localhost:3000' });
     expect(local.status).toBe(200);
   });
 
   it(
     'flushes the span and the metrics over OTLP (protobuf) when it gets SIGTERM, and exits',
     async () => {
-      expect(receiver.spans.filter(isToolSpan)).toEqual([]);
-      await client.close();
-      const exit = await gateway.process.stop(15_000);
+      expect(otlp.receiver.spans.filter(isToolSpan)).toEqual([]);
+      await otlp.client.close();
+      const exit = await otlp.gateway.process.stop(15_000);
       expect(exit.signal === 'SIGTERM' || exit.code === 0).toBe(true);
-      const span = receiver.spans.find(isToolSpan);
+      const span = otlp.receiver.spans.find(isToolSpan);
       expect(span).toBeDefined();
-      expectToolCallSpan(span!, transport);
+      expectToolCallSpan(span!, otlp.transport);
       expect(span!.resource['service.name']).toBe(DEFAULT_SERVICE_NAME);
-      expect(receiver.requests.map((r) => r.contentType)).toEqual(expect.arrayContaining(['application/x-protobuf']));
-      expect(receiver.requests.every((r) => r.contentType === 'application/x-protobuf')).toBe(true);
-      const metric = receiver.metrics.find((m) => m.name === 'mcp.server.operation.duration');
+      expect(otlp.receiver.requests.map((r) => r.contentType)).toEqual(
+        expect.arrayContaining(['application/x-protobuf']),
+      );
+      expect(otlp.receiver.requests.every((r) => r.contentType === 'application/x-protobuf')).toBe(true);
+      const metric = otlp.receiver.metrics.find((m) => m.name === 'mcp.server.operation.duration');
       expect(metric?.dataPoints.some((point) => point.attributes['mcp.method.name'] === 'tools/call')).toBe(true);
-      expect(receiver.errors).toEqual([]);
+      expect(otlp.receiver.errors).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );
