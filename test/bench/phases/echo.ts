@@ -3,7 +3,7 @@
  * are parsed as JSON or as an SSE stream's last message (tmcp answers a POST with SSE).
  */
 import { BenchHttp, openSession, parseAnswer } from '../client/http.js';
-import { runLoad, type LoadRequest } from '../client/load.js';
+import { runLoad, type LoadRequest, type LoadResult } from '../client/load.js';
 import { ServerProcess, type ServerKind } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
 import type { EchoResult } from '../types.js';
@@ -23,33 +23,54 @@ export function echoRequest(id: number): LoadRequest {
   };
 }
 
-export async function runEcho(config: BenchConfig, kind: ServerKind, log: (line: string) => void): Promise<EchoResult> {
-  const result: EchoResult = { server: kind, points: [] };
-  const server = await ServerProcess.start(kind);
+/** Echo calls on one session of a started server. */
+export interface EchoSession {
+  /** One load point: `config.requestsPerPoint` calls (or `durationS` of them) at `concurrency`. */
+  load(concurrency: number, durationS: number): Promise<LoadResult>;
+  /** Closes the connections and stops the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a session on `server` for echo loads, each call with an id of its own; the answers are
+ * parsed as JSON or as an SSE stream's last message. Stops the server when the session cannot
+ * be opened.
+ */
+export async function echoSession(config: BenchConfig, server: ServerProcess): Promise<EchoSession> {
   const http = new BenchHttp(server.endpoint, 4);
+  const close = async () => {
+    http.close();
+    await server.stop();
+  };
   try {
     const session = await openSession(http);
     let seq = 1_000;
-    const build = () => echoRequest(++seq);
-    result.warmup = await runLoad({
-      url: server.endpoint,
-      headers: session.headers,
-      concurrency: 16,
-      durationS: config.warmupS,
-      amount: config.requestsPerPoint,
-      build,
-      parse: parseAnswer,
-    });
-    for (const concurrency of config.concurrency) {
-      const point = await runLoad({
+    const load = (concurrency: number, durationS: number) =>
+      runLoad({
         url: server.endpoint,
         headers: session.headers,
         concurrency,
-        durationS: config.durationS,
+        durationS,
         amount: config.requestsPerPoint,
-        build,
+        build: () => echoRequest(++seq),
         parse: parseAnswer,
       });
+    return { load, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+export async function runEcho(config: BenchConfig, kind: ServerKind, log: (line: string) => void): Promise<EchoResult> {
+  const result: EchoResult = { server: kind, points: [] };
+  const server = await ServerProcess.start(kind);
+  let echo: EchoSession | undefined;
+  try {
+    echo = await echoSession(config, server);
+    result.warmup = await echo.load(16, config.warmupS);
+    for (const concurrency of config.concurrency) {
+      const point = await echo.load(concurrency, config.durationS);
       result.points.push(point);
       log(
         `  echo ${kind} c=${concurrency}: ${point.rps.toFixed(0)} req/s, p50 ${point.p50Ms.toFixed(2)} ms, p99 ${point.p99Ms.toFixed(2)} ms, errors ${point.errors}${point.firstError ? ` (${point.firstError})` : ''}`,
@@ -59,8 +80,8 @@ export async function runEcho(config: BenchConfig, kind: ServerKind, log: (line:
     result.error = (error as Error).message;
     log(`  echo ${kind}: FAILED ${result.error}\n${server.log}`);
   } finally {
-    http.close();
-    await server.stop();
+    // A session that could not be opened has stopped its server already.
+    await echo?.close();
   }
   return result;
 }

@@ -21,7 +21,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { BenchHttp, inPool, openSession, rpc } from '../client/http.js';
-import { runLoad } from '../client/load.js';
 import { listenBody, modernHeaders } from '../client/modern.js';
 import { callsDelta, RedisProcess } from '../client/redis-server.js';
 import { ServerProcess } from '../client/server-process.js';
@@ -29,7 +28,7 @@ import { StreamSet, type WatchedStream } from '../client/sse.js';
 import type { BenchConfig } from '../config.js';
 import { COUNTER_URI } from '../servers/fixture-spec.js';
 import type { EchoOnBackend, RedisFanoutResult, RedisResult } from '../types.js';
-import { echoRequest } from './echo.js';
+import { echoSession } from './echo.js';
 import { notifyRounds } from './notify-rounds.js';
 
 const WAIT_MS = 120_000;
@@ -178,35 +177,20 @@ interface EchoLoad {
  * generator, so where the CPU goes explains the Redis ratio.
  */
 async function echoLoad(config: BenchConfig, redis: RedisProcess, server: ServerProcess): Promise<EchoLoad> {
-  const http = new BenchHttp(server.endpoint, 4);
-  const close = async () => {
-    http.close();
-    await server.stop();
-  };
+  const echo = await echoSession(config, server);
   try {
-    const session = await openSession(http);
-    let seq = 1_000;
-    const load = (durationS: number) =>
-      runLoad({
-        url: server.endpoint,
-        headers: session.headers,
-        concurrency: 16,
-        durationS,
-        amount: config.requestsPerPoint,
-        build: () => echoRequest(++seq),
-      });
-    await load(config.warmupS);
+    await echo.load(16, config.warmupS);
     const measure = async (): Promise<EchoOnBackend> => {
       const [serverBefore, redisBefore] = [await cpuUsOf(server), await redis.cpuSeconds()];
-      const point: EchoOnBackend = await load(config.eraDurationS);
+      const point: EchoOnBackend = await echo.load(16, config.eraDurationS);
       const answered = Math.max(1, point.ok + point.errors);
       point.serverCpuUsPerRequest = ((await cpuUsOf(server)) - serverBefore) / answered;
       point.redisCpuUsPerRequest = (((await redis.cpuSeconds()) - redisBefore) * 1e6) / answered;
       return point;
     };
-    return { measure, close };
+    return { measure, close: echo.close };
   } catch (error) {
-    await close();
+    await echo.close();
     throw error;
   }
 }

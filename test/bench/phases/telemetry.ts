@@ -17,13 +17,12 @@
  * IPC around each point. At the end, the receiver must have got trace exports from the `sdk`
  * server: an SDK that exported nothing would make its ratio meaningless.
  */
-import { BenchHttp, openSession, parseAnswer } from '../client/http.js';
-import { runLoad, type LoadResult } from '../client/load.js';
+import type { LoadResult } from '../client/load.js';
 import { countsDelta, OtlpReceiver } from '../client/otlp-receiver.js';
 import { LIBRARY_KINDS, MOUNT_LABELS, ServerProcess, type ServerKind } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
 import type { TelemetryMode, TelemetryMountResult, TelemetryPoint, TelemetryRatio, TelemetryResult } from '../types.js';
-import { echoRequest } from './echo.js';
+import { echoSession } from './echo.js';
 
 export const TELEMETRY_MODES: readonly TelemetryMode[] = ['off', 'api', 'sdk'];
 const CONCURRENCY = 16;
@@ -67,43 +66,27 @@ async function startMode(
     env: { BENCH_TELEMETRY: mode, ...(mode === 'sdk' ? { BENCH_OTLP_URL: receiver.url } : {}) },
     startTimeoutMs: 60_000,
   });
-  const http = new BenchHttp(server.endpoint, 4);
-  const close = async () => {
-    http.close();
-    await server.stop();
-  };
+  const echo = await echoSession(config, server);
   try {
-    const session = await openSession(http);
-    let seq = 1_000;
-    const load = (durationS: number) =>
-      runLoad({
-        url: server.endpoint,
-        headers: session.headers,
-        concurrency: CONCURRENCY,
-        durationS,
-        amount: config.requestsPerPoint,
-        build: () => echoRequest(++seq),
-        parse: parseAnswer,
-      });
     const state: ModeLoad = {
       mode,
       server,
       answered: 0,
       measure: async () => {
         const before = await cpuUsOf(server);
-        const point: TelemetryPoint = await load(config.telemetryDurationS);
+        const point: TelemetryPoint = await echo.load(CONCURRENCY, config.telemetryDurationS);
         const answered = point.ok + point.errors;
         point.serverCpuUsPerRequest = ((await cpuUsOf(server)) - before) / Math.max(1, answered);
         state.answered += answered;
         return point;
       },
-      close,
+      close: echo.close,
     };
-    state.warmup = await load(config.warmupS);
+    state.warmup = await echo.load(CONCURRENCY, config.warmupS);
     state.answered += state.warmup.ok + state.warmup.errors;
     return state;
   } catch (error) {
-    await close();
+    await echo.close();
     throw error;
   }
 }
