@@ -1,7 +1,8 @@
 /**
- * The subscriber connection across outages: an instance that started while Redis was down
- * subscribes once Redis is up (its first subscribe failed, and nothing else would retry it).
- * Runs on a `redis-server` of its own (it is stopped and started again).
+ * An instance's two connections: named after it in CLIENT LIST, and the subscriber across
+ * outages (an instance that started while Redis was down subscribes once Redis is up: its first
+ * subscribe failed, and nothing else would retry it). Runs on a `redis-server` of its own (it is
+ * stopped and started again).
  */
 import { describe, expect, it } from '@jest/globals';
 import { MCP_ALL_INSTANCES } from '@nest-mcp/server/backend';
@@ -9,7 +10,29 @@ import { redisDeployments } from '../../../test/support/redis-deployments.js';
 
 const env = redisDeployments({ heartbeatMs: 200 });
 
-describe('Redis pub/sub', () => {
+/**
+ * The names starting with `prefix` of the connections of `type` in CLIENT LIST, sorted (a
+ * connection that quit may be listed a moment longer: only the deployment under test counts).
+ */
+async function clientNames(type: 'normal' | 'pubsub', prefix: string): Promise<string[]> {
+  const list = String(await env.raw.call('CLIENT', 'LIST', 'TYPE', type));
+  return [...list.matchAll(/ name=(\S*)/g)]
+    .map((match) => match[1])
+    .filter((name) => name.startsWith(prefix))
+    .sort();
+}
+
+describe('Redis connections', () => {
+  it('names the command connection and the subscriber after the instance, or after redis.connectionName', async () => {
+    await env.instances(2);
+    expect(await clientNames('pubsub', 'nest-mcp:')).toEqual(['nest-mcp:i1:sub', 'nest-mcp:i2:sub']);
+    expect(await clientNames('normal', 'nest-mcp:')).toEqual(['nest-mcp:i1', 'nest-mcp:i2']);
+
+    await env.instances(1, { redis: { connectionName: 'orders-mcp' } });
+    expect(await clientNames('pubsub', 'orders-mcp')).toEqual(['orders-mcp:sub']);
+    expect(await clientNames('normal', 'orders-mcp')).toEqual(['orders-mcp']);
+  });
+
   it('subscribes once Redis is up when the instance started while it was down, and hears the bus', async () => {
     await env.redis.stop();
     // Starts anyway (an outage at startup answers 503 until Redis is back); its subscribe failed.

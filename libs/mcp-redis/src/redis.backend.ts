@@ -84,7 +84,9 @@ const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * session. Pass it as `McpModule.forRoot({ backend: new RedisMcpBackend({ url }) })`.
  *
  * Two connections per instance: one for commands (Lua scripts, one round trip each) and one
- * subscriber (the `bus` channel and the instance's own). When Redis cannot be reached, requests
+ * subscriber (the `bus` channel and the instance's own), named `nest-mcp:<instanceId>` and
+ * `nest-mcp:<instanceId>:sub` in `CLIENT LIST` (or `<redis.connectionName>` and
+ * `<redis.connectionName>:sub`). When Redis cannot be reached, requests
  * that need it are answered 503 with `Retry-After`; nothing crashes, and delivery catches up
  * from the outboxes when Redis is back.
  * @publicApi
@@ -111,16 +113,23 @@ export class RedisMcpBackend implements McpBackend {
     const keys = new RedisKeys(this.options.keyPrefix ?? 'mcp:');
     // Requests arriving together (many connections of one load balancer) send their commands
     // in one write per loop turn instead of one each (see TurnBatchedRedis).
+    // Named (CLIENT SETNAME), so that CLIENT LIST tells which instance holds which connection.
+    const connectionName = this.options.redis?.connectionName ?? `nest-mcp:${instanceId}`;
     const redis = new TurnBatchedRedis(this.options.url ?? 'redis://127.0.0.1:6379', {
       commandTimeout: this.options.commandTimeoutMs ?? 2_000,
       maxRetriesPerRequest: 1,
       ...this.options.redis,
+      connectionName,
     });
     // One CLIENT span per command a request sends; the subscriber (a plain connection) makes
     // none: what it hears is background work of no request.
     redis.traceWith(telemetry);
     // Subscribed again after a reconnect by RedisPubSub itself (see there), not by ioredis.
-    const subscriber = redis.duplicate({ commandTimeout: undefined, autoResubscribe: false });
+    const subscriber = redis.duplicate({
+      commandTimeout: undefined,
+      autoResubscribe: false,
+      connectionName: `${connectionName}:sub`,
+    });
     this.logErrors(redis, 'commands');
     this.logErrors(subscriber, 'subscriber');
 
