@@ -5,13 +5,16 @@
  * era, a multi round-trip round in 2026-07-28, a fan-out with its audience counts), and the
  * operation metric. Spans go to an SDK tracer provider kept in memory (test/support/otel-memory.ts).
  */
+import { jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { hrTimeToMilliseconds } from '@opentelemetry/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpCtx, McpResource, McpTool, ResourceNotificationService, type McpRequestContext } from '@app/mcp';
+import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { EchoTools } from '../fixtures/echo.tools.js';
 import { Gates } from '../fixtures/gates.js';
@@ -65,6 +68,8 @@ const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const CLIENT_SPAN = 'b7ad6b7169203331';
 
 let nextId = 1;
+/** How long the slow session store takes per lookup. */
+const LOOKUP_MS = 40;
 
 describe('telemetry end to end', () => {
   let fixture: FixtureApp;
@@ -145,6 +150,37 @@ describe('telemetry end to end', () => {
       if (kind === 'stdio') expect(span.attributes['client.address']).toBeUndefined();
       else expect(span.attributes['client.address']).toBe('127.0.0.1');
       expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    });
+  });
+
+  describe.each<TransportKind>(TRANSPORT_KINDS)('a 2025-era tools/call over %s behind a slow session store', (kind) => {
+    it('starts its SERVER span and its duration when the message arrived: the session lookup is inside', async () => {
+      const driver = await driverFor(kind);
+      const sessions = fixture.app.get(McpSessionManager, { strict: false });
+      const lookup = sessions.resolve.bind(sessions);
+      // A backend that takes its time (Redis far away): every lookup takes at least LOOKUP_MS.
+      const slow = jest.spyOn(sessions, 'resolve').mockImplementation(async (...args) => {
+        await new Promise((resolve) => setTimeout(resolve, LOOKUP_MS));
+        return lookup(...args);
+      });
+      const echoOnThisTransport = { 'gen_ai.tool.name': 'echo', ...NETWORK[kind] };
+      const [before] = await memory.histogramPoints('mcp.server.operation.duration', echoOnThisTransport);
+      memory.reset();
+      try {
+        const answer = await driver.request(nextId++, 'tools/call', { name: 'echo', arguments: { text: 'hi' } });
+        expect(answer.result.isError).toBeUndefined();
+        expect(slow).toHaveBeenCalled();
+      } finally {
+        slow.mockRestore();
+      }
+
+      const [span] = memory.spansNamed('tools/call echo');
+      // A timer may fire up to a millisecond early: the bound leaves that room, no more.
+      expect(hrTimeToMilliseconds(span.duration)).toBeGreaterThanOrEqual(LOOKUP_MS - 1);
+      // The histogram is cumulative over the file: this call is what it gained.
+      const [after] = await memory.histogramPoints('mcp.server.operation.duration', echoOnThisTransport);
+      expect(after.value.count - (before?.value.count ?? 0)).toBe(1);
+      expect((after.value.sum ?? 0) - (before?.value.sum ?? 0)).toBeGreaterThanOrEqual((LOOKUP_MS - 1) / 1000);
     });
   });
 

@@ -32,4 +32,11 @@ export interface McpDispatchContext {
    * under it for `notifications/cancelled`, in both eras. Without one, the session's id is used.
    */
   readonly connectionId?: string;
+  /**
+   * When the message arrived (`performance.now()`), taken by the transport from
+   * `McpTelemetry.receivedNow()`: its SERVER span and `mcp.server.operation.duration` start there,
+   * so the work before dispatch (authentication, the session lookup, waiting behind an
+   * `initialize`) counts. Absent when nothing is timed; then they start at dispatch.
+   */
+  readonly receivedAt?: number;
 }

@@ -207,6 +207,7 @@ export class McpDispatcher {
       protocolVersion,
       sessionId: ctx.session?.id,
       principal: ctx.auth,
+      receivedAt: ctx.receivedAt,
     });
   }
 

@@ -62,8 +62,10 @@ export class RecordedOperation implements McpOperation {
     private readonly metricAttributes: Attributes | undefined,
     private readonly duration: Histogram | undefined,
     private readonly knownSessionId: boolean,
+    /** When the message arrived, if the transport said (`performance.now()` time). */
+    receivedAt?: number,
   ) {
-    this.started = duration ? performance.now() : 0;
+    this.started = duration ? (receivedAt ?? performance.now()) : 0;
   }
 
   run<T>(work: () => T): T {

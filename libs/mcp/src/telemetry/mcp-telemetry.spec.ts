@@ -256,6 +256,27 @@ describe('telemetry options', () => {
     expect(memory.spansNamed('app.work')).toHaveLength(1);
   });
 
+  it('has transports take no time stamp with tracing and metrics off, and one per message otherwise', () => {
+    expect(new McpTelemetry({ tracing: false, metrics: false }).receivedNow()).toBeUndefined();
+    const on = new McpTelemetry({ tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider });
+    expect(on.receivedNow()).toEqual(expect.any(Number));
+  });
+
+  it('starts the span and the duration at the time the message arrived, when the transport gave it', async () => {
+    const telemetry = new McpTelemetry({ tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider });
+    // Arrived 250 ms before dispatch: a slow authentication or session lookup came first.
+    const receivedAt = performance.now() - 250;
+    const operation = telemetry.startOperation({ method: 'ping', id: 1, transport: 'stdio', receivedAt });
+    operation.end({});
+
+    const [span] = memory.spansNamed('ping');
+    const startMs = span.startTime[0] * 1_000 + span.startTime[1] / 1e6;
+    expect(Math.abs(startMs - (performance.timeOrigin + receivedAt))).toBeLessThan(1);
+    expect(span.duration[0] * 1_000 + span.duration[1] / 1e6).toBeGreaterThanOrEqual(250);
+    const [point] = await memory.histogramPoints('mcp.server.operation.duration', { 'mcp.method.name': 'ping' });
+    expect(point.value.sum).toBeGreaterThanOrEqual(0.25);
+  });
+
   it('leaves out tool names and resource URIs when asked to', async () => {
     client = await clientWith({ recordTargetNames: false, recordResourceUris: false });
 

@@ -58,6 +58,8 @@ export interface McpOperationStart {
   readonly protocolVersion?: string;
   readonly sessionId?: string;
   readonly principal?: McpPrincipal;
+  /** When it arrived (`performance.now()`, see `receivedNow`): the span's and the duration's start. */
+  readonly receivedAt?: number;
 }
 
 /** Why the library refused a request before serving it (`nest_mcp.requests.refused`). @publicApi */
@@ -148,6 +150,14 @@ export class McpTelemetry {
   }
 
   /**
+   * The time stamp a transport takes when a message arrives (`McpDispatchContext.receivedAt`),
+   * or undefined when neither a span nor the duration would use it.
+   */
+  receivedNow(): number | undefined {
+    return this.tracer || this.operationDuration ? performance.now() : undefined;
+  }
+
+  /**
    * Starts serving one inbound request or notification. Without an SDK this is the cheap path
    * the benchmarks measure: the API's no-op span carries no context (so none is made active)
    * and a no-op histogram gets no attributes built for it.
@@ -164,7 +174,12 @@ export class McpTelemetry {
         start.transport === 'streamable-http' ? (start.request as { headers?: unknown })?.headers : undefined;
       const origin = spanOrigin(start.params, headers);
       // Named by its method until it is known to record: the no-op path builds no name.
-      span = this.tracer.startSpan(start.method, { kind: SpanKind.SERVER, links: origin.links }, origin.parent);
+      span = this.tracer.startSpan(
+        start.method,
+        // A number below the time origin is read as `performance.now()` time by the SDK.
+        { kind: SpanKind.SERVER, links: origin.links, startTime: start.receivedAt },
+        origin.parent,
+      );
       if (span.isRecording()) {
         if (named !== undefined) span.updateName(`${start.method} ${named}`);
         span.setAttributes(this.spanAttributes(start, target, named, network));
@@ -185,7 +200,14 @@ export class McpTelemetry {
       if (target.tool !== undefined) metricAttributes[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_EXECUTE_TOOL;
       if (start.protocolVersion !== undefined) metricAttributes[ATTR_MCP_PROTOCOL_VERSION] = start.protocolVersion;
     }
-    return new RecordedOperation(span, active, metricAttributes, duration, start.sessionId !== undefined);
+    return new RecordedOperation(
+      span,
+      active,
+      metricAttributes,
+      duration,
+      start.sessionId !== undefined,
+      start.receivedAt,
+    );
   }
 
   /**

@@ -81,9 +81,14 @@ export class ConnectionSession {
   /**
    * Dispatches one parsed message and sends its answer, if any, on the connection. `auth` is the
    * principal of the HTTP request that carried this one message (legacy SSE's POSTs); by default
-   * the principal of the request that opened the connection.
+   * the principal of the request that opened the connection. `receivedAt` is when that request
+   * arrived (`McpTelemetry.receivedNow()`); by default, now.
    */
-  async handle(payload: unknown, auth?: McpPrincipal): Promise<void> {
+  async handle(
+    payload: unknown,
+    auth?: McpPrincipal,
+    receivedAt = this.services.telemetry?.receivedNow(),
+  ): Promise<void> {
     // Each request of a batch counts: a batch is not a way past the bound. One that does not
     // fit is refused whole, with one error, as the dispatcher refuses a batch it cannot take.
     const requests = requestsIn(payload);
@@ -95,7 +100,8 @@ export class ConnectionSession {
       this.inFlight += requests;
     }
     try {
-      const answer = await this.ordered(this.services.classifier.classify(payload, { eras: this.eras }), auth);
+      const inbound = this.services.classifier.classify(payload, { eras: this.eras });
+      const answer = await this.ordered(inbound, auth, receivedAt);
       if (answer) this.writeAnswer(answer.json);
     } catch (error) {
       // The dispatcher answers every failure itself; what lands here is a session lookup that
@@ -118,21 +124,22 @@ export class ConnectionSession {
       countRefusal(telemetry, exception, this.transport, this.request, reason ?? refusalReasonOf(exception));
   }
 
-  private ordered(inbound: Inbound, principal: McpPrincipal | undefined) {
+  private ordered(inbound: Inbound, principal: McpPrincipal | undefined, receivedAt: number | undefined) {
     const previous = this.initializing;
+    const next = () => this.dispatch(inbound, principal, receivedAt);
     if (isInitializeFrame(inbound)) {
       // A second initialize waits for the first, then finds the session and is refused.
       const run = (async () => {
         if (previous) await previous;
-        return this.dispatch(inbound, principal);
+        return next();
       })();
       this.initializing = run.catch(() => undefined);
       return run;
     }
-    return previous ? previous.then(() => this.dispatch(inbound, principal)) : this.dispatch(inbound, principal);
+    return previous ? previous.then(next) : next();
   }
 
-  private async dispatch(inbound: Inbound, principal: McpPrincipal | undefined) {
+  private async dispatch(inbound: Inbound, principal: McpPrincipal | undefined, receivedAt: number | undefined) {
     const send = (json: string) => this.connection.send(json);
     // The message's own principal, else that of the request that opened the connection.
     const auth = principal ?? requestPrincipal(this.request);
@@ -144,6 +151,7 @@ export class ConnectionSession {
         sessionsEnabled: false,
         connectionId: this.id,
         auth,
+        receivedAt,
         sendRelated: send,
       };
       return this.services.dispatcher.dispatch(inbound, modern);
@@ -157,6 +165,7 @@ export class ConnectionSession {
       session: this.session,
       auth,
       connectionId: this.id,
+      receivedAt,
       sendRelated: send,
     };
     const answer = await this.services.dispatcher.dispatch(inbound, ctx);

@@ -151,6 +151,7 @@ export class McpHttpHandler implements McpTransport {
   private async handlePost(req: McpHttpRequest, res: ServerResponse): Promise<void> {
     // The early body reader admitted the request already (its bytes are there): once per POST.
     if (req[MCP_RAW_BODY] === undefined && !this.originPolicy.admit(req, res)) return;
+    const receivedAt = this.telemetry.receivedNow();
     // Every request is authorized on its own token, never on its session (MCP 2025-11-25).
     const auth = await this.authenticator.authenticate(req);
     const accept = negotiateAccept(req.headers.accept);
@@ -165,7 +166,7 @@ export class McpHttpHandler implements McpTransport {
     const id = readableId(payload);
     // Classified once, here: the era of the frame, and a modern request's envelope and headers.
     const inbound = this.classifier.classify(payload, { eras: this.options.protocol, headers: req.headers });
-    if (inbound.era === 'modern') return this.handleModernPost(req, res, inbound, accept, auth);
+    if (inbound.era === 'modern') return this.handleModernPost(req, res, inbound, accept, auth, receivedAt);
     // The header is not read on initialize itself: that is where the version is negotiated.
     const initialize = isInitializeFrame(inbound);
     const headerVersion = initialize ? undefined : await this.rejectingWithId(id, async () => this.headerVersion(req));
@@ -179,6 +180,7 @@ export class McpHttpHandler implements McpTransport {
       session,
       auth,
       headerProtocolVersion: headerVersion,
+      receivedAt,
       sendRelated: (json) => {
         if (accept.sse) {
           stream ??= this.openPostStream(res, ctx.session);
@@ -227,6 +229,7 @@ export class McpHttpHandler implements McpTransport {
     inbound: Inbound,
     accept: AcceptNegotiation,
     auth: McpPrincipal | undefined,
+    receivedAt: number | undefined,
   ): Promise<void> {
     let stream: McpPostStream | undefined;
     // The answer stream closing before the answer was written cancels the request, whichever
@@ -246,6 +249,7 @@ export class McpHttpHandler implements McpTransport {
       request: req,
       sessionsEnabled: false,
       auth,
+      receivedAt,
       onDropped: (listener) => (dropped ? listener() : (drop = listener)),
       sendRelated: (json) => {
         if (!accept.sse) return false;

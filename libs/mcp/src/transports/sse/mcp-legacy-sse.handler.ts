@@ -133,6 +133,7 @@ export class McpLegacySseHandler implements McpTransport {
 
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
     if (!this.originPolicy.admit(req, res, 'sse')) return;
+    const receivedAt = this.telemetry.receivedNow();
     let auth: McpPrincipal | undefined;
     try {
       auth = await this.authenticator.authenticate(req);
@@ -154,7 +155,7 @@ export class McpLegacySseHandler implements McpTransport {
     // The answer travels on the stream, through the connection's one write path. The message
     // runs as this POST's token says (a newer token of the owner may carry more scopes); the
     // stream's owner never changes.
-    await entry.session.handle(payload.value, auth);
+    await entry.session.handle(payload.value, auth, receivedAt);
   }
 
   /** Answers a refused request, and counts it when it is a refusal (`nest_mcp.requests.refused`). */
