@@ -24,6 +24,8 @@ import { memoryTelemetry, parentSpanIdOf, type MemoryTelemetry } from '../suppor
 import { parseSse, rawPost, type RawResponse } from '../support/raw-http.js';
 import { stdioPipes, type StdioPipes } from '../support/stdio-pipes.js';
 import { openDriver, TRANSPORT_KINDS, type McpDriver, type TransportKind } from '../support/transport-drivers.js';
+import { startRedis, type TestRedis } from '../support/redis-server.js';
+import { RedisMcpBackend } from '@nest-mcp/redis';
 
 const WATCHED = 'db://watched';
 
@@ -289,6 +291,26 @@ describe('telemetry end to end', () => {
     expect(answered.attributes['nest_mcp.client_request.outcome']).toBeUndefined();
   });
 
+  it('a 2025-era message whose session is unknown: its SERVER span ends with the 404 it got', async () => {
+    const id = nextId++;
+    const response = await rawPost(
+      fixture.endpoint,
+      { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } },
+      { 'mcp-session-id': 'no-such-session', 'mcp-protocol-version': '2025-11-25' },
+    );
+    expect(response.status).toBe(404);
+    const { error } = response.json as { error: { code: number; message: string } };
+
+    const [span] = memory.spansNamed('tools/call echo');
+    expect(span.attributes).toMatchObject({
+      'jsonrpc.request.id': String(id),
+      'error.type': String(error.code),
+      'rpc.response.status_code': String(error.code),
+    });
+    expect(span.attributes['mcp.session.id']).toBeUndefined();
+    expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: error.message });
+  });
+
   it('counts every operation in mcp.server.operation.duration by transport', async () => {
     const driver = await driverFor('websocket');
     await driver.request(nextId++, 'tools/call', { name: 'echo', arguments: { text: 'x' } });
@@ -343,4 +365,54 @@ describe('telemetry of a task that asks the client', () => {
     expect(asked.status.code).toBe(SpanStatusCode.UNSET);
     expect(memory.spansNamed('tasks/update')).toHaveLength(1);
   });
+});
+
+describe('telemetry of a 2025-era message on Redis', () => {
+  let redis: TestRedis;
+  let fixture: FixtureApp;
+  let memory: MemoryTelemetry;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    memory = memoryTelemetry();
+    fixture = await startFixtureApp({
+      providers: [EchoTools],
+      mcp: {
+        ws: {},
+        backend: new RedisMcpBackend({ url: redis.url, keyPrefix: redis.prefix() }),
+        telemetry: { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider },
+      },
+      configure: (app) => app.useWebSocketAdapter(new WsAdapter(app)),
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    await fixture?.close();
+    await memory?.shutdown();
+    await redis?.stop();
+  });
+
+  it.each<TransportKind>(['http-json', 'websocket'])(
+    'over %s, the session lookup is a CLIENT span under the SERVER span',
+    async (kind) => {
+      const driver = await openDriver(kind, fixture);
+      try {
+        // Lookups of one session in one turn are shared (one script call, in the context of the
+        // first): a ping first, so that notifications/initialized is not looked up with the call.
+        await driver.request(nextId++, 'ping', {});
+        memory.reset();
+        const answer = await driver.request(nextId++, 'tools/call', { name: 'echo', arguments: { text: 'hi' } });
+        expect(answer.result.isError).toBeUndefined();
+      } finally {
+        await driver.close();
+      }
+
+      const [server] = memory.spansNamed('tools/call echo');
+      const lookups = memory.spans().filter((span) => span.attributes['db.stored_procedure.name'] === 'mcpAccess');
+      expect(lookups).toHaveLength(1);
+      expect(lookups[0].kind).toBe(SpanKind.CLIENT);
+      expect(lookups[0].spanContext().traceId).toBe(server.spanContext().traceId);
+      expect(parentSpanIdOf(lookups[0])).toBe(server.spanContext().spanId);
+    },
+  );
 });

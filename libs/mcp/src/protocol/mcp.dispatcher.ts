@@ -53,13 +53,24 @@ export class McpDispatcher {
   /**
    * Handles one classified frame (a message, or a batch on 2025-03-26). Resolves to the answer to
    * send, serialized, or `undefined` when nothing is to be answered (notifications, responses, a
-   * cancelled request). Never rejects: every failure, serialization included, becomes a JSON-RPC
-   * error here.
+   * cancelled request). Every failure, serialization included, becomes a JSON-RPC error here; it
+   * rejects only when `prepare` does, with the exception the error mapper made of its failure.
+   *
+   * `prepare` is the transport's own work before the message is served: the lookup of a 2025-era
+   * session, which sets `ctx.session`. For one 2025-era request or notification it runs inside
+   * the message's operation, so its time and its backend round trip (a span under the SERVER
+   * span) belong to the message; for anything else, before.
    */
-  async dispatch(inbound: Inbound, ctx: McpDispatchContext): Promise<McpAnswer | undefined> {
+  async dispatch(
+    inbound: Inbound,
+    ctx: McpDispatchContext,
+    prepare?: () => Promise<void>,
+  ): Promise<McpAnswer | undefined> {
+    const inside = prepare && isSingleLegacyMessage(inbound) ? prepare : undefined;
+    if (prepare && !inside) await prepare();
     switch (inbound.kind) {
       case 'single': {
-        const outcome = await this.dispatchOne(inbound.message, ctx);
+        const outcome = await this.dispatchOne(inbound.message, ctx, inside);
         return outcome && this.toAnswer(outcome);
       }
       case 'refused':
@@ -131,7 +142,11 @@ export class McpDispatcher {
    * notification gets (active while it runs, so what the handler does nests under it) and its
    * `mcp.server.operation.duration`.
    */
-  private async dispatchOne(message: InboundMessage, ctx: McpDispatchContext): Promise<Outcome | undefined> {
+  private async dispatchOne(
+    message: InboundMessage,
+    ctx: McpDispatchContext,
+    prepare?: () => Promise<void>,
+  ): Promise<Outcome | undefined> {
     switch (message.kind) {
       case 'invalid': {
         this.refused(message.error, ctx, message.refusal);
@@ -145,10 +160,15 @@ export class McpDispatcher {
       }
       case 'notification': {
         const { method, params } = message.notification;
-        const version = message.era === 'legacy' ? this.legacy.versionOf(ctx) : undefined;
-        const operation = this.operation(method, undefined, params, ctx, version);
+        if (message.era === 'modern') {
+          const operation = this.operation(method, undefined, params, ctx, undefined);
+          await operation.run(() => this.handleNotification(message.notification, ctx));
+          operation.end({});
+          return undefined;
+        }
+        const operation = await this.legacyOperation(method, undefined, params, ctx, prepare);
         await operation.run(() => this.handleNotification(message.notification, ctx));
-        operation.end({});
+        operation.end(prepare ? { protocolVersion: this.legacy.versionOf(ctx), sessionId: ctx.session?.id } : {});
         return undefined;
       }
       case 'response':
@@ -158,20 +178,13 @@ export class McpDispatcher {
       case 'request': {
         const { request } = message;
         if (message.era === 'legacy') {
-          // initialize negotiates its version: known once it ran.
-          const version = request.method === 'initialize' ? undefined : this.legacy.versionOf(ctx);
-          const operation = this.operation(request.method, request.id, request.params, ctx, version);
+          const operation = await this.legacyOperation(request.method, request.id, request.params, ctx, prepare);
           const outcome = await operation.run(() =>
             this.run(request, ctx, (controller) => this.legacy.serve(request, ctx, controller)),
           );
-          operation.end(
-            outcomeOf(
-              request.method,
-              outcome,
-              ctx,
-              request.method === 'initialize' ? this.legacy.versionOf(ctx) : undefined,
-            ),
-          );
+          // initialize negotiates its version, and a prepared message knows it after its lookup.
+          const late = prepare !== undefined || request.method === 'initialize';
+          operation.end(outcomeOf(request.method, outcome, ctx, late ? this.legacy.versionOf(ctx) : undefined));
           return outcome;
         }
         const operation = this.operation(
@@ -189,6 +202,33 @@ export class McpDispatcher {
         return answered;
       }
     }
+  }
+
+  /**
+   * The operation of a 2025-era message. Its version is the session's: known now, or, with
+   * `prepare` (the session lookup, run inside the operation), at its end. `initialize` negotiates
+   * it, so it is known at the end too. A failed `prepare` ends the operation with the error and
+   * rejects with the exception the mapper made of it (the transport answers it as before).
+   */
+  private async legacyOperation(
+    method: string,
+    id: JsonRpcId | undefined,
+    params: unknown,
+    ctx: McpDispatchContext,
+    prepare: (() => Promise<void>) | undefined,
+  ): Promise<McpOperation> {
+    if (!prepare) {
+      return this.operation(method, id, params, ctx, method === 'initialize' ? undefined : this.legacy.versionOf(ctx));
+    }
+    const operation = this.operation(method, id, params, ctx, undefined);
+    try {
+      await operation.run(prepare);
+    } catch (error) {
+      const exception = this.errors.toException(error, method);
+      operation.end({ error: exception.toJsonRpcError() });
+      throw exception;
+    }
+    return operation;
   }
 
   private operation(
@@ -323,6 +363,12 @@ function outcomeOf(
     resultType: typeof resultType === 'string' && resultType !== 'complete' ? resultType : undefined,
   };
 }
+
+/** One 2025-era request or notification: what a transport's `prepare` runs inside. */
+const isSingleLegacyMessage = (inbound: Inbound): boolean =>
+  inbound.kind === 'single' &&
+  (inbound.message.kind === 'request' || inbound.message.kind === 'notification') &&
+  inbound.message.era === 'legacy';
 
 const namesInitialize = (message: InboundMessage): boolean =>
   (message.kind === 'request' && message.request.method === 'initialize') ||

@@ -4,6 +4,7 @@ import type { McpConnection, McpSessionRecord } from '../../backend/mcp-session.
 import { McpTooManyInFlightException } from '../../errors/mcp-transport.exceptions.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import type { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
+import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
 import type { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { CONNECTION_SCOPE_PREFIX, type McpInflightRequests } from '../../protocol/inflight-requests.js';
 import type { McpProtocolEras } from '../../mcp.constants.js';
@@ -156,9 +157,7 @@ export class ConnectionSession {
       };
       return this.services.dispatcher.dispatch(inbound, modern);
     }
-    // A fresh record per message: a log level set over HTTP applies here at once.
-    if (this.session) this.session = await this.services.sessions.resolve(this.session.id, auth);
-    const ctx = {
+    const ctx: McpDispatchContext = {
       transport: this.transport,
       request: this.request,
       sessionsEnabled: true,
@@ -168,7 +167,15 @@ export class ConnectionSession {
       receivedAt,
       sendRelated: send,
     };
-    const answer = await this.services.dispatcher.dispatch(inbound, ctx);
+    // A fresh record per message (a log level set over HTTP applies here at once), looked up by
+    // the dispatcher's call: inside the message's SERVER span.
+    const joined = this.session;
+    const lookup = joined
+      ? async () => {
+          this.session = ctx.session = await this.services.sessions.resolve(joined.id, auth);
+        }
+      : undefined;
+    const answer = await this.services.dispatcher.dispatch(inbound, ctx, lookup);
     if (!this.session && ctx.session) await this.adopt(ctx.session);
     return answer;
   }

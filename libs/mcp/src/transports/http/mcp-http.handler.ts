@@ -170,14 +170,12 @@ export class McpHttpHandler implements McpTransport {
     // The header is not read on initialize itself: that is where the version is negotiated.
     const initialize = isInitializeFrame(inbound);
     const headerVersion = initialize ? undefined : await this.rejectingWithId(id, async () => this.headerVersion(req));
-    const session = await this.rejectingWithId(id, () => this.sessionForPost(req, initialize, auth));
 
     let stream: McpPostStream | undefined;
     const ctx: McpDispatchContext = {
       transport: 'streamable-http',
       request: req,
       sessionsEnabled: this.options.sessions,
-      session,
       auth,
       headerProtocolVersion: headerVersion,
       receivedAt,
@@ -191,7 +189,11 @@ export class McpHttpHandler implements McpTransport {
         return ctx.session !== undefined && this.liveStreams.send(ctx.session.id, json);
       },
     };
-    const answer = await this.dispatcher.dispatch(inbound, ctx);
+    // The session is looked up by the dispatcher's call: inside the message's SERVER span.
+    const lookup = async () => {
+      ctx.session = await this.sessionForPost(req, initialize, auth);
+    };
+    const answer = await this.rejectingWithId(id, () => this.dispatcher.dispatch(inbound, ctx, lookup));
     this.writeAnswer(res, answer, stream, accept, ctx.session);
   }
 
