@@ -160,14 +160,12 @@ export class McpDispatcher {
       }
       case 'notification': {
         const { method, params } = message.notification;
-        if (message.era === 'modern') {
-          const operation = this.operation(method, undefined, params, ctx, undefined);
-          await operation.run(() => this.handleNotification(message.notification, ctx));
-          operation.end({});
-          return undefined;
-        }
-        const operation = await this.legacyOperation(method, undefined, params, ctx, prepare);
+        const operation =
+          message.era === 'legacy'
+            ? await this.legacyOperation(method, undefined, params, ctx, prepare)
+            : this.operation(method, undefined, params, ctx, undefined);
         await operation.run(() => this.handleNotification(message.notification, ctx));
+        // A prepared (2025-era) message knows its session and version after its lookup.
         operation.end(prepare ? { protocolVersion: this.legacy.versionOf(ctx), sessionId: ctx.session?.id } : {});
         return undefined;
       }
