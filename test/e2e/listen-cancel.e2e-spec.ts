@@ -1,9 +1,10 @@
 /**
- * `notifications/cancelled` for a listen over Streamable HTTP (issue 20): MCP 2026-07-28 clients
+ * `notifications/cancelled` for a listen over Streamable HTTP: MCP 2026-07-28 clients
  * (`mcp-remote`, the SDK v2 client) cancel a `subscriptions/listen` by posting the notification
  * on another request, beside closing its stream. It ends the listen of the same caller, without an
  * answer, and frees its place; another caller naming the same request id touches nothing. The
- * caller is the principal with `auth`, else the client's address.
+ * caller is the principal with `auth`, else the client's address, so one caller can be several
+ * clients: a cancel that could mean another client's listen ends none.
  */
 import 'reflect-metadata';
 import http from 'node:http';
@@ -137,4 +138,48 @@ describe.each([
     ).toBe(202);
     expect(listens.size).toBe(0);
   });
+
+  it("ends no listen when the caller holds two of that id, nor the other client's after the first closed its own", async () => {
+    // Two clients that are one caller (one address without auth, one principal with it), and
+    // both give their first listen the same id, as the official clients do.
+    const { alice } = callers();
+    const listen = async () => {
+      const stream = await openSse(fixture.endpoint, {
+        method: 'POST',
+        headers: {
+          ...MODERN_HEADERS,
+          accept: 'text/event-stream',
+          'mcp-method': 'subscriptions/listen',
+          ...alice.headers,
+        },
+        body: listenBody('listen:0'),
+        localAddress: alice.address,
+      });
+      open.push(stream);
+      await stream.waitForEvent((event) => event.data.includes('acknowledged'));
+      return stream;
+    };
+    const cancel = {
+      ...MODERN_HEADERS,
+      accept: 'application/json, text/event-stream',
+      'mcp-method': 'notifications/cancelled',
+      ...alice.headers,
+    };
+    const first = await listen();
+    const second = await listen();
+    expect(listens.size).toBe(2);
+
+    // Both open: the cancel cannot tell which it means, so it ends neither.
+    expect(await postFrom(fixture.endpoint, cancelBody('listen:0'), cancel, alice.address)).toBe(202);
+    expect(listens.size).toBe(2);
+
+    // The first client closes its stream and then posts its cancel (as the SDK client's
+    // subscription.close() does): the second client's listen, the only one left, lives on.
+    first.close();
+    await until(() => listens.size === 1, 'the closed listen let go');
+    expect(await postFrom(fixture.endpoint, cancelBody('listen:0'), cancel, alice.address)).toBe(202);
+    expect(listens.size).toBe(1);
+    expect(second.events.length).toBe(1);
+  });
 });
+

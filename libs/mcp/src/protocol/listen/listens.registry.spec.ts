@@ -4,7 +4,7 @@ import type { McpListener } from '../../backend/mcp-fanout.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { McpListenQuotaExceededException, McpTooManyListensException } from '../../errors/mcp-modern.exceptions.js';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
-import { McpListens } from './listens.registry.js';
+import { CANCEL_PROOF_MS, McpListens } from './listens.registry.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 
 const NOW = 1_700_000_000_000;
@@ -95,6 +95,74 @@ describe('McpListens', () => {
     await Promise.all(opened.map((open) => open.ended));
     expect(listens.size).toBe(0);
     expect(jest.getTimerCount()).toBe(0);
+  });
+
+  describe('cancel by caller and request id', () => {
+    const owner = { caller: 'a:127.0.0.1', requestId: 'listen:0' };
+    const settled = (ended: Promise<void>) => {
+      const state = { done: false };
+      ended.then(
+        () => (state.done = true),
+        () => (state.done = true),
+      );
+      return state;
+    };
+
+    it('ends the one listen the caller holds under that id, and no other caller\'s', async () => {
+      const { listens } = listensWith();
+      const other = listens.start(listener(), new AbortController().signal, { ...owner, caller: 'a:127.0.0.9' });
+      const mine = listens.start(listener(), new AbortController().signal, owner);
+      expect(listens.cancel(owner.caller, 'listen:0', 'done')).toBe(1);
+      await expect(mine.ended).rejects.toThrow('done');
+      expect(settled(other.ended).done).toBe(false);
+      expect(listens.size).toBe(1);
+    });
+
+    it('ends none when the caller holds two listens of that id', async () => {
+      const { listens } = listensWith();
+      const first = settled(listens.start(listener(), new AbortController().signal, owner).ended);
+      const second = settled(listens.start(listener(), new AbortController().signal, owner).ended);
+      expect(listens.cancel(owner.caller, 'listen:0')).toBe(0);
+      await jest.advanceTimersByTimeAsync(0);
+      expect([first.done, second.done]).toEqual([false, false]);
+      expect(listens.size).toBe(2);
+    });
+
+    it('ends none while a listen of that id ended lately, then the one left once that is past', async () => {
+      const { listens } = listensWith();
+      const closed = new AbortController();
+      const first = listens.start(listener(), closed.signal, owner);
+      const second = listens.start(listener(), new AbortController().signal, owner);
+      closed.abort(new Error('stream closed'));
+      await expect(first.ended).rejects.toThrow('stream closed');
+
+      // The cancel may be the closed client's own: the other client's listen stays.
+      expect(listens.cancel(owner.caller, 'listen:0')).toBe(0);
+      await jest.advanceTimersByTimeAsync(CANCEL_PROOF_MS - 1);
+      expect(listens.cancel(owner.caller, 'listen:0')).toBe(0);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(listens.cancel(owner.caller, 'listen:0')).toBe(1);
+      await expect(second.ended).rejects.toThrow();
+      expect(listens.size).toBe(0);
+    });
+
+    it('remembers at most maxListens recent ends', async () => {
+      const { listens } = listensWith({ maxListens: 2 });
+      for (const id of ['a', 'b', 'c']) {
+        const controller = new AbortController();
+        const open = listens.start(listener(), controller.signal, { ...owner, requestId: id });
+        controller.abort();
+        await expect(open.ended).rejects.toThrow();
+      }
+      // 'a' was forgotten to keep the record at two: a new listen of it can be cancelled at once.
+      const again = listens.start(listener(), new AbortController().signal, { ...owner, requestId: 'a' });
+      expect(listens.cancel(owner.caller, 'a')).toBe(1);
+      await expect(again.ended).rejects.toThrow();
+      const recent = listens.start(listener(), new AbortController().signal, { ...owner, requestId: 'c' });
+      expect(listens.cancel(owner.caller, 'c')).toBe(0);
+      await listens.endAll();
+      await recent.ended;
+    });
   });
 
   it('defaults the per-caller cap to a tenth of the instance cap', () => {

@@ -43,6 +43,12 @@ export class McpListens implements OnModuleInit {
   private readonly perCaller: CallerSlots;
   /** Listens a caller can cancel by request id, by `caller` and id. */
   private readonly cancellable = new Map<string, Set<(reason?: string) => void>>();
+  /**
+   * When a listen of each `caller` and id ended lately (epoch ms), oldest first, at most
+   * `maxListens` of them: a cancel naming such a key may come from the client whose listen just
+   * ended (it closes its stream and posts the cancel), so it cannot prove which listen it means.
+   */
+  private readonly lately = new Map<string, number>();
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -132,23 +138,45 @@ export class McpListens implements OnModuleInit {
   }
 
   /**
-   * Cancels the listens `caller` opened with request id `requestId` (a `notifications/cancelled`
-   * that came on another HTTP request than the listen's own stream): they end without an answer,
-   * as a cancelled request does. Another caller's listen with the same id is never touched.
-   * @returns how many listens it cancelled
+   * Cancels the listen `caller` opened with request id `requestId` (a `notifications/cancelled`
+   * that came on another HTTP request than the listen's own stream): it ends without an answer,
+   * as a cancelled request does. Over HTTP nothing but the caller and the id ties the cancel to a
+   * listen, and a caller is not one client: clients behind one address (or one proxy) without
+   * authorization, or two sessions of one principal, are one caller, and the official clients
+   * give every client's first listen the same id. So the cancel ends a listen only when it
+   * provably means it: exactly one listen of that caller and id is open, and none ended in the
+   * last `CANCEL_PROOF_MS` (the sender may be the client whose own listen just ended, as
+   * clients close the stream and post the cancel). Otherwise it ends none; closing a listen's
+   * stream always ends it. Another caller's listen is never touched.
+   * @returns how many listens it cancelled (0 or 1)
    */
   cancel(caller: string, requestId: JsonRpcId, reason?: string): number {
-    const listens = this.cancellable.get(cancellationKey(caller, requestId));
-    if (!listens) return 0;
-    const cancelled = [...listens];
-    for (const cancel of cancelled) cancel(reason);
-    return cancelled.length;
+    const key = cancellationKey(caller, requestId);
+    const listens = this.cancellable.get(key);
+    if (listens?.size !== 1) return 0;
+    const endedAt = this.lately.get(key);
+    if (endedAt !== undefined && Date.now() - endedAt < CANCEL_PROOF_MS) return 0;
+    const [cancel] = listens;
+    cancel(reason);
+    return 1;
   }
 
   private forget(key: string, cancel: (reason?: string) => void): void {
+    this.endedLately(key);
     const listens = this.cancellable.get(key);
     if (!listens?.delete(cancel) || listens.size > 0) return;
     this.cancellable.delete(key);
+  }
+
+  /** Notes that a listen of `key` ended now, forgetting the oldest note past `maxListens`. */
+  private endedLately(key: string): void {
+    this.lately.delete(key);
+    this.lately.set(key, Date.now());
+    const now = Date.now();
+    for (const [oldest, endedAt] of this.lately) {
+      if (this.lately.size <= this.options.maxListens && now - endedAt < CANCEL_PROOF_MS) break;
+      this.lately.delete(oldest);
+    }
   }
 
   /** Ends every listen with its completion result, and lets those answers go out. */
@@ -157,6 +185,13 @@ export class McpListens implements OnModuleInit {
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+/**
+ * How long after a listen of a caller and id ended a cancel naming them is ambiguous: longer than
+ * a client takes between closing its stream and posting its cancel, short enough that a client
+ * reusing an id later can still cancel its new listen.
+ */
+export const CANCEL_PROOF_MS = 30_000;
 
 /** `caller` and a request id as one key: ids of either type never collide (`1` and `"1"`). */
 const cancellationKey = (caller: string, requestId: JsonRpcId): string =>
