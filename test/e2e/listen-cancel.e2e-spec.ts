@@ -182,4 +182,3 @@ describe.each([
     expect(second.events.length).toBe(1);
   });
 });
-

@@ -293,7 +293,7 @@ const WEBSOCKET: Path = {
 let gates = 0;
 const POST_ANSWER: Path = {
   name: 'the SSE answer of a POST',
-  causes: ['client', 'answered', 'deleted', 'shutdown'],
+  causes: ['client', 'answered', 'expired', 'deleted', 'shutdown'],
   async open(h, token) {
     const session = await authedSession(h.endpoint, token);
     const gate = `post-${++gates}`;
@@ -322,7 +322,7 @@ const POST_ANSWER: Path = {
 /** A POST answer whose client lost it and resumed it on a GET (`Last-Event-ID: p:...`). */
 const RESUMED_POST_ANSWER: Path = {
   name: 'a POST answer resumed on a GET',
-  causes: ['client', 'answered', 'deleted', 'shutdown'],
+  causes: ['client', 'answered', 'expired', 'deleted', 'shutdown'],
   async open(h, token) {
     const session = await authedSession(h.endpoint, token);
     const gate = `resumed-${++gates}`;
@@ -472,6 +472,9 @@ describe.each(['memory', 'redis'] as const)('on the %s backend', (backend) => {
 
       await end(h, opened, cause, token);
       await expectEnded(h, opened);
+      // A request whose answer stream ended with its token runs on (a client with a fresh token
+      // can resume its answer): once it is answered, nothing holds its session.
+      if (cause === 'expired') opened.answer?.();
 
       if (opened.session === undefined) return;
       if (cause === 'deleted') {
@@ -483,6 +486,63 @@ describe.each(['memory', 'redis'] as const)('on the %s backend', (backend) => {
         await until(() => h.ends.get(opened.session!) === 'expired', 'the session idled out', IDLE_MS + 5_000);
       }
     });
+  });
+
+  describe('a JSON answer still pending when its token expires', () => {
+    let h: Harness;
+
+    beforeAll(async () => {
+      h = await Harness.start(backend);
+    });
+
+    afterEach(() => h.app.get(Gates).openAll());
+
+    afterAll(() => h?.close());
+
+    const MODERN_META = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+
+    it.each(['2025-11-25', '2026-07-28'] as const)(
+      'is answered 401 invalid_token with its id, and a %s request is not left running past the answer',
+      async (era) => {
+        const token = verifier.mint({ subject: 'alice', lifetimeMs: SHORT_TOKEN_MS });
+        const gate = `json-${era}-${++gates}`;
+        const params = { name: 'wait_at_gate', arguments: { gate } };
+        const headers =
+          era === '2025-11-25'
+            ? mcpPostHeaders({
+                ...headersOf(token, await authedSession(h.endpoint, token)),
+                accept: 'application/json',
+              })
+            : {
+                'content-type': 'application/json',
+                accept: 'application/json',
+                'mcp-protocol-version': era,
+                'mcp-method': 'tools/call',
+                'mcp-name': 'wait_at_gate',
+                ...bearer(token),
+              };
+        const body = rpc(9, 'tools/call', era === '2025-11-25' ? params : { ...params, _meta: MODERN_META });
+        const response = await within(rawPost(h.endpoint, body, headers), SHORT_TOKEN_MS + 5_000, 'the answer');
+
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+        expect(response.json).toMatchObject({ id: 9, error: { code: expect.any(Number) } });
+        const [signal] = h.app.get(GateTools).signalsAt(gate);
+        if (era === '2026-07-28') {
+          // Its answer was the 401: the modern request is cancelled, as a closed stream cancels it.
+          await until(() => signal?.aborted === true, 'the modern request cancelled');
+        } else {
+          // A 2025 request runs on, as one whose answer stream ended does; its late answer is
+          // dropped without a second write on the ended response.
+          expect(signal?.aborted).toBe(false);
+          h.app.get(Gates).gate(gate).open();
+        }
+        await until(() => h.eventStreams.answerCount === 0, 'no answer stream held');
+      },
+    );
   });
 
   describe('an instance that shuts down', () => {

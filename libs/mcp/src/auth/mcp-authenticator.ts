@@ -140,7 +140,7 @@ export class McpAuthenticator {
       throw this.unauthorized('The token was not issued for this resource (aud)', 'invalid_token');
     }
     if (verified.expiresAt !== undefined && verified.expiresAt + EXPIRY_TOLERANCE_SECONDS <= Date.now() / 1000) {
-      throw this.unauthorized('The access token has expired', 'invalid_token');
+      throw this.expiredToken();
     }
     if (typeof verified.issuer !== 'string' || !verified.issuer) {
       throw this.unauthorized('The token names no issuer', 'invalid_token');
@@ -156,6 +156,14 @@ export class McpAuthenticator {
       ...(auth.exposeToken ? { token } : {}),
     };
     return Object.freeze(principal);
+  }
+
+  /**
+   * The 401 for a request whose token expired while it was being served: the client gets the
+   * challenge it would get for the token now, and comes back with a fresh one.
+   */
+  expiredToken(): McpUnauthorizedException {
+    return this.unauthorized('The access token has expired', 'invalid_token');
   }
 
   private unauthorized(detail: string, error?: 'invalid_token'): McpUnauthorizedException {

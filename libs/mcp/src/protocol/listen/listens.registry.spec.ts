@@ -108,7 +108,7 @@ describe('McpListens', () => {
       return state;
     };
 
-    it('ends the one listen the caller holds under that id, and no other caller\'s', async () => {
+    it("ends the one listen the caller holds under that id, and no other caller's", async () => {
       const { listens } = listensWith();
       const other = listens.start(listener(), new AbortController().signal, { ...owner, caller: 'a:127.0.0.9' });
       const mine = listens.start(listener(), new AbortController().signal, owner);

@@ -43,6 +43,7 @@ import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from './event-streams.js';
+import { closeWhenExpired } from '../../auth/token-expiry.js';
 import type { McpTransport } from '../mcp-transport.interface.js';
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
@@ -164,6 +165,7 @@ export class McpHttpHandler implements McpTransport {
     if (!body) return;
     const payload = body.value;
     const id = readableId(payload);
+    this.endAtExpiry(res, auth, id);
     // Classified once, here: the era of the frame, and a modern request's envelope and headers.
     const inbound = this.classifier.classify(payload, { eras: this.options.protocol, headers: req.headers });
     if (inbound.era === 'modern') return this.handleModernPost(req, res, inbound, accept, auth, receivedAt);
@@ -181,7 +183,7 @@ export class McpHttpHandler implements McpTransport {
       receivedAt,
       sendRelated: (json) => {
         if (accept.sse) {
-          stream ??= this.openPostStream(res, ctx.session);
+          stream ??= this.openPostStream(res, ctx.session, auth);
           stream.send(json);
           return true;
         }
@@ -194,7 +196,7 @@ export class McpHttpHandler implements McpTransport {
       ctx.session = await this.sessionForPost(req, initialize, auth);
     };
     const answer = await this.rejectingWithId(id, () => this.dispatcher.dispatch(inbound, ctx, lookup));
-    this.writeAnswer(res, answer, stream, accept, ctx.session);
+    this.writeAnswer(res, answer, stream, accept, ctx.session, auth);
   }
 
   /** The answer of a POST: on its SSE stream when one was opened, else JSON (or SSE when JSON is not acceptable). */
@@ -204,15 +206,18 @@ export class McpHttpHandler implements McpTransport {
     stream: McpPostStream | undefined,
     accept: AcceptNegotiation,
     session: McpSessionRecord | undefined,
+    auth: McpPrincipal | undefined,
   ): void {
     if (stream) {
       if (answer) stream.send(answer.json);
       stream.finish();
+    } else if (res.writableEnded) {
+      // Answered already: its token expired while it was served (`endAtExpiry`).
     } else if (!answer) {
-      if (!res.writableEnded) res.writeHead(202).end();
+      res.writeHead(202).end();
     } else if (!accept.json && answer.status === 200) {
       // A refusal with its own status (400, 404, ...) is plain JSON: an event stream rides on 200.
-      const sse = this.openPostStream(res, session);
+      const sse = this.openPostStream(res, session, auth);
       sse.send(answer.json);
       sse.finish();
     } else {
@@ -255,14 +260,14 @@ export class McpHttpHandler implements McpTransport {
       onDropped: (listener) => (dropped ? listener() : (drop = listener)),
       sendRelated: (json) => {
         if (!accept.sse) return false;
-        stream ??= this.openPostStream(res, undefined, onClosed);
+        stream ??= this.openPostStream(res, undefined, auth, onClosed);
         stream.send(json);
         return true;
       },
     };
     const answer = await this.dispatcher.dispatch(inbound, ctx);
     answered = true;
-    this.writeAnswer(res, answer, stream, accept, undefined);
+    this.writeAnswer(res, answer, stream, accept, undefined, auth);
   }
 
   private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -369,13 +374,31 @@ export class McpHttpHandler implements McpTransport {
   }
 
   /**
+   * Ends a POST whose access token expires before it is answered (a 2025-11-25 `tasks/result`
+   * can wait for a task's whole life), as every stream ends with the token that opened it: an
+   * SSE answer stream closes (`openPostStream`; a 2025 client resumes it on a GET with a fresh
+   * token and `Last-Event-ID`, and a modern request is cancelled, as closing its stream means),
+   * and a JSON answer not yet written is the 401 `invalid_token` challenge, with the request's
+   * id. The timer stops when the response closes, however it closes.
+   */
+  private endAtExpiry(res: ServerResponse, auth: McpPrincipal | undefined, id: JsonRpcId | null): void {
+    if (auth?.expiresAt === undefined) return;
+    const expiry = closeWhenExpired(auth, () => {
+      if (!res.headersSent) rejectHttp(res, this.authenticator.expiredToken(), id);
+    });
+    res.once('close', () => expiry.cancel());
+  }
+
+  /**
    * Opens the SSE answer of a POST. With a live session it is logged, so a client that loses
    * the connection can resume it with `Last-Event-ID`; without one it only writes. `onClose`
-   * hears the stream close, however it closes. It ends with its session, or at shutdown.
+   * hears the stream close, however it closes. It ends with its session, at shutdown, or when
+   * the token of `auth` expires.
    */
   private openPostStream(
     res: ServerResponse,
     session: McpSessionRecord | undefined,
+    auth: McpPrincipal | undefined,
     onClose?: () => void,
   ): McpPostStream {
     const stream = new SseStream(res, {
@@ -384,6 +407,7 @@ export class McpHttpHandler implements McpTransport {
     });
     if (onClose) stream.onClose(onClose);
     this.eventStreams.trackAnswer(stream, session?.id);
+    this.eventStreams.endWithToken(stream, auth);
     const connection = new SseConnection(stream, session ? { 'MCP-Session-Id': session.id } : undefined);
     connection.open();
     return this.postStreams.open(session?.id, connection);
