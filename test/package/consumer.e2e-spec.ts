@@ -54,6 +54,11 @@ export class CounterTools {
     await this.notifications.notifyResourceUpdated('counter://main');
     return this.counter;
   }
+
+  /** Its inferred type goes into the app's own .d.ts (\`declaration: true\`): the entry must name it. */
+  announce() {
+    return this.notifications.notifyResourceUpdated('counter://main');
+  }
 }
 `,
   'src/app.module.ts': `

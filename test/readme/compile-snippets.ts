@@ -33,6 +33,8 @@ const OPTIONS: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2023,
   strict: true,
   strictPropertyInitialization: false,
+  // As `nest new` sets up: the types a block infers from the library are written out by name.
+  declaration: true,
   experimentalDecorators: true,
   emitDecoratorMetadata: true,
   esModuleInterop: true,

@@ -17,8 +17,15 @@ export type {
   McpLimitsOptions,
   McpModernOptions,
   McpDeliveryOptions,
+  McpTasksOptions,
 } from './interfaces/mcp-module-options.interface.js';
-export { SUPPORTED_PROTOCOL_VERSIONS, type McpProtocolVersion, type McpProtocolEras } from './mcp.constants.js';
+export type { McpTelemetryOptions, McpTelemetryRequest } from './telemetry/mcp-telemetry.options.js';
+export {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type McpProtocolVersion,
+  type McpAnyProtocolVersion,
+  type McpProtocolEras,
+} from './mcp.constants.js';
 // The type of the `backend` option (implementing one: `@nest-mcp/server/backend`).
 export type { McpBackend } from './backend/mcp-backend.interface.js';
 
@@ -41,7 +48,12 @@ export type { McpIcon } from './interfaces/mcp-icon.interface.js';
 export type { McpCacheHints } from './model/mcp-cache.interface.js';
 export type { McpSchemaInput } from './schema/schema.types.js';
 export type { UriVariables } from './templates/index.js';
-export type { McpCompleter, McpCompletionArgs, McpCompletionResult } from './interfaces/mcp-completion.interface.js';
+export type {
+  McpCompleter,
+  McpCompletionArgs,
+  McpCompletionContext,
+  McpCompletionResult,
+} from './interfaces/mcp-completion.interface.js';
 export {
   textContent,
   imageContent,
@@ -57,11 +69,20 @@ export {
 } from './results/index.js';
 
 // Inside handlers and enhancers
-export type { McpRequestContext } from './context/mcp-request-context.js';
+export type { McpRequestContext, McpRoundState } from './context/mcp-request-context.js';
+export type { JsonRpcId, JsonRpcErrorObject } from './model/json-rpc.js';
 export { McpExecutionContext, isMcpContext } from './context/mcp-execution-context.js';
 export type { McpTransportKind } from './model/mcp-transport.interface.js';
 export type { McpLogLevel } from './model/log-level.js';
-export type { McpElicitResult, McpSamplingResult, McpRoot } from './context/client-request.types.js';
+export type {
+  McpElicitFormParams,
+  McpElicitUrlParams,
+  McpElicitResult,
+  McpSamplingParams,
+  McpSamplingResult,
+  McpRoot,
+  McpClientRequestOptions,
+} from './context/client-request.types.js';
 export { McpInputRequiredSignal } from './protocol/modern/input-round.js';
 
 // The errors a handler throws or catches
@@ -70,6 +91,8 @@ export { McpBackendUnavailableError } from './backend/mcp-backend.interface.js';
 
 // Services to inject
 export { ResourceNotificationService } from './notifications/resource-notification.service.js';
+// What a notification reached (also in `@nest-mcp/server/backend`, whose fan-out returns it).
+export type { McpDeliveryReport } from './backend/mcp-fanout.js';
 export {
   McpResourceService,
   type McpResourceReader,
@@ -87,9 +110,10 @@ export type {
   McpToolCompletedEvent,
   McpToolFailedEvent,
   McpToolRejectedEvent,
+  McpToolRejection,
 } from './hooks/mcp-tool-hook.interface.js';
 export { McpToolLoggingHook } from './hooks/mcp-tool-logging.hook.js';
-export { McpToolMetricsHook } from './hooks/mcp-tool-metrics.hook.js';
+export { McpToolMetricsHook, type McpToolMetrics } from './hooks/mcp-tool-metrics.hook.js';
 
 // Authorization (resource-server mode)
 export * from './auth/index.js';
