@@ -3,6 +3,7 @@ import type {
   McpModuleOptions,
   McpOptionGroups,
 } from './interfaces/mcp-module-options.interface.js';
+import { isObject } from './model/is-object.js';
 
 /** A place in a group: the group's name and one of its option names. */
 type Place = {
@@ -48,9 +49,6 @@ export interface LiftedOptions {
   /** Names given both ways, as messages. */
   readonly conflicts: readonly string[];
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Moves the flat options of before the grouping into their groups. A group given as something

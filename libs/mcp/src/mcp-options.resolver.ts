@@ -32,6 +32,7 @@ import { authOptionProblems } from './auth/auth-options.validation.js';
 import { liftDeprecatedOptions } from './mcp-options.deprecated.js';
 import { resolveTaskOptions, taskOptionProblems } from './protocol/tasks/task-options.js';
 import { telemetryOptionProblems } from './telemetry/telemetry-options.validation.js';
+import { isObject } from './model/is-object.js';
 
 /** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
 const positive = (value: number | undefined, fallback: number): number =>
@@ -116,9 +117,6 @@ const POSITIVE_OPTIONS = [
 ] as const;
 
 const logger = new Logger('McpModule');
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The value at a place (`sessions.max`) of grouped options; `sessions: true` holds nothing. */
 function valueAt(options: McpModuleOptions, place: string): unknown {

@@ -3,6 +3,7 @@ import type { McpUiResourceMeta, McpUiToolMeta } from '../interfaces/mcp-ui-meta
 import { hasUriScheme } from '../model/uri-scheme.js';
 import { isUiUri } from './mcp-apps.constants.js';
 import { INVALID_UI_META } from './mcp-apps.messages.js';
+import { isObject } from '../model/is-object.js';
 
 const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
 const PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;
@@ -20,9 +21,6 @@ const ORIGIN = new RegExp(
   `^(?:https?|wss?)://(?:(?:\\*\\.)?${LABEL}(?:\\.${LABEL})*|\\[[0-9a-f:.]+\\])(?::(\\d{1,5}|\\*))?$`,
   'i',
 );
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function fail(where: string, reason: string): never {
   throw new McpDefinitionError(INVALID_UI_META(where, reason));
@@ -56,11 +54,11 @@ function checkedOrigins(value: unknown, key: string, where: string): string[] {
  * copy to send. Anything else fails startup, naming where it was declared.
  */
 export function checkedUiResourceMeta(value: unknown, where: string): Readonly<McpUiResourceMeta> {
-  if (!isPlainObject(value)) fail(where, 'ui must be an object');
+  if (!isObject(value)) fail(where, 'ui must be an object');
   onlyKeys(value, RESOURCE_META_KEYS, 'ui', where);
   const meta: McpUiResourceMeta = {};
   if (value.csp !== undefined) {
-    if (!isPlainObject(value.csp)) fail(where, 'ui.csp must be an object');
+    if (!isObject(value.csp)) fail(where, 'ui.csp must be an object');
     onlyKeys(value.csp, CSP_KEYS, 'ui.csp', where);
     const csp: Record<string, string[]> = {};
     for (const key of CSP_KEYS) {
@@ -69,12 +67,12 @@ export function checkedUiResourceMeta(value: unknown, where: string): Readonly<M
     meta.csp = csp;
   }
   if (value.permissions !== undefined) {
-    if (!isPlainObject(value.permissions)) fail(where, 'ui.permissions must be an object');
+    if (!isObject(value.permissions)) fail(where, 'ui.permissions must be an object');
     onlyKeys(value.permissions, PERMISSIONS, 'ui.permissions', where);
     const permissions: Record<string, Record<string, never>> = {};
     for (const [name, asked] of Object.entries(value.permissions)) {
       if (asked === undefined) continue;
-      if (!isPlainObject(asked) || Object.keys(asked).length > 0) {
+      if (!isObject(asked) || Object.keys(asked).length > 0) {
         fail(where, `ui.permissions.${name} must be an empty object ({}) to ask for it`);
       }
       permissions[name] = {};
@@ -99,7 +97,7 @@ export function checkedUiResourceMeta(value: unknown, where: string): Readonly<M
  * resource is registered), and a non-empty `visibility` of `model` and `app`, each once.
  */
 export function checkedToolUiMeta(value: unknown, where: string): Readonly<McpUiToolMeta> {
-  if (!isPlainObject(value)) fail(where, 'ui must be an object');
+  if (!isObject(value)) fail(where, 'ui must be an object');
   onlyKeys(value, TOOL_META_KEYS, 'ui', where);
   if (value.resourceUri === undefined && value.visibility === undefined) {
     fail(where, 'ui needs a resourceUri, a visibility or both');

@@ -14,6 +14,7 @@ import {
   McpClientRequestTimeoutError,
   McpClientUnreachableError,
 } from '../errors/client-request.errors.js';
+import { isObject } from '../model/is-object.js';
 
 interface Pending {
   readonly method: string;
@@ -205,9 +206,6 @@ function instanceOf(id: string): string | undefined {
   const last = id.lastIndexOf('-');
   return id.startsWith('srv-') && last > 4 ? id.slice(4, last) : undefined;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const abortReason = (signal: AbortSignal): Error =>
   signal.reason instanceof Error ? signal.reason : new Error('The request was aborted');

@@ -1,3 +1,5 @@
+import { isObject } from './is-object.js';
+
 /** A JSON-RPC request id. MCP forbids `null`; numbers must be safe integers. */
 export type JsonRpcId = string | number;
 
@@ -72,9 +74,6 @@ export type ClassifiedMessage =
   | { kind: 'response'; message: JsonRpcResponse }
   | { kind: 'invalid'; id: JsonRpcId | null; detail: string };
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export const isValidId = (id: unknown): id is JsonRpcId =>
   typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
 
@@ -83,7 +82,7 @@ export const isValidId = (id: unknown): id is JsonRpcId =>
  * Never throws; anything malformed comes back as `invalid` with a reason.
  */
 export function classifyMessage(value: unknown): ClassifiedMessage {
-  if (!isPlainObject(value)) {
+  if (!isObject(value)) {
     return { kind: 'invalid', id: null, detail: 'A JSON-RPC message must be an object' };
   }
   const hasId = Object.hasOwn(value, 'id');
@@ -94,7 +93,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   const hasMethod = Object.hasOwn(value, 'method');
   // An error response may carry `id: null` (or no id) when the peer could not read ours;
   // it is still a response, and a response is never answered.
-  if (!hasMethod && isPlainObject(value.error) && (!hasId || value.id === null || isValidId(value.id))) {
+  if (!hasMethod && isObject(value.error) && (!hasId || value.id === null || isValidId(value.id))) {
     return { kind: 'response', message: value as unknown as JsonRpcResponse };
   }
   if (hasId && !isValidId(value.id)) return { kind: 'invalid', id: null, detail: invalidIdDetail(value.id) };
@@ -147,4 +146,4 @@ export const isInitializeMessage = (payload: unknown): boolean =>
  * (docs/decisions/0002-error-codes-and-http-statuses.md).
  */
 export const hasMalformedParams = (message: JsonRpcRequest): boolean =>
-  message.params !== undefined && !isPlainObject(message.params);
+  message.params !== undefined && !isObject(message.params);

@@ -1,5 +1,6 @@
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { JsonSchemaObject } from '../schema/schema.types.js';
+import { isObject } from '../model/is-object.js';
 
 /** A tool argument the client mirrors into an `Mcp-Param-<Name>` header (MCP 2026-07-28 `x-mcp-header`). */
 export interface McpHeaderParam {
@@ -14,9 +15,6 @@ const ANNOTATION = 'x-mcp-header';
 /** RFC 9110 field-name token. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Applies a tool's `headerParams` option to its input schema (as `x-mcp-header` annotations)

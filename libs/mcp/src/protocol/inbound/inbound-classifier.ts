@@ -17,9 +17,7 @@ import type { McpHeaderParam } from '../../registry/tool-header-params.js';
 import type { Inbound, InboundFrame, InboundMessage, McpEra } from './inbound.js';
 import { isModernMessage, readModernEnvelope, type McpModernEnvelope } from './modern-envelope.js';
 import { checkModernHeaders } from './modern-headers.js';
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isObject } from '../../model/is-object.js';
 
 /** The method a message names, when it names one (for the log line of a refusal). */
 const methodOf = (value: unknown): string | undefined =>

@@ -7,6 +7,7 @@ import {
   META_PROTOCOL_VERSION,
   MODERN_PROTOCOL_VERSIONS,
 } from '../../mcp.constants.js';
+import { isObject } from '../../model/is-object.js';
 
 /** What every modern-era request says about itself in `params._meta` (MCP 2026-07-28). */
 export interface McpModernEnvelope {
@@ -18,9 +19,6 @@ export interface McpModernEnvelope {
   /** The least severe level the client wants in `notifications/message`; none means no log messages. */
   readonly logLevel?: McpLogLevel;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The `_meta` object of a message's params, when there is one. */
 const metaOf = (message: unknown): Record<string, unknown> | undefined => {

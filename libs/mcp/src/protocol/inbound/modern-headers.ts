@@ -4,6 +4,7 @@ import { METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER } from '../../mcp.c
 import type { JsonRpcRequest } from '../../model/json-rpc.js';
 import type { McpModernEnvelope } from './modern-envelope.js';
 import type { McpHeaderParam } from '../../registry/tool-header-params.js';
+import { isObject } from '../../model/is-object.js';
 
 /** Methods whose `Mcp-Name` header mirrors a body field (the task methods: the tasks extension's routing header). */
 const NAMED: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
@@ -19,9 +20,6 @@ const NAMED: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const INTEGER = /^-?\d+(?:\.0+)?$/;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Checks the request metadata headers of a modern Streamable HTTP request against its body (MCP

@@ -14,6 +14,7 @@ import { listenNotifications } from './listen-notifications.js';
 import { McpListens } from './listens.registry.js';
 import { McpMethods } from '../handlers/mcp-methods.js';
 import { McpTaskListens } from '../tasks/task-listens.js';
+import { isObject } from '../../model/is-object.js';
 
 /** The list filters of a listen: the filter flag, the list it follows, the capability that offers it. */
 const LIST_FILTERS: ReadonlyArray<readonly [flag: string, kind: McpListKind]> = [
@@ -21,9 +22,6 @@ const LIST_FILTERS: ReadonlyArray<readonly [flag: string, kind: McpListKind]> = 
   ['promptsListChanged', 'prompts'],
   ['resourcesListChanged', 'resources'],
 ];
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * `subscriptions/listen` (MCP 2026-07-28): a long-lived answer stream carrying the change

@@ -1,6 +1,7 @@
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
+import { isObject } from '../../model/is-object.js';
 
 /** One request of an `InputRequiredResult`: what the client is asked to run. */
 export interface McpInputRequest {
@@ -26,9 +27,6 @@ const KEY_PREFIX: Record<McpInputRequest['method'], string> = {
   'sampling/createMessage': 'sampling',
   'roots/list': 'roots',
 };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Whether an answer has the shape of the result of `method` (a client cannot hand in anything). */
 function isResultOf(method: McpInputRequest['method'], answer: unknown): answer is Record<string, unknown> {

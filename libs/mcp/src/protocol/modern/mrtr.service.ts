@@ -16,12 +16,10 @@ import { JsonRpcErrorCode, type JsonRpcRequest } from '../../model/json-rpc.js';
 import { InputRound } from './input-round.js';
 import { McpModernResults } from './modern-results.js';
 import { MAX_REQUEST_STATE_CHARS, RequestStateCodec, RequestStateTooLargeError } from './request-state.codec.js';
+import { isObject } from '../../model/is-object.js';
 
 /** The methods that may answer `input_required` (MCP 2026-07-28 MRTR). */
 export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get']);
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Multi round-trip requests: opens each round from the retry's verified `requestState` and the

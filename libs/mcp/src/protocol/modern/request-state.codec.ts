@@ -2,6 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { McpInvalidRequestStateException } from '../../errors/mcp-modern.exceptions.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { DEFAULT_MAX_ARGUMENT_DEPTH } from '../../mcp.constants.js';
+import { isObject } from '../../model/is-object.js';
 
 /** What a `requestState` carries from one round of a multi round-trip request to the next. */
 export interface RequestStatePayload {
@@ -131,9 +132,6 @@ export class RequestStateCodec {
     return createHmac('sha256', key).update(VERSION).update('.').update(body).digest('base64url');
   }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The payload of a signed body, or undefined when it does not have the current shape (a state

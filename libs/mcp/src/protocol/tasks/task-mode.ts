@@ -5,6 +5,7 @@ import { McpException } from '../../errors/mcp.exception.js';
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 import type { McpTaskSupport } from '../../model/task-support.js';
 import { TASKS_EXTENSION } from './task-wire.js';
+import { isObject } from '../../model/is-object.js';
 
 /**
  * How one `tools/call` runs:
@@ -24,9 +25,6 @@ interface TaskModeTask {
 
 const INLINE: McpTaskMode = Object.freeze({ kind: 'inline' });
 const HANDOFF: McpTaskMode = Object.freeze({ kind: 'handoff' });
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** True when a modern request's client capabilities declare the tasks extension. */
 export function declaresTasksExtension(capabilities: Readonly<Record<string, unknown>> | undefined): boolean {

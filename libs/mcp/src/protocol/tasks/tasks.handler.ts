@@ -16,12 +16,10 @@ import { McpTaskEvents } from './task-events.js';
 import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
 import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
 import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
+import { isObject } from '../../model/is-object.js';
 
 /** The least time between two reads of a task a `tasks/result` waits on, when no change hint came. */
 const MIN_RESULT_POLL_MS = 1_000;
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Whether an answer has the shape of the result of `method` (a client cannot hand in anything). */
 function isResultOf(method: string, answer: unknown): boolean {

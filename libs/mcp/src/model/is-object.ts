@@ -1,0 +1,3 @@
+/** Whether `value` is a JSON object: an object that is neither `null` nor an array. */
+export const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
