@@ -11,7 +11,7 @@ import { MCP_STDIO_OPTIONS, McpStdioTransport } from './transports/stdio/mcp-std
 import { createMcpWsGatewayProviders } from './transports/ws/mcp-ws.gateway.js';
 import { McpWsHandler } from './transports/ws/mcp-ws.handler.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
-import { MCP_TRANSPORTS, type McpTransport } from './transports/mcp-transport.interface.js';
+import { MCP_TRANSPORTS, type McpServedTransport } from './transports/mcp-served-transport.interface.js';
 import { McpTransportsLifecycle } from './transports/mcp-transports.lifecycle.js';
 
 /** Adds the transports the extras ask for: controllers, gateway and providers. */
@@ -47,12 +47,12 @@ function withTransports(definition: DynamicModule, extras: McpModuleExtras): Dyn
     );
   }
   // The transports served, started and stopped along one path.
-  const transports: Type<McpTransport>[] = [McpHttpHandler];
+  const transports: Type<McpServedTransport>[] = [McpHttpHandler];
   if (extras.sse) transports.push(McpLegacySseHandler);
   if (extras.ws) transports.push(McpWsHandler);
   if (extras.stdio) transports.push(McpStdioTransport);
   providers.push(
-    { provide: MCP_TRANSPORTS, useFactory: (...served: McpTransport[]) => served, inject: transports },
+    { provide: MCP_TRANSPORTS, useFactory: (...served: McpServedTransport[]) => served, inject: transports },
     McpTransportsLifecycle,
   );
   return {

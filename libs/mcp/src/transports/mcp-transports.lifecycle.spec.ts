@@ -4,7 +4,7 @@ import type { McpConnection } from '../backend/mcp-session.store.js';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import type { McpListens } from '../protocol/listen/listens.registry.js';
 import { sessionRecord } from '../testing/backend-contract.js';
-import type { McpTransport } from './mcp-transport.interface.js';
+import type { McpServedTransport } from './mcp-served-transport.interface.js';
 import { McpTransportsLifecycle } from './mcp-transports.lifecycle.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 
@@ -18,7 +18,7 @@ function harness() {
   const parts = new InMemoryMcpBackend().connect({ options });
   const steps: string[] = [];
   const listens = { endAll: async () => void steps.push('listens answered') } as unknown as McpListens;
-  const transport = (name: string): McpTransport & { start: jest.Mock<() => void> } => ({
+  const transport = (name: string): McpServedTransport & { start: jest.Mock<() => void> } => ({
     kind: name === 'sse' ? 'sse' : 'streamable-http',
     heldStreams: () => 0,
     start: jest.fn<() => void>(),

@@ -12,7 +12,7 @@ import { MCP_LIVE_STREAMS, MCP_POST_STREAMS } from '../backend/mcp-backend.token
 import type { McpLiveStreams } from '../backend/mcp-live-streams.js';
 import type { McpPostStreams } from '../backend/mcp-post-streams.js';
 import { McpListens } from '../protocol/listen/listens.registry.js';
-import { MCP_TRANSPORTS, type McpTransport } from './mcp-transport.interface.js';
+import { MCP_TRANSPORTS, type McpServedTransport } from './mcp-served-transport.interface.js';
 
 /**
  * The one start and the one shutdown of every transport. Shutdown goes in this order, once:
@@ -32,7 +32,7 @@ export class McpTransportsLifecycle
   private drained?: Promise<void>;
 
   constructor(
-    @Inject(MCP_TRANSPORTS) private readonly transports: readonly McpTransport[],
+    @Inject(MCP_TRANSPORTS) private readonly transports: readonly McpServedTransport[],
     private readonly listens: McpListens,
     @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
     @Inject(MCP_POST_STREAMS) private readonly postStreams: McpPostStreams,

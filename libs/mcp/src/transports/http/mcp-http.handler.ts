@@ -44,7 +44,7 @@ import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from './event-streams.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
-import type { McpTransport } from '../mcp-transport.interface.js';
+import type { McpServedTransport } from '../mcp-served-transport.interface.js';
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { countRefusal } from '../../protocol/refusals.js';
@@ -63,7 +63,7 @@ const BROWSER_HINT =
  * every rejection is an exception from errors/mcp-transport.exceptions.ts.
  */
 @Injectable()
-export class McpHttpHandler implements McpTransport {
+export class McpHttpHandler implements McpServedTransport {
   readonly kind = 'streamable-http';
   /** Standalone GET streams open now (a resumed POST answer's GET included). */
   private gets = 0;

@@ -28,7 +28,7 @@ import { requestPrincipal } from '../../auth/request-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from '../http/event-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
-import type { McpTransport } from '../mcp-transport.interface.js';
+import type { McpServedTransport } from '../mcp-served-transport.interface.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { countRefusal } from '../../protocol/refusals.js';
@@ -60,7 +60,7 @@ interface LegacyStream {
  * against `maxStreamsPerCaller`.
  */
 @Injectable()
-export class McpLegacySseHandler implements McpTransport {
+export class McpLegacySseHandler implements McpServedTransport {
   readonly kind = 'sse';
   /** Keyed by the stream id in the endpoint URL (not the MCP session id). */
   private readonly streams = new Map<string, LegacyStream>();

@@ -1,6 +1,6 @@
 import { redactSecrets } from '../../logging/redact.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { McpTransport } from '../mcp-transport.interface.js';
+import type { McpServedTransport } from '../mcp-served-transport.interface.js';
 import type { Readable, Writable } from 'node:stream';
 import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
@@ -30,7 +30,7 @@ export const MCP_STDIO_OPTIONS = Symbol('MCP_STDIO_OPTIONS');
  * Starts when the application boots; `finished` resolves when stdin ends.
  */
 @Injectable()
-export class McpStdioTransport implements McpTransport {
+export class McpStdioTransport implements McpServedTransport {
   readonly kind = 'stdio';
   /** Reading stdin: from `start` until stdin ends or the transport closes. */
   private reading = false;

@@ -1,6 +1,6 @@
 import { redactSecrets } from '../../logging/redact.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { McpTransport } from '../mcp-transport.interface.js';
+import type { McpServedTransport } from '../mcp-served-transport.interface.js';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { SESSION_ID_HEADER, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
@@ -50,7 +50,7 @@ export const WS_CLOSE_UNSUPPORTED_DATA = 1003;
  * dispatch. The socket is the session; ping/pong drops dead peers.
  */
 @Injectable()
-export class McpWsHandler implements McpTransport {
+export class McpWsHandler implements McpServedTransport {
   readonly kind = 'websocket';
   private readonly logger = new Logger('McpWs');
   private readonly heartbeats = new Set<NodeJS.Timeout>();

@@ -6,7 +6,7 @@ import type { McpTransportKind } from '../model/mcp-transport.interface.js';
  * the inbound classifier and the dispatcher. The module starts and stops all of them along one
  * path (`McpTransportsLifecycle`).
  */
-export interface McpTransport {
+export interface McpServedTransport {
   /** Which transport it is (`nest_mcp.transport` on the gauges that count by transport). */
   readonly kind: McpTransportKind;
   /**
