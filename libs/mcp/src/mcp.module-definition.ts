@@ -1,7 +1,7 @@
 import { ConfigurableModuleBuilder, type DynamicModule, type Provider, type Type } from '@nestjs/common';
 import type { McpModuleExtras, McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
 import { DEFAULT_MCP_PATH } from './mcp.constants.js';
-import { McpBodyReaderInstaller } from './transports/http/mcp-body-reader.installer.js';
+import { McpBodyReaderInstaller } from './transports/mcp-body-reader.installer.js';
 import { createMcpHttpController } from './transports/http/mcp-http.controller.js';
 import { MCP_BODY_PATHS } from './transports/http/mcp-http.tokens.js';
 import { MCP_DIRECT_PATH, McpDirectMount } from './transports/http/mcp-direct.mount.js';
@@ -11,7 +11,7 @@ import { MCP_STDIO_OPTIONS, McpStdioTransport } from './transports/stdio/mcp-std
 import { createMcpWsGatewayProviders } from './transports/ws/mcp-ws.gateway.js';
 import { McpWsHandler } from './transports/ws/mcp-ws.handler.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
-import { MCP_TRANSPORTS, type McpServedTransport } from './transports/mcp-served-transport.interface.js';
+import { MCP_TRANSPORTS, type McpServedTransport } from './transports/connection/served-transport.js';
 import { McpTransportsLifecycle } from './transports/mcp-transports.lifecycle.js';
 
 /** Adds the transports the extras ask for: controllers, gateway and providers. */

@@ -11,7 +11,7 @@ import { LifecycleHandler } from './protocol/handlers/lifecycle.handler.js';
 import { PromptsHandler } from './protocol/handlers/prompts.handler.js';
 import { ResourcesHandler } from './protocol/handlers/resources.handler.js';
 import { ToolsHandler } from './protocol/handlers/tools.handler.js';
-import { McpDispatcher } from './protocol/mcp.dispatcher.js';
+import { McpDispatcher } from './protocol/dispatch/mcp.dispatcher.js';
 import { McpInboundClassifier } from './protocol/inbound/inbound-classifier.js';
 import { McpMethods } from './protocol/handlers/mcp-methods.js';
 import { LegacyEra } from './protocol/eras/legacy.era.js';
@@ -42,7 +42,8 @@ import { ResourceNotificationService } from './notifications/resource-notificati
 import { McpResourceService } from './resources/mcp-resource.service.js';
 import { McpMrtr } from './protocol/modern/mrtr.service.js';
 import { McpModernResults } from './protocol/modern/modern-results.js';
-import { DiscoverHandler } from './protocol/modern/discover.handler.js';
+import { DiscoverHandler } from './protocol/handlers/discover.handler.js';
+import { TasksHandler } from './protocol/handlers/tasks.handler.js';
 import { ListenHandler } from './protocol/listen/listen.handler.js';
 import { McpListens } from './protocol/listen/listens.registry.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
@@ -109,6 +110,7 @@ import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
     McpModernResults,
     DiscoverHandler,
     ListenHandler,
+    TasksHandler,
     McpListens,
     McpDispatcher,
     ConnectionSessions,

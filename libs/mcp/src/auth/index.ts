@@ -5,7 +5,7 @@ export type {
   McpVerifiedToken,
 } from '../interfaces/mcp-token-verifier.interface.js';
 export type { McpPrincipal } from '../model/mcp-principal.js';
-export { McpInvalidTokenError, McpAuthServerUnavailableError } from './mcp-auth.errors.js';
+export { McpInvalidTokenError, McpAuthServerUnavailableError } from './verifiers/verifier.errors.js';
 export { RequireScopes } from './require-scopes.decorator.js';
 export { McpJwtVerifier, type McpJwtVerifierOptions } from './verifiers/jwt.verifier.js';
 export { McpIntrospectionVerifier, type McpIntrospectionVerifierOptions } from './verifiers/introspection.verifier.js';

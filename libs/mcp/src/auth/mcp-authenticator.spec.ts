@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { McpServiceUnavailableException } from '../errors/mcp-transport.exceptions.js';
-import { McpAuthServerUnavailableError, McpInvalidTokenError } from './mcp-auth.errors.js';
+import { McpAuthServerUnavailableError, McpInvalidTokenError } from './verifiers/verifier.errors.js';
 import {
   McpInsufficientScopeException,
   McpInvalidAuthRequestException,

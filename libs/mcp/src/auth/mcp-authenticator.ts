@@ -5,7 +5,7 @@ import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interf
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { findBearerToken } from './bearer-token.js';
 import type { McpAuthOptions } from '../interfaces/mcp-auth-options.interface.js';
-import { McpAuthServerUnavailableError, McpInvalidTokenError } from './mcp-auth.errors.js';
+import { McpAuthServerUnavailableError, McpInvalidTokenError } from './verifiers/verifier.errors.js';
 import {
   McpInsufficientScopeException,
   McpInvalidAuthRequestException,

@@ -16,7 +16,7 @@ import type {
 import { McpClientCapabilityError } from '../errors/client-request.errors.js';
 import { LazyAbortController } from './inflight-requests.js';
 import type { McpInputRequest } from './modern/input-round.js';
-import type { EraRequest, McpEraContext } from './eras/era-context.js';
+import type { EraRequest, McpEraContext } from './era-context.js';
 import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { ATTR_MCP_SESSION_ID } from '../telemetry/semconv.js';
 import { ATTR_ASK_CHANNEL, describeAskFailure } from './ask-failure.js';

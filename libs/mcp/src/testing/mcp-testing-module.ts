@@ -17,7 +17,7 @@ import type {
 } from '../model/json-rpc.js';
 import type { McpAnswer } from '../protocol/mcp-answer.js';
 import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
-import { McpDispatcher } from '../protocol/mcp.dispatcher.js';
+import { McpDispatcher } from '../protocol/dispatch/mcp.dispatcher.js';
 import { McpInboundClassifier } from '../protocol/inbound/inbound-classifier.js';
 import type { InboundFrame } from '../protocol/inbound/inbound.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';

@@ -4,7 +4,7 @@ import type { McpConnection } from '../backend/mcp-session.store.js';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import type { McpListens } from '../protocol/listen/listens.registry.js';
 import { sessionRecord } from '../testing/backend-contract.js';
-import type { McpServedTransport } from './mcp-served-transport.interface.js';
+import type { McpServedTransport } from './connection/served-transport.js';
 import { McpTransportsLifecycle } from './mcp-transports.lifecycle.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 

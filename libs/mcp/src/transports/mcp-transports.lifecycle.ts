@@ -12,7 +12,7 @@ import { MCP_LIVE_STREAMS, MCP_POST_STREAMS } from '../backend/mcp-backend.token
 import type { McpLiveStreams } from '../backend/mcp-live-streams.js';
 import type { McpPostStreams } from '../backend/mcp-post-streams.js';
 import { McpListens } from '../protocol/listen/listens.registry.js';
-import { MCP_TRANSPORTS, type McpServedTransport } from './mcp-served-transport.interface.js';
+import { MCP_TRANSPORTS, type McpServedTransport } from './connection/served-transport.js';
 
 /**
  * The one start and the one shutdown of every transport. Shutdown goes in this order, once:

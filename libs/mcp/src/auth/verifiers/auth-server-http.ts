@@ -1,4 +1,4 @@
-import { McpAuthServerUnavailableError } from '../mcp-auth.errors.js';
+import { McpAuthServerUnavailableError } from './verifier.errors.js';
 
 /** Largest document accepted from an authorization server (metadata, JWKS, introspection). */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { McpAuthServerUnavailableError } from '../mcp-auth.errors.js';
+import { McpAuthServerUnavailableError } from './verifier.errors.js';
 import { requestAuthServer, type AuthServerHttpOptions } from './auth-server-http.js';
 
 /** How long discovered metadata is reused before it is fetched again. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { McpAuthServerUnavailableError, McpInvalidTokenError } from '../mcp-auth.errors.js';
+import { McpAuthServerUnavailableError, McpInvalidTokenError } from './verifier.errors.js';
 import type {
   McpTokenVerificationContext,
   McpTokenVerifier,

@@ -1,5 +1,5 @@
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
-import { McpAuthServerUnavailableError, McpInvalidTokenError } from '../mcp-auth.errors.js';
+import { McpAuthServerUnavailableError, McpInvalidTokenError } from './verifier.errors.js';
 import type {
   McpTokenVerificationContext,
   McpTokenVerifier,

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
-import { McpAuthServerUnavailableError } from '../mcp-auth.errors.js';
+import { McpAuthServerUnavailableError } from './verifier.errors.js';
 import { requestAuthServer, type AuthServerHttpOptions } from './auth-server-http.js';
 import { redactSecrets } from '../../logging/redact.js';
 

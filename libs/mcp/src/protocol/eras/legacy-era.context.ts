@@ -7,7 +7,7 @@ import type { McpProtocolVersion } from '../../mcp.constants.js';
 import { passesLogLevel, type McpLogLevel } from '../../model/log-level.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import type { McpInputRequest } from '../modern/input-round.js';
-import type { EraRequest, McpEraContext } from './era-context.js';
+import type { EraRequest, McpEraContext } from '../era-context.js';
 
 /**
  * The 2025 era inside one request: the session's negotiated version, capabilities and log level

@@ -6,7 +6,7 @@ import type { McpModernProtocolVersion } from '../../mcp.constants.js';
 import { passesLogLevel, type McpLogLevel } from '../../model/log-level.js';
 import type { McpModernEnvelope } from '../inbound/modern-envelope.js';
 import type { InputRound, McpInputRequest } from '../modern/input-round.js';
-import type { EraRequest, McpEraContext } from './era-context.js';
+import type { EraRequest, McpEraContext } from '../era-context.js';
 
 /**
  * MCP 2026-07-28 inside one request: the request's own `_meta` (version, client capabilities,

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
 import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
-import type { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
+import type { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
 import type { McpInflightRequests } from '../../protocol/inflight-requests.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { FakeConnection } from '../../testing/fake-connection.js';

@@ -3,7 +3,7 @@ import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import type { McpConnection, McpSessionRecord } from '../../backend/mcp-session.store.js';
 import { McpTooManyInFlightException } from '../../errors/mcp-transport.exceptions.js';
 import type { McpException } from '../../errors/mcp.exception.js';
-import type { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
+import type { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
 import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
 import type { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { CONNECTION_SCOPE_PREFIX, type McpInflightRequests } from '../../protocol/inflight-requests.js';
@@ -16,7 +16,7 @@ import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import type { McpRefusalReason, McpTelemetry } from '../../telemetry/mcp-telemetry.js';
-import { countRefusal, refusalReasonOf } from '../../protocol/refusals.js';
+import { countRefusal, refusalReasonOf } from '../../protocol/dispatch/refusals.js';
 
 /** The services a connection-oriented transport needs (WebSocket, legacy SSE, stdio). */
 export interface ConnectionSessionServices {

@@ -7,7 +7,7 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import { type McpProtocolEras, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { McpInflightRequests } from '../../protocol/inflight-requests.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
-import { McpDispatcher } from '../../protocol/mcp.dispatcher.js';
+import { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
 import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';

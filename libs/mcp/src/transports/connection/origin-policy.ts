@@ -5,9 +5,9 @@ import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { McpForbiddenOriginException } from '../../errors/mcp-transport.exceptions.js';
-import { applyCors } from '../http/cors.js';
-import { rejectHttp } from '../http/http-rejection.js';
-import { createHostOriginValidator, type HostOriginValidator } from '../http/host-origin.validator.js';
+import { applyCors } from './cors.js';
+import { rejectHttp } from './http-rejection.js';
+import { createHostOriginValidator, type HostOriginValidator } from './host-origin.validator.js';
 
 /**
  * The `Host` and `Origin` allowlists (DNS-rebinding and cross-site defence), built once from

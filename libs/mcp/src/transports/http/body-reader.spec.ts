@@ -3,7 +3,8 @@ import http from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { BodyAbortedError, BodyTooLargeError, decodeJsonBody, readRequestBody } from './body-reader.js';
+import { BodyAbortedError, BodyTooLargeError, readRequestBody } from './body-reader.js';
+import { decodeJsonText } from '../connection/json-text.js';
 
 const WATCHED_EVENTS = ['data', 'end', 'aborted', 'error', 'close'] as const;
 const listenerCounts = (req: IncomingMessage): number[] => WATCHED_EVENTS.map((e) => req.listenerCount(e));
@@ -184,9 +185,9 @@ describe('readRequestBody over real HTTP', () => {
     expect(error).toBeUndefined();
     // The chunk boundary really falls inside '€' (the second part was only sent after the first arrived).
     expect(boundaries).toContain(split);
-    expect(decodeJsonBody(first)).toMatchObject({ ok: false });
+    expect(decodeJsonText(first)).toMatchObject({ ok: false });
     expect(body).toEqual(payload);
-    expect(decodeJsonBody(body!)).toEqual({ ok: true, value: { price: '€5' } });
+    expect(decodeJsonText(body!)).toEqual({ ok: true, value: { price: '€5' } });
   });
 });
 
@@ -290,7 +291,7 @@ describe('readRequestBody on a stand-in stream', () => {
   });
 });
 
-describe('decodeJsonBody', () => {
+describe('decodeJsonText', () => {
   const bytes = (...values: number[]): Buffer => Buffer.from(values);
 
   it.each<[string, Buffer, unknown]>([
@@ -301,7 +302,7 @@ describe('decodeJsonBody', () => {
     ['a leading BOM', Buffer.concat([bytes(0xef, 0xbb, 0xbf), Buffer.from('{"a":"b"}')]), { a: 'b' }],
     ['non-ASCII text', Buffer.from('{"s":"€ 𝄞 ü"}'), { s: '€ 𝄞 ü' }],
   ])('accepts %s', (_name, input, value) => {
-    expect(decodeJsonBody(input)).toEqual({ ok: true, value });
+    expect(decodeJsonText(input)).toEqual({ ok: true, value });
   });
 
   it.each<[string, Buffer, RegExp]>([
@@ -325,13 +326,13 @@ describe('decodeJsonBody', () => {
     ['a truncated sequence', Buffer.concat([Buffer.from('{"a":"'), bytes(0xe2, 0x82)]), /not valid UTF-8/],
     ['Latin-1 text', Buffer.from('{"a":"é"}', 'latin1'), /not valid UTF-8/],
   ])('rejects %s', (_name, input, detail) => {
-    const result = decodeJsonBody(input);
+    const result = decodeJsonText(input);
     expect(result.ok).toBe(false);
     expect(result).toEqual({ ok: false, detail: expect.stringMatching(detail) });
   });
 
   it('keeps the detail short for huge invalid input', () => {
-    const result = decodeJsonBody(Buffer.from(`{"a":${'x'.repeat(100_000)}}`));
+    const result = decodeJsonText(Buffer.from(`{"a":${'x'.repeat(100_000)}}`));
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.detail.length).toBeLessThan(300);
   });

@@ -31,11 +31,7 @@ export class BodyAbortedError extends Error {
   }
 }
 
-/** Result of {@link decodeJsonBody}. */
-export type DecodedJsonBody = { ok: true; value: unknown } | { ok: false; detail: string };
-
 const DECIMAL = /^\d+$/;
-const JSON_WHITESPACE_ONLY = /^[ \t\n\r]*$/;
 
 /**
  * Reads the whole request body into one buffer, never holding more than `limitBytes`.
@@ -119,29 +115,4 @@ export function readRequestBody(req: IncomingMessage, limitBytes: number): Promi
     // Someone may have paused the stream earlier; adding a 'data' listener alone would not restart it then.
     req.resume();
   });
-}
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const MAX_DETAIL_CHARS = 200;
-
-/**
- * Decodes a complete request body as strict UTF-8 JSON (one leading BOM is tolerated). Never throws.
- * Decode the concatenated body, never chunk by chunk, or multi-byte characters split across chunks break.
- */
-export function decodeJsonBody(buf: Buffer): DecodedJsonBody {
-  let text: string;
-  try {
-    text = UTF8.decode(buf);
-  } catch {
-    return { ok: false, detail: 'Request body is not valid UTF-8' };
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (JSON_WHITESPACE_ONLY.test(text)) return { ok: false, detail: 'Request body is empty' };
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const clipped = reason.length > MAX_DETAIL_CHARS ? `${reason.slice(0, MAX_DETAIL_CHARS)}…` : reason;
-    return { ok: false, detail: `Request body is not valid JSON: ${clipped}` };
-  }
 }

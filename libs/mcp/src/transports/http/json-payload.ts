@@ -4,8 +4,9 @@ import {
   McpPayloadTooLargeException,
   McpUnsupportedMediaTypeException,
 } from '../../errors/mcp-transport.exceptions.js';
-import { BodyTooLargeError, decodeJsonBody, readRequestBody } from './body-reader.js';
-import { rejectHttp } from './http-rejection.js';
+import { BodyTooLargeError, readRequestBody } from './body-reader.js';
+import { decodeJsonText } from '../connection/json-text.js';
+import { rejectHttp } from '../connection/http-rejection.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import { endAfterBody, LINGER_MS } from './lingering-close.js';
 import { isJsonContentType } from './media-type.js';
@@ -38,7 +39,7 @@ export async function readJsonPayload(
   }
   const body = req[MCP_RAW_BODY] ?? (await readLate(req, res, maxBytes, onRefused));
   if (!body) return undefined;
-  const decoded = decodeJsonBody(body);
+  const decoded = decodeJsonText(body);
   if (!decoded.ok) {
     const refusal = new McpParseErrorException(decoded.detail);
     rejectHttp(res, refusal);

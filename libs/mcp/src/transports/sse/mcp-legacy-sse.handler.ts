@@ -10,7 +10,7 @@ import {
 } from '../../errors/mcp-transport.exceptions.js';
 import { generateSessionId } from '../../session/session-id.js';
 import { McpOriginPolicy } from '../connection/origin-policy.js';
-import { rejectHttp } from '../http/http-rejection.js';
+import { rejectHttp } from '../connection/http-rejection.js';
 import { readJsonPayload, type McpHttpRequest } from '../http/json-payload.js';
 import { negotiateAccept } from '../http/media-type.js';
 import { SseConnection } from '../http/sse-connection.js';
@@ -28,10 +28,10 @@ import { requestPrincipal } from '../../auth/request-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from '../http/event-streams.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
-import type { McpServedTransport } from '../mcp-served-transport.interface.js';
+import type { McpServedTransport } from '../connection/served-transport.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
-import { countRefusal } from '../../protocol/refusals.js';
+import { countRefusal } from '../../protocol/dispatch/refusals.js';
 
 /** DI token of the legacy transport's paths (from the module extras). */
 export const MCP_LEGACY_SSE_PATHS = Symbol('MCP_LEGACY_SSE_PATHS');

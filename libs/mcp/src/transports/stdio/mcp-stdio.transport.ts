@@ -1,6 +1,6 @@
 import { redactSecrets } from '../../logging/redact.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { McpServedTransport } from '../mcp-served-transport.interface.js';
+import type { McpServedTransport } from '../connection/served-transport.js';
 import type { Readable, Writable } from 'node:stream';
 import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';

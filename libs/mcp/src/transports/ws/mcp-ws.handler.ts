@@ -1,6 +1,6 @@
 import { redactSecrets } from '../../logging/redact.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { McpServedTransport } from '../mcp-served-transport.interface.js';
+import type { McpServedTransport } from '../connection/served-transport.js';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
 import { SESSION_ID_HEADER, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
@@ -18,7 +18,7 @@ import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import { errorResponse } from '../../model/json-rpc.js';
 import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
-import { countRefusal } from '../../protocol/refusals.js';
+import { countRefusal } from '../../protocol/dispatch/refusals.js';
 
 /** Close code when the upgrade's access token expires (RFC 6455 1008, policy violation). */
 export const WS_CLOSE_POLICY_VIOLATION = 1008;

@@ -8,10 +8,10 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { IsString } from 'class-validator';
-import { McpPrompt, McpResource, McpTool } from '../decorators/index.js';
-import { McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
-import type { McpProtocolVersion } from '../mcp.constants.js';
-import { McpSessionManager } from '../session/mcp-session.manager.js';
+import { McpPrompt, McpResource, McpTool } from '../../decorators/index.js';
+import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
+import type { McpProtocolVersion } from '../../mcp.constants.js';
+import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import {
   asError,
   asSuccess,
@@ -21,9 +21,9 @@ import {
   parseAnswer,
   request,
   statelessContext,
-} from '../testing/mcp-testing-module.js';
-import type { JsonRpcResponse } from '../model/json-rpc.js';
-import type { InboundFrame } from './inbound/inbound.js';
+} from '../../testing/mcp-testing-module.js';
+import type { JsonRpcResponse } from '../../model/json-rpc.js';
+import type { InboundFrame } from '../inbound/inbound.js';
 
 const GREET_INPUT = {
   type: 'object',

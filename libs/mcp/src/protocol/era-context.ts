@@ -1,11 +1,11 @@
-import type { McpClientRequestOptions } from '../../context/client-request.types.js';
-import type { McpRoundState } from '../../context/mcp-request-context.js';
-import type { McpClientCapabilityError } from '../../errors/client-request.errors.js';
-import type { McpAnyProtocolVersion } from '../../mcp.constants.js';
-import type { JsonRpcId } from '../../model/json-rpc.js';
-import type { McpLogLevel } from '../../model/log-level.js';
-import type { McpEra } from '../inbound/inbound.js';
-import type { McpInputRequest } from '../modern/input-round.js';
+import type { McpClientRequestOptions } from '../context/client-request.types.js';
+import type { McpRoundState } from '../context/mcp-request-context.js';
+import type { McpClientCapabilityError } from '../errors/client-request.errors.js';
+import type { McpAnyProtocolVersion } from '../mcp.constants.js';
+import type { JsonRpcId } from '../model/json-rpc.js';
+import type { McpLogLevel } from '../model/log-level.js';
+import type { McpEra } from './inbound/inbound.js';
+import type { McpInputRequest } from './modern/input-round.js';
 
 /** What an era needs of the request whose context it serves. */
 export interface EraRequest {

@@ -1,4 +1,4 @@
-import type { McpTransportKind } from '../model/mcp-transport.interface.js';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 
 /**
  * The one contract every transport (Streamable HTTP, legacy HTTP+SSE, WebSocket, stdio) keeps

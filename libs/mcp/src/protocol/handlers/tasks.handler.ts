@@ -6,16 +6,16 @@ import { McpException } from '../../errors/mcp.exception.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
-import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
-import { McpMethods } from '../handlers/mcp-methods.js';
+import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpMethods } from './mcp-methods.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
-import { McpTasks } from './mcp-tasks.service.js';
-import { McpTaskChannels } from './task-channels.js';
-import { McpTaskEvents } from './task-events.js';
-import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
-import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
-import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
+import { McpTasks } from '../tasks/mcp-tasks.service.js';
+import { McpTaskChannels } from '../tasks/task-channels.js';
+import { McpTaskEvents } from '../tasks/task-events.js';
+import { declaresTasksExtension, missingTasksExtension } from '../tasks/task-mode.js';
+import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from '../tasks/task-wire.js';
+import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from '../tasks/task.errors.js';
 import { isObject } from '../../model/is-object.js';
 
 /** The least time between two reads of a task a `tasks/result` waits on, when no change hint came. */

@@ -2,14 +2,14 @@ import {
   McpInvalidAuthRequestException,
   McpInsufficientScopeException,
   McpUnauthorizedException,
-} from '../auth/mcp-auth.exceptions.js';
+} from '../../auth/mcp-auth.exceptions.js';
 import {
   McpHeaderMismatchException,
   McpInvalidMetaException,
   McpModernEraDisabledException,
   McpTooManyListensException,
-} from '../errors/mcp-modern.exceptions.js';
-import { McpInvalidRequestException, McpParseErrorException } from '../errors/mcp-protocol.exceptions.js';
+} from '../../errors/mcp-modern.exceptions.js';
+import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
 import {
   McpForbiddenOriginException,
   McpMethodNotAllowedException,
@@ -20,12 +20,12 @@ import {
   McpTooManySessionsException,
   McpUnsupportedMediaTypeException,
   McpUnsupportedProtocolVersionException,
-} from '../errors/mcp-transport.exceptions.js';
-import type { McpException } from '../errors/mcp.exception.js';
-import { JsonRpcErrorCode } from '../model/json-rpc.js';
-import type { McpTransportKind } from '../model/mcp-transport.interface.js';
-import type { McpRefusalReason, McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { McpTooManyTasksException } from './tasks/task.errors.js';
+} from '../../errors/mcp-transport.exceptions.js';
+import type { McpException } from '../../errors/mcp.exception.js';
+import { JsonRpcErrorCode } from '../../model/json-rpc.js';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
+import type { McpRefusalReason, McpTelemetry } from '../../telemetry/mcp-telemetry.js';
+import { McpTooManyTasksException } from '../tasks/task.errors.js';
 
 /** The exceptions that refuse a request for a reason other than their class's, by class. */
 const BY_CLASS: ReadonlyArray<readonly [abstract new (...args: never[]) => McpException, McpRefusalReason]> = [

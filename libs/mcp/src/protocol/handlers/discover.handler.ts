@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MODERN_PROTOCOL_VERSIONS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
-import { McpMethods } from '../handlers/mcp-methods.js';
+import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpMethods } from './mcp-methods.js';
 
 /**
  * `server/discover` (MCP 2026-07-28): the versions, capabilities and identity of the server.

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { McpInvalidRequestException } from '../errors/mcp-protocol.exceptions.js';
-import { McpException } from '../errors/mcp.exception.js';
-import { McpSessionManager } from '../session/mcp-session.manager.js';
-import { McpServerStats } from '../session/mcp-server-stats.js';
+import { McpInvalidRequestException } from '../../errors/mcp-protocol.exceptions.js';
+import { McpException } from '../../errors/mcp.exception.js';
+import { McpSessionManager } from '../../session/mcp-session.manager.js';
+import { McpServerStats } from '../../session/mcp-server-stats.js';
 import {
   errorResponse,
   isValidId,
@@ -12,20 +12,20 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-} from '../model/json-rpc.js';
-import type { McpAnswer } from './mcp-answer.js';
-import type { McpDispatchContext } from './mcp-dispatch-context.js';
-import { McpErrorMapper } from './mcp-error.mapper.js';
-import { LazyAbortController, McpInflightRequests, McpRequestCancelledError } from './inflight-requests.js';
-import { McpClientRequests } from '../client-requests/mcp-client-requests.js';
-import type { Inbound, InboundMessage } from './inbound/inbound.js';
-import { LegacyEra } from './eras/legacy.era.js';
-import { ModernEra } from './eras/modern.era.js';
-import { McpListens } from './listen/listens.registry.js';
-import { callerKeyOf } from '../auth/caller-key.js';
-import { McpTelemetry, type McpRefusalReason } from '../telemetry/mcp-telemetry.js';
+} from '../../model/json-rpc.js';
+import type { McpAnswer } from '../mcp-answer.js';
+import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import { McpErrorMapper } from '../mcp-error.mapper.js';
+import { LazyAbortController, McpInflightRequests, McpRequestCancelledError } from '../inflight-requests.js';
+import { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
+import type { Inbound, InboundMessage } from '../inbound/inbound.js';
+import { LegacyEra } from '../eras/legacy.era.js';
+import { ModernEra } from '../eras/modern.era.js';
+import { McpListens } from '../listen/listens.registry.js';
+import { callerKeyOf } from '../../auth/caller-key.js';
+import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
 import { countRefusal, refusalReasonOf } from './refusals.js';
-import type { McpOperation, McpOperationOutcome } from '../telemetry/mcp-operation.js';
+import type { McpOperation, McpOperationOutcome } from '../../telemetry/mcp-operation.js';
 
 /**
  * The transport-agnostic protocol core: one entry, `dispatch(inbound, ctx)`, for every transport

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
-import { MCP_LEGACY_SSE_PATHS, type McpLegacySsePaths } from '../sse/mcp-legacy-sse.handler.js';
+import { MCP_LEGACY_SSE_PATHS, type McpLegacySsePaths } from './sse/mcp-legacy-sse.handler.js';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_BODY_PATHS } from './mcp-http.tokens.js';
-import { McpHttpHandler } from './mcp-http.handler.js';
-import { normalizePath, pathOf } from './request-path.js';
+import { MCP_BODY_PATHS } from './http/mcp-http.tokens.js';
+import { McpHttpHandler } from './http/mcp-http.handler.js';
+import { normalizePath, pathOf } from './http/request-path.js';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 type RouterLayer = { handle?: { name?: string } };
