@@ -2,8 +2,6 @@
  * McpModule configuration: forRoot / forRootAsync (useFactory, useClass, useExisting), the HTTP
  * path extra, and the options that change behaviour on the wire or fail bootstrap.
  */
-import { jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import { McpModule, McpServerStats } from '@app/mcp';
 import { initializeRequest, openSession, rawPost } from '../support/raw-http.js';
 import {
@@ -189,37 +187,15 @@ describe('McpModule options', () => {
     });
   });
 
-  describe('the flat names of before the grouping', () => {
-    afterEach(() => {
-      jest.restoreAllMocks();
-    });
-
-    it('still apply, each with one deprecation warning at startup naming its new place', async () => {
-      const warn = jest.spyOn(Logger.prototype, 'warn');
-      fixture = await startFixtureApp({
-        providers: [BasicTools],
-        mcp: { maxBodyBytes: 1024, allowedOrigins: ['https://app.example.com'] },
-      });
-
-      const big = { ...initializeRequest(2), params: { ...initializeRequest(2).params, padding: 'x'.repeat(2048) } };
-      expect((await rawPost(fixture.endpoint, big)).status).toBe(413);
-      const origin = { origin: 'https://evil.example.com' };
-      expect((await rawPost(fixture.endpoint, initializeRequest(), origin)).status).toBe(403);
-      const deprecations = warn.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('deprecated'));
-      expect(deprecations.sort()).toEqual([
-        expect.stringMatching(/'allowedOrigins' is deprecated .* use 'transport\.allowedOrigins'/),
-        expect.stringMatching(/'maxBodyBytes' is deprecated .* use 'limits\.maxBodyBytes'/),
-      ]);
-    });
-
-    it('fail bootstrap when also given in their group, naming both spellings', async () => {
+  describe('a name that is no option', () => {
+    it('fails bootstrap naming it, whether a typo or a setting that lives in a group', async () => {
       const bootstrap = bootstrapFixtureApp({
         providers: [BasicTools],
-        mcp: { maxBodyBytes: 1024, limits: { maxBodyBytes: 2048 } },
+        mcp: { maxBodyBytes: 1024, limits: { maxBodyBytes: 2048 } } as object,
       });
 
       await expect(bootstrap).rejects.toThrow(
-        "McpModule option 'maxBodyBytes' is the deprecated spelling of 'limits.maxBodyBytes': give 'limits.maxBodyBytes' only, not both",
+        /McpModule has no option 'maxBodyBytes': its options are serverInfo, .*limits/,
       );
     });
   });

@@ -43,7 +43,7 @@ describe('Tasks on two instances sharing Redis', () => {
         mcp: {
           backend: new RedisMcpBackend({ url: redis.url, keyPrefix, instanceId, heartbeatMs: 200 }),
           auth: { resource: RESOURCE, authorizationServers: [STUB_ISSUER], verifier },
-          requestStateKeys: ['tasks-instances-test-key-0123456789'],
+          modern: { requestStateKeys: ['tasks-instances-test-key-0123456789'] },
           tasks: { handoffMs: 20, pollIntervalMs: 100, maxPerCaller: 3, shutdownGraceMs: 50 },
         },
       });

@@ -123,7 +123,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
   });
 
   it('forged ids of every shape resync, and nothing is read', async () => {
-    const { parts, sid, epoch } = await start({}, { replayBufferSize: 8 });
+    const { parts, sid, epoch } = await start({}, { delivery: { replayBufferSize: 8 } });
     // Each takes the session's outbox sequence (what a genuine id would carry) and forges the rest.
     const forged: ((out: number) => string)[] = [
       (out) => `g:${epoch}-${out}:0`,
@@ -159,7 +159,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
   });
 
   it('an outbox cursor further back than the outbox keeps resyncs without reading it', async () => {
-    const { parts, sid, epoch } = await start({}, { replayBufferSize: 3 });
+    const { parts, sid, epoch } = await start({}, { delivery: { replayBufferSize: 3 } });
     // Two resyncs: 10 outbox sequences, of which the outbox keeps the last 3.
     for (let i = 0; i < 2; i++) await parts.liveStreams.attach(sid, new FakeConnection(), 'nonsense');
     const stream = new FakeConnection();
@@ -180,7 +180,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
   });
 
   it('a resync writes at most replayBufferSize outbox entries, whatever the number of subscriptions', async () => {
-    const { parts, sid } = await start({}, { replayBufferSize: 4 });
+    const { parts, sid } = await start({}, { delivery: { replayBufferSize: 4 } });
     for (let i = 0; i < 30; i++) await parts.subscriptions.subscribe(sid, `db://many/${i}`);
     const stream = new FakeConnection();
 

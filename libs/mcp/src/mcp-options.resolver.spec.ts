@@ -1,19 +1,44 @@
 /**
- * The options' grouped shape, and the flat names of before the grouping: each flat name gives
- * the same resolved options as its place in a group, with one deprecation warning through
- * Nest's Logger naming that place; a name given both ways fails, naming both.
+ * The options' grouped shape: each setting of a group reaches the resolved options, and a name
+ * that is no option (a typo, or a setting given outside its group) fails the module, naming it.
  */
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
-import type { McpModuleOptions } from './interfaces/mcp-module-options.interface.js';
-import { MOVED_OPTIONS } from './mcp-options.deprecated.js';
+import type { McpModuleOptions, McpOptionGroups } from './interfaces/mcp-module-options.interface.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 
 const SERVER_INFO = { name: 't', version: '1' };
 
-/** A value for each moved option that differs from its default, so a lost one shows. */
-const SAMPLES: { [Name in keyof typeof MOVED_OPTIONS]: unknown } = {
+/** Where each setting lives in its group, by its name in the resolved options. */
+const PLACES = {
+  sessionIdleTimeoutMs: ['sessions', 'idleTimeoutMs'],
+  sessionCleanupIntervalMs: ['sessions', 'cleanupIntervalMs'],
+  maxSessions: ['sessions', 'max'],
+  maxSessionsPerPrincipal: ['sessions', 'maxPerCaller'],
+  maxSubscriptionsPerSession: ['sessions', 'maxSubscriptions'],
+  allowedOrigins: ['transport', 'allowedOrigins'],
+  allowedHosts: ['transport', 'allowedHosts'],
+  validateProtocolVersionHeader: ['transport', 'validateProtocolVersionHeader'],
+  keepAliveMs: ['transport', 'keepAliveMs'],
+  maxBodyBytes: ['limits', 'maxBodyBytes'],
+  maxInFlightRequests: ['limits', 'maxInFlightRequests'],
+  maxArgumentDepth: ['limits', 'maxArgumentDepth'],
+  maxStreamsPerCaller: ['limits', 'maxStreamsPerCaller'],
+  toolRateLimit: ['limits', 'toolRateLimit'],
+  clientRequestTimeoutMs: ['limits', 'clientRequestTimeoutMs'],
+  requestStateKeys: ['modern', 'requestStateKeys'],
+  requestStateTtlMs: ['modern', 'requestStateTtlMs'],
+  cacheHints: ['modern', 'cacheHints'],
+  maxListens: ['modern', 'maxListens'],
+  maxListensPerCaller: ['modern', 'maxListensPerCaller'],
+  maxListenUris: ['modern', 'maxListenUris'],
+  replayBufferSize: ['delivery', 'replayBufferSize'],
+  maxStreamBufferBytes: ['delivery', 'maxStreamBufferBytes'],
+  listChangedDebounceMs: ['delivery', 'listChangedDebounceMs'],
+} as const satisfies Record<string, readonly [keyof McpOptionGroups, string]>;
+
+/** A value for each setting that differs from its default, so a lost one shows. */
+const SAMPLES: { [Name in keyof typeof PLACES]: unknown } = {
   sessionIdleTimeoutMs: 1_234,
   sessionCleanupIntervalMs: 567,
   maxSessions: 42,
@@ -40,73 +65,32 @@ const SAMPLES: { [Name in keyof typeof MOVED_OPTIONS]: unknown } = {
   listChangedDebounceMs: 0,
 };
 
-const flatNames = Object.keys(MOVED_OPTIONS) as (keyof typeof MOVED_OPTIONS)[];
-
-/** The grouped spelling of one flat option. */
-const grouped = (name: keyof typeof MOVED_OPTIONS): Partial<McpModuleOptions> => {
-  const [group, key] = MOVED_OPTIONS[name];
-  return { [group]: { [key]: SAMPLES[name] } };
-};
-
-const warnings = () => jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+const settings = Object.keys(PLACES) as (keyof typeof PLACES)[];
 
 afterEach(() => {
   jest.restoreAllMocks();
 });
 
-describe('the flat option names of before the grouping', () => {
-  it.each(flatNames)('%s resolves as its place in a group, with one warning naming that place', (name) => {
-    const warn = warnings();
-    const [group, key] = MOVED_OPTIONS[name];
-
-    const fromFlat = resolveMcpOptions({ serverInfo: SERVER_INFO, [name]: SAMPLES[name] });
-    expect(warn.mock.calls.map(([message]) => message)).toEqual([
-      `McpModule option '${name}' is deprecated and goes in the next minor version: use '${group}.${key}' (see docs/options.md)`,
-    ]);
-    warn.mockClear();
-
-    const fromGroup = resolveMcpOptions({ serverInfo: SERVER_INFO, ...grouped(name) });
-    expect(warn).not.toHaveBeenCalled();
-    expect(fromFlat).toEqual(fromGroup);
-    // The sample reached the resolved options (its flat name is the resolved options' own).
-    expect((fromGroup as unknown as Record<string, unknown>)[name]).toEqual(SAMPLES[name]);
+describe('a setting of a group', () => {
+  it.each(settings)('%s reaches the resolved options from its group', (name) => {
+    const [group, key] = PLACES[name];
+    const resolved = resolveMcpOptions({ serverInfo: SERVER_INFO, [group]: { [key]: SAMPLES[name] } });
+    expect((resolved as unknown as Record<string, unknown>)[name]).toEqual(SAMPLES[name]);
   });
 
-  it('every flat name at once resolves as every group at once', () => {
-    const warn = warnings();
-    const all = Object.fromEntries(flatNames.map((name) => [name, SAMPLES[name]]));
-    const groups: Record<string, Record<string, unknown>> = {};
-    for (const name of flatNames) {
-      const [group, key] = MOVED_OPTIONS[name];
-      (groups[group] ??= {})[key] = SAMPLES[name];
-    }
-
-    expect(resolveMcpOptions({ serverInfo: SERVER_INFO, ...all })).toEqual(
-      resolveMcpOptions({ serverInfo: SERVER_INFO, ...groups }),
-    );
-    expect(warn).toHaveBeenCalledTimes(flatNames.length);
+  it.each(settings)('%s given outside its group fails the module, naming it', (name) => {
+    const outside = () => resolveMcpOptions({ serverInfo: SERVER_INFO, [name]: SAMPLES[name] });
+    expect(outside).toThrow(McpDefinitionError);
+    expect(outside).toThrow(`McpModule has no option '${name}'`);
   });
 
-  it('joins a flat name to the rest of its group, and keeps sessions: false', () => {
-    warnings();
-    const resolved = resolveMcpOptions({
-      serverInfo: SERVER_INFO,
-      sessions: false,
-      maxSessions: 5,
-      limits: { maxBodyBytes: 1_000 },
-      maxInFlightRequests: 3,
-    });
-    expect(resolved).toMatchObject({ sessions: false, maxSessions: 5, maxBodyBytes: 1_000, maxInFlightRequests: 3 });
-  });
-
-  it('refuses a name given both ways, naming both, even with the same value', () => {
-    warnings();
-    const both = () =>
-      resolveMcpOptions({ serverInfo: SERVER_INFO, maxSessions: 5, sessions: { max: 5 }, keepAliveMs: 1 });
-    expect(both).toThrow(McpDefinitionError);
-    expect(both).toThrow(
-      "McpModule option 'maxSessions' is the deprecated spelling of 'sessions.max': give 'sessions.max' only, not both",
-    );
+  it('fails on a typo too, and names a very long name only in part', () => {
+    const typo = () =>
+      resolveMcpOptions({ serverInfo: SERVER_INFO, sesions: { max: 1 } } as unknown as McpModuleOptions);
+    expect(typo).toThrow("McpModule has no option 'sesions': its options are serverInfo,");
+    const long = () => resolveMcpOptions({ serverInfo: SERVER_INFO, ['x'.repeat(10_000)]: 1 });
+    expect(long).toThrow(`'${'x'.repeat(100)}'`);
+    expect(() => long()).not.toThrow('x'.repeat(101));
   });
 });
 

@@ -1,6 +1,6 @@
-import { Logger } from '@nestjs/common';
 import { inspect } from 'node:util';
 import type {
+  McpModuleExtras,
   McpModuleOptions,
   McpOptionGroups,
   McpSessionsOptions,
@@ -29,7 +29,6 @@ import { INVALID_PROTOCOL_VERSION_SETTING } from './mcp.messages.js';
 import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
 import { assertValidIcons } from './registry/icon-rules.js';
 import { authOptionProblems } from './auth/auth-options.validation.js';
-import { liftDeprecatedOptions } from './mcp-options.deprecated.js';
 import { resolveTaskOptions, taskOptionProblems } from './protocol/tasks/task-options.js';
 import { telemetryOptionProblems } from './telemetry/telemetry-options.validation.js';
 import { isObject } from './model/is-object.js';
@@ -116,8 +115,6 @@ const POSITIVE_OPTIONS = [
   'delivery.maxStreamBufferBytes',
 ] as const;
 
-const logger = new Logger('McpModule');
-
 /** The value at a place (`sessions.max`) of grouped options; `sessions: true` holds nothing. */
 function valueAt(options: McpModuleOptions, place: string): unknown {
   const [first, second] = place.split('.');
@@ -160,7 +157,7 @@ function groupProblems(options: McpModuleOptions): string[] {
 
 /** The problems of a set of options in their grouped shape, as messages; empty when they can work. */
 export function validateMcpOptions(options: McpModuleOptions): string[] {
-  const problems: string[] = [];
+  const problems: string[] = unknownOptionProblems(options);
   if (!options?.serverInfo?.name || !options.serverInfo.version) {
     problems.push('McpModule needs serverInfo.name and serverInfo.version');
   }
@@ -222,18 +219,54 @@ export function validateMcpOptions(options: McpModuleOptions): string[] {
 }
 
 /**
- * Validates the options and applies defaults, once, where the module resolves them: a bad
- * setting fails the module's creation with an `McpDefinitionError` naming it. The flat names of
- * before the grouping are moved into their groups first, with one deprecation warning each.
+ * Every option of `McpModule.forRoot()`, and its extras (which Nest hands the module apart): a
+ * name outside them is a typo, or a setting that lives in a group (`maxSessions` is
+ * `sessions.max`), and would otherwise be ignored without a word.
  */
-export function resolveMcpOptions(input: McpModuleOptions): ResolvedMcpOptions {
-  const { options, moved, conflicts } = liftDeprecatedOptions(input);
-  for (const { name, place } of moved) {
-    logger.warn(
-      `McpModule option '${name}' is deprecated and goes in the next minor version: use '${place}' (see docs/options.md)`,
+const OPTION_NAMES = [
+  'serverInfo',
+  'instructions',
+  'protocol',
+  'protocolVersion',
+  'wireProfile',
+  'pageSize',
+  'sessions',
+  'transport',
+  'limits',
+  'modern',
+  'delivery',
+  'tasks',
+  'telemetry',
+  'backend',
+  'auth',
+  'isGlobal',
+  'http',
+  'ws',
+  'sse',
+  'stdio',
+] as const satisfies readonly (keyof McpModuleOptions | keyof McpModuleExtras)[];
+// Every option is named above: adding one to the interfaces without it fails to compile here.
+type UnnamedOption = Exclude<keyof McpModuleOptions | keyof McpModuleExtras, (typeof OPTION_NAMES)[number]>;
+const EVERY_OPTION_NAMED: [UnnamedOption] extends [never] ? true : UnnamedOption = true;
+void EVERY_OPTION_NAMED;
+
+function unknownOptionProblems(options: McpModuleOptions): string[] {
+  if (!isObject(options)) return [];
+  const known = new Set<string>(OPTION_NAMES);
+  return Object.keys(options)
+    .filter((name) => !known.has(name))
+    .map(
+      (name) =>
+        `McpModule has no option '${name.slice(0, 100)}': its options are ${OPTION_NAMES.join(', ')}, the limits in their groups (see docs/options.md)`,
     );
-  }
-  const problems = [...conflicts, ...validateMcpOptions(options)];
+}
+
+/**
+ * Validates the options and applies defaults, once, where the module resolves them: a bad
+ * setting fails the module's creation with an `McpDefinitionError` naming it.
+ */
+export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions {
+  const problems = validateMcpOptions(options);
   if (problems.length > 0) throw new McpDefinitionError(problems.join('; '));
   assertValidIcons(options.serverInfo.icons, 'serverInfo');
   const sessions = sessionsOf(options);

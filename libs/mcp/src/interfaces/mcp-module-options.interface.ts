@@ -36,7 +36,7 @@ export type McpWireProfile = 'gateway' | 'strict';
  * where; `transport` sets how they behave.
  * @publicApi
  */
-export interface McpModuleOptions extends McpDeprecatedFlatOptions {
+export interface McpModuleOptions {
   /** Server identity reported by `initialize`. */
   serverInfo: McpServerInfo;
   /** Instructions for the model, sent in the `initialize` result. */
@@ -341,62 +341,6 @@ export interface McpOptionGroups {
   delivery: McpDeliveryOptions;
   tasks: McpTasksOptions;
   telemetry: McpTelemetryOptions;
-}
-
-/**
- * The flat spellings of the options before they were grouped. Each is still accepted, with one
- * deprecation warning per name at startup that names its new place; giving a name both ways is
- * an error. They go in the next minor version.
- */
-export interface McpDeprecatedFlatOptions {
-  /** @deprecated Use `sessions.idleTimeoutMs`. */
-  sessionIdleTimeoutMs?: number;
-  /** @deprecated Use `sessions.cleanupIntervalMs`. */
-  sessionCleanupIntervalMs?: number;
-  /** @deprecated Use `sessions.max`. */
-  maxSessions?: number;
-  /** @deprecated Use `sessions.maxPerCaller`. */
-  maxSessionsPerPrincipal?: number;
-  /** @deprecated Use `sessions.maxSubscriptions`. */
-  maxSubscriptionsPerSession?: number;
-  /** @deprecated Use `transport.allowedOrigins`. */
-  allowedOrigins?: string[];
-  /** @deprecated Use `transport.allowedHosts`. */
-  allowedHosts?: string[];
-  /** @deprecated Use `transport.validateProtocolVersionHeader`. */
-  validateProtocolVersionHeader?: boolean;
-  /** @deprecated Use `transport.keepAliveMs`. */
-  keepAliveMs?: number;
-  /** @deprecated Use `limits.maxBodyBytes`. */
-  maxBodyBytes?: number;
-  /** @deprecated Use `limits.maxInFlightRequests`. */
-  maxInFlightRequests?: number;
-  /** @deprecated Use `limits.maxArgumentDepth`. */
-  maxArgumentDepth?: number;
-  /** @deprecated Use `limits.maxStreamsPerCaller`. */
-  maxStreamsPerCaller?: number;
-  /** @deprecated Use `limits.toolRateLimit`. */
-  toolRateLimit?: { limit: number; windowMs: number };
-  /** @deprecated Use `limits.clientRequestTimeoutMs`. */
-  clientRequestTimeoutMs?: number;
-  /** @deprecated Use `modern.requestStateKeys`. */
-  requestStateKeys?: (string | Buffer)[];
-  /** @deprecated Use `modern.requestStateTtlMs`. */
-  requestStateTtlMs?: number;
-  /** @deprecated Use `modern.cacheHints`. */
-  cacheHints?: McpCacheHints;
-  /** @deprecated Use `modern.maxListens`. */
-  maxListens?: number;
-  /** @deprecated Use `modern.maxListensPerCaller`. */
-  maxListensPerCaller?: number;
-  /** @deprecated Use `modern.maxListenUris`. */
-  maxListenUris?: number;
-  /** @deprecated Use `delivery.replayBufferSize`. */
-  replayBufferSize?: number;
-  /** @deprecated Use `delivery.maxStreamBufferBytes`. */
-  maxStreamBufferBytes?: number;
-  /** @deprecated Use `delivery.listChangedDebounceMs`. */
-  listChangedDebounceMs?: number;
 }
 
 /**

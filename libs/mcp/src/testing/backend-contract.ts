@@ -462,7 +462,7 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
       });
 
       it('resyncs on an unknown, foreign or trimmed id: updated for each subscription, then every list change', async () => {
-        const { parts, session } = await single({ replayBufferSize: 3 });
+        const { parts, session } = await single({ delivery: { replayBufferSize: 3 } });
         const other = sessionRecord();
         await parts.sessions.create(other, 100);
         await parts.subscriptions.subscribe(session.id, 'db://a');
@@ -561,7 +561,7 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
       });
 
       it('says unknown for ids it never issued, and gap when the history after the id was dropped', async () => {
-        const { parts, session } = await single({ replayBufferSize: 2 });
+        const { parts, session } = await single({ delivery: { replayBufferSize: 2 } });
         const answer = new FakeConnection();
         const post = parts.postStreams.open(session.id, answer);
         for (let n = 1; n <= 5; n++)

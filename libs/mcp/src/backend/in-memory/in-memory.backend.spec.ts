@@ -6,7 +6,7 @@ import { InMemoryMcpBackend } from './in-memory.backend.js';
 import type { InMemoryDelivery } from './in-memory-delivery.js';
 
 function backend(replayBufferSize = 16) {
-  const options = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, replayBufferSize });
+  const options = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, delivery: { replayBufferSize } });
   const parts = new InMemoryMcpBackend().connect({ options });
   // Fan-out and live streams are one object in memory.
   return {

@@ -10,7 +10,7 @@ import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 const NOW = 1_700_000_000_000;
 
 function listensWith(options: { maxListens?: number; maxListensPerCaller?: number } = {}) {
-  const resolved = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, ...options });
+  const resolved = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, modern: options });
   const fanout = new InMemoryMcpBackend().connect({ options: resolved }).fanout;
   return { listens: new McpListens(resolved, fanout, new McpTelemetry()), fanout };
 }
@@ -168,9 +168,9 @@ describe('McpListens', () => {
   it('defaults the per-caller cap to a tenth of the instance cap', () => {
     const resolve = (options: object) => resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, ...options });
     expect(resolve({}).maxListensPerCaller).toBe(1_000);
-    expect(resolve({ maxListens: 25 }).maxListensPerCaller).toBe(2);
-    expect(resolve({ maxListens: 5 }).maxListensPerCaller).toBe(1);
+    expect(resolve({ modern: { maxListens: 25 } }).maxListensPerCaller).toBe(2);
+    expect(resolve({ modern: { maxListens: 5 } }).maxListensPerCaller).toBe(1);
     expect(resolve({}).maxStreamsPerCaller).toBe(1_000);
-    expect(resolve({ maxSessions: 50, maxStreamsPerCaller: 7 }).maxStreamsPerCaller).toBe(7);
+    expect(resolve({ sessions: { max: 50 }, limits: { maxStreamsPerCaller: 7 } }).maxStreamsPerCaller).toBe(7);
   });
 });
