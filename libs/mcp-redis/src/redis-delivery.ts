@@ -1,7 +1,7 @@
-import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
+  McpLogger,
   LIST_CHANGED_JSON,
   ListenerIndex,
   resourceUpdatedJson,
@@ -76,7 +76,7 @@ interface LogEntry {
  * and its end announced here: a stream outlives its session by one heartbeat at most.
  */
 export class RedisDelivery implements McpFanout, McpLiveStreams {
-  private readonly logger = new Logger('McpRedis');
+  private readonly logger = new McpLogger('McpRedis');
   private readonly held = new Map<string, GetStream>();
   /** URI → held streams whose sessions subscribed to it. */
   private readonly index = new Map<string, Set<GetStream>>();

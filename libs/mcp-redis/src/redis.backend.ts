@@ -1,8 +1,8 @@
-import { Logger } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
 import {
+  McpLogger,
   DELIVERY_QUEUE_GAUGE,
   type McpBackend,
   type McpBackendContext,
@@ -92,7 +92,7 @@ const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * @publicApi
  */
 export class RedisMcpBackend implements McpBackend {
-  private readonly logger = new Logger('McpRedis');
+  private readonly logger = new McpLogger('McpRedis');
 
   constructor(private readonly options: RedisMcpBackendOptions = {}) {
     if (options.instanceId !== undefined && !INSTANCE_ID.test(options.instanceId)) {

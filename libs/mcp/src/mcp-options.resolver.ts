@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import { inspect } from 'node:util';
 import type {
   McpModuleOptions,
@@ -32,6 +31,7 @@ import { authOptionProblems } from './auth/auth-options.validation.js';
 import { liftDeprecatedOptions } from './mcp-options.deprecated.js';
 import { resolveTaskOptions, taskOptionProblems } from './protocol/tasks/task-options.js';
 import { telemetryOptionProblems } from './telemetry/telemetry-options.validation.js';
+import { McpLogger } from './logging/mcp-logger.js';
 
 /** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
 const positive = (value: number | undefined, fallback: number): number =>
@@ -115,7 +115,7 @@ const POSITIVE_OPTIONS = [
   'delivery.maxStreamBufferBytes',
 ] as const;
 
-const logger = new Logger('McpModule');
+const logger = new McpLogger('McpModule');
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
