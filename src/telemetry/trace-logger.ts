@@ -1,5 +1,5 @@
 import type { LogLevel } from '@nestjs/common';
-import { McpConsoleLogger } from '@app/mcp';
+import { McpConsoleLogger } from '@app/mcp/logging/mcp-console.logger.js';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 
 /**

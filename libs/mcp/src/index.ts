@@ -91,11 +91,6 @@ export type {
 export { McpToolLoggingHook } from './hooks/mcp-tool-logging.hook.js';
 export { McpToolMetricsHook } from './hooks/mcp-tool-metrics.hook.js';
 
-// Log lines that quote clients: redacted, escaped onto one line, bounded
-export { McpLogger } from './logging/mcp-logger.js';
-export { McpConsoleLogger } from './logging/mcp-console.logger.js';
-export { escapeLogText, MAX_LOG_MESSAGE_CHARS, toLogLine, toLogStack } from './logging/log-text.js';
-
 // Authorization (resource-server mode)
 export * from './auth/index.js';
 

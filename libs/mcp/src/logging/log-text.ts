@@ -24,7 +24,6 @@ const FRAME_LINE = /^\s+at\s/;
  * `text` with every line-bending character written as an escape (`\n`, `\r`, `\t`, `\u0085`...),
  * so it stays on the line it was written in: text a client chose cannot start a line that reads
  * like one of the server's own. Backslashes are left alone, so escaping twice changes nothing.
- * @publicApi
  */
 export function escapeLogText(text: string): string {
   return text.replace(
@@ -46,7 +45,6 @@ function bounded(text: string, max: number, length = text.length): string {
  * line of the module that may carry client text goes through (through `McpLogger`), and what
  * a console logger of an application can apply to every line it writes (`McpConsoleLogger`).
  * Applying it twice changes nothing.
- * @publicApi
  */
 export function toLogLine(text: string): string {
   // Cut well past the bound before the regular expressions run: a secret that straddles this
@@ -60,7 +58,6 @@ export function toLogLine(text: string): string {
  * {@link MAX_LOG_STACK_FRAMES}), and everything before the first frame (the error's own text,
  * possibly a client's, possibly several lines) on one line, as `toLogLine` writes it. With
  * `framesOnly`, that text is left out (the message of the entry carries it already).
- * @publicApi
  */
 export function toLogStack(stack: string, framesOnly = false): string {
   const lines = stack.split('\n');

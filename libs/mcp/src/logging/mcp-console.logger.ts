@@ -7,7 +7,6 @@ import { toLogLine, toLogStack } from './log-text.js';
  * `toLogStack`, whoever logs it: the module, Nest itself (an `ExceptionsHandler` line quotes an
  * error's text), the application. A line of a client's text then stays one line of the log.
  * `McpLogger` does the same for the module's lines under any other logger.
- * @publicApi
  */
 export class McpConsoleLogger extends ConsoleLogger {
   protected override formatMessage(

@@ -7,7 +7,7 @@ import { toLogLine, toLogStack } from './log-text.js';
  * through `toLogStack`, before it reaches the application's logger. Log lines carry client text
  * (request ids, tool names, errors a tool threw with a client's input in them), and whatever
  * logger the application plugged in, a client must not be able to forge a line with a newline or
- * fill the log with one request. Use it for your own lines that quote what clients sent.
+ * fill the log with one request. Exported from `@nest-mcp/server/backend` for a backend's lines.
  * @publicApi
  */
 export class McpLogger extends Logger {
