@@ -1,5 +1,9 @@
 /** Jest 30 in native ESM mode (run through `node --experimental-vm-modules`). */
 const shared = {
+  // Jest's 5 s default fails tests that start servers, apps or Redis instances on a busy 2-core
+  // machine (and a test that timed out runs on in the background). Every project gets 30 s; a test
+  // that needs more says so itself.
+  testTimeout: 30_000,
   extensionsToTreatAsEsm: ['.ts'],
   moduleFileExtensions: ['ts', 'js', 'json'],
   testEnvironment: 'node',

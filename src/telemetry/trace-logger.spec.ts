@@ -82,4 +82,13 @@ describe('TraceConsoleLogger', () => {
       span_id: SPAN_ID,
     });
   });
+  it('keeps a line with client text in it one line, the ids at its end', () => {
+    const logger = new TraceConsoleLogger('Test', { colors: false });
+    const forged = 'x\n[Nest] 1  - LOG [McpAuth] admin signed in\r\u2028';
+    const out = withSpan(TraceFlags.SAMPLED, () => captured(() => logger.log(`Unknown tool ${forged}`)));
+    expect(out.split('\n')).toHaveLength(2);
+    expect(out).toMatch(
+      / LOG \[Test\] Unknown tool x\\n\[Nest\] 1 {2}- LOG \[McpAuth\] admin signed in\\r\\u2028 trace_id=/,
+    );
+  });
 });

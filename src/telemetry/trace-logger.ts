@@ -1,4 +1,5 @@
-import { ConsoleLogger, type LogLevel } from '@nestjs/common';
+import type { LogLevel } from '@nestjs/common';
+import { McpConsoleLogger } from '@app/mcp/logging/mcp-console.logger.js';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 
 /**
@@ -32,9 +33,11 @@ interface JsonLogObject {
 
 /**
  * Nest's console logger, with the active span's trace and span ids at the end of each line (and
- * as `trace_id` / `span_id` fields in JSON mode), so that a log line leads to its trace.
+ * as `trace_id` / `span_id` fields in JSON mode), so that a log line leads to its trace. Built on
+ * the library's `McpConsoleLogger`, so every line it writes has client text escaped onto it and
+ * bounded, whoever logged it.
  */
-export class TraceConsoleLogger extends ConsoleLogger {
+export class TraceConsoleLogger extends McpConsoleLogger {
   protected override formatMessage(
     logLevel: LogLevel,
     message: unknown,

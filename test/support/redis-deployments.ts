@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { McpModuleOptions } from '@nest-mcp/server';
 import type { McpBackendParts } from '@nest-mcp/server/backend';
@@ -33,7 +33,10 @@ export interface RedisDeployments {
  * The set-up of the Redis backend's own spec files: a `redis-server` of the file's own (they
  * kill its connections, read MONITOR or INFO, or stop it), a plain connection to it, and fresh
  * deployments of `RedisMcpBackend` instances, each on a key prefix of its own, closed after each
- * test. Registers the file's hooks: call it once, at the top of the file.
+ * test, passed or failed. A test that timed out runs on in the background: an instance it asks
+ * for after its afterEach is refused, so none outlives the test, with its heartbeat and its
+ * reconnecting connections keeping Jest from exiting once the server is gone. Registers the
+ * file's hooks: call it once, at the top of the file.
  */
 export function redisDeployments(defaults: Partial<RedisMcpBackendOptions> = {}): RedisDeployments {
   let redis: TestRedis | undefined;
@@ -41,21 +44,34 @@ export function redisDeployments(defaults: Partial<RedisMcpBackendOptions> = {})
   let deployment: BackendDeployment | undefined;
   let prefix = '';
   let unused: string | undefined;
+  let running = false;
 
   beforeAll(async () => {
     redis = await startRedis({ own: true });
-    raw = new Redis(redis.url);
+    // Gives up instead of reconnecting for ever: a test that outlived the server must not keep
+    // the run alive.
+    raw = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: (times) => (times > 20 ? null : 100) });
   }, 30_000);
 
+  beforeEach(() => {
+    running = true;
+  });
+
   afterEach(async () => {
-    await deployment?.close();
+    running = false;
+    const closing = deployment;
     deployment = undefined;
+    await closing?.close();
   });
 
   afterAll(async () => {
     raw?.disconnect();
     await redis?.stop();
   });
+
+  const inTest = (): void => {
+    if (!running) throw new Error('The test already ended (it failed or timed out): no instance starts after it');
+  };
 
   const started = <T>(value: T | undefined, name: string): T => {
     if (value === undefined)
@@ -78,19 +94,26 @@ export function redisDeployments(defaults: Partial<RedisMcpBackendOptions> = {})
       return prefix;
     },
     async instances(count, options = {}, module = {}) {
+      inTest();
       const url = started(redis, 'redis').url;
       const keyPrefix = unused ?? this.newPrefix();
       unused = undefined;
       let n = 0;
       await deployment?.close();
-      deployment = deploymentOf(
+      const current = (deployment = deploymentOf(
         () => new RedisMcpBackend({ url, keyPrefix, instanceId: `i${++n}`, ...defaults, ...options }),
-      );
+      ));
       const parts: McpBackendParts[] = [];
-      for (let i = 0; i < count; i++) parts.push(await deployment.instance(module));
+      // Checked before each start: an afterEach meanwhile closed the deployment, the instance
+      // starting then included.
+      for (let i = 0; i < count; i++) {
+        inTest();
+        parts.push(await current.instance(module));
+      }
       return parts;
     },
     addInstance(module = {}) {
+      inTest();
       return started(deployment, 'a deployment').instance(module);
     },
   };

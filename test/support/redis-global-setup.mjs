@@ -19,6 +19,10 @@ const freePort = () =>
 const pong = (port) =>
   new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
+    socket.setTimeout(1_000, () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', () => resolve(false));
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => {
@@ -40,17 +44,27 @@ export default async function setup() {
       stdio: 'ignore',
     },
   );
+  let failed = false;
+  // A server that did not start is not left running: the run fails without it.
   await new Promise((resolve, reject) => {
-    child.once('error', (error) =>
-      reject(new Error(`cannot run redis-server (${error.message}): install it or set REDIS_URL`)),
-    );
+    child.once('error', (error) => {
+      failed = true;
+      reject(new Error(`cannot run redis-server (${error.message}): install it or set REDIS_URL`));
+    });
     const deadline = Date.now() + 10_000;
     const probe = async () => {
+      if (failed) return;
       if (await pong(port)) return resolve();
-      if (Date.now() > deadline) return reject(new Error(`redis-server on port ${port} did not start`));
+      if (Date.now() > deadline) {
+        failed = true;
+        return reject(new Error(`redis-server on port ${port} did not start`));
+      }
       setTimeout(probe, 20);
     };
     void probe();
+  }).catch((error) => {
+    child.kill('SIGKILL');
+    throw error;
   });
   globalThis.__MCP_E2E_REDIS__ = child;
   process.env.MCP_E2E_REDIS_SERVER = `redis://127.0.0.1:${port}`;

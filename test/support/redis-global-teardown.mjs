@@ -2,8 +2,13 @@
 export default async function teardown() {
   const child = globalThis.__MCP_E2E_REDIS__;
   if (!child || child.exitCode !== null) return;
+  // Killed if it has not exited 5 s after SIGTERM: the run does not wait on it for ever.
   await new Promise((resolve) => {
-    child.once('exit', resolve);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }

@@ -24,8 +24,15 @@ export interface RedisWatch {
 
 /** Starts watching the server at `url`. */
 export async function watchRedis(url: string): Promise<RedisWatch> {
-  const client = new Redis(url);
-  const monitor = await client.monitor();
+  // Gives up instead of reconnecting for ever, and is closed on every path (stop, or a failed start).
+  const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => null });
+  let monitor: Redis;
+  try {
+    monitor = await client.monitor();
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
   const commands: MonitoredCommand[] = [];
   const token = `barrier-${randomBytes(4).toString('hex')}`;
   let seen!: () => void;

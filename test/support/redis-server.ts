@@ -32,11 +32,16 @@ function spawnRedis(port: number): Promise<ChildProcess> {
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
+    // Probing stops once the start succeeded or failed: a probe loop left running on a dead port
+    // would keep the test run alive.
+    let settled = false;
     const timer = setTimeout(() => {
+      settled = true;
       child.kill('SIGKILL');
       reject(new Error(`redis-server on port ${port} did not start within 10 s: ${output}`));
     }, 10_000);
     child.once('error', (error) => {
+      settled = true;
       clearTimeout(timer);
       reject(
         new Error(
@@ -45,10 +50,12 @@ function spawnRedis(port: number): Promise<ChildProcess> {
       );
     });
     child.once('exit', (code) => {
+      settled = true;
       clearTimeout(timer);
       reject(new Error(`redis-server exited with ${code}: ${output}`));
     });
     const probe = async (): Promise<void> => {
+      if (settled) return;
       const client = new Redis({
         port,
         host: '127.0.0.1',
@@ -60,6 +67,8 @@ function spawnRedis(port: number): Promise<ChildProcess> {
       try {
         await client.connect();
         await client.ping();
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         child.removeAllListeners('exit');
         resolve(child);
@@ -75,10 +84,15 @@ function spawnRedis(port: number): Promise<ChildProcess> {
   });
 }
 
+/** Stops the server; one that has not exited 5 s after `signal` is killed. */
 function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
     child.kill(signal);
   });
 }
@@ -91,7 +105,7 @@ export async function startRedis({ own = false }: { own?: boolean } = {}): Promi
   const shared = process.env.REDIS_URL?.trim();
   const prefix = () => `t-${randomBytes(5).toString('hex')}:`;
   const command = async (url: string, args: (string | number)[]) => {
-    const client = new Redis(url, { maxRetriesPerRequest: 1 });
+    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => null });
     try {
       return await client.call(String(args[0]), ...args.slice(1).map(String));
     } finally {

@@ -1,7 +1,7 @@
-import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
+  McpLogger,
   LIST_CHANGED_JSON,
   ListenerIndex,
   resourceUpdatedJson,
@@ -76,7 +76,7 @@ interface LogEntry {
  * and its end announced here: a stream outlives its session by one heartbeat at most.
  */
 export class RedisDelivery implements McpFanout, McpLiveStreams {
-  private readonly logger = new Logger('McpRedis');
+  private readonly logger = new McpLogger('McpRedis');
   private readonly held = new Map<string, GetStream>();
   /** URI → held streams whose sessions subscribed to it. */
   private readonly index = new Map<string, Set<GetStream>>();
@@ -85,6 +85,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   private readonly listeners = new ListenerIndex();
   private readonly me: string;
   private heartbeatTimer?: NodeJS.Timeout;
+  private stopped = false;
   /** The sequence of the last log entry this instance handled; unknown before the first beat. */
   private lastLog?: number;
   /** The log head the previous heartbeat saw: older entries not heard of by now were lost. */
@@ -122,15 +123,23 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     return this.queue?.length ?? 0;
   }
 
-  /** Starts the heartbeat (liveness, TTLs of held sessions, safety poll); the first beat is awaited. */
+  /**
+   * Starts the heartbeat (liveness, TTLs of held sessions, safety poll); the first beat is awaited.
+   * The timer is unref'd (it never keeps the process alive on its own) and owned: `stop` clears
+   * it, and a `stop` while the first beat runs means it is never set.
+   */
   async start(): Promise<void> {
     await this.heartbeat();
+    if (this.stopped) return;
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.settings.heartbeatMs);
     this.heartbeatTimer.unref();
   }
 
+  /** No more beats: the instance is closing. */
   stop(): void {
+    this.stopped = true;
     clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = undefined;
   }
 
   async resourceUpdated(uri: string): Promise<McpDeliveryReport> {
@@ -481,6 +490,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
    * sessions, all sent in this turn.
    */
   async heartbeat(): Promise<void> {
+    if (this.stopped) return;
     const streams = [...this.held.entries()];
     // The liveness key and the log's head are read even when no stream is held.
     const batches: [string, GetStream][][] = streams.length === 0 ? [[]] : inBatches(streams);

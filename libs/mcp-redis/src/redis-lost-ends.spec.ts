@@ -6,7 +6,7 @@
  * deleting the session's keys as its end does, without the publish. Runs on a `redis-server` of
  * its own (it reads MONITOR and kills the subscriber connection).
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { FakeConnection, listChanged, sessionRecord, updated } from '@nest-mcp/server/testing';
 import type { McpBackendParts, McpSessionEndReason } from '@nest-mcp/server/backend';
 import { redisDeployments } from '../../../test/support/redis-deployments.js';
@@ -66,9 +66,12 @@ const watch = async (): Promise<RedisWatch> => {
   return started;
 };
 
-afterEach(async () => {
+const stopWatches = async (): Promise<void> => {
   await Promise.allSettled(watches.splice(0).map((started) => started.stop()));
-});
+};
+afterEach(stopWatches);
+// A watch a timed-out test started after its afterEach.
+afterAll(stopWatches);
 
 describe('Redis: a session end whose message was lost', () => {
   it('closes the held stream at the next heartbeat and is announced once, a late end message included', async () => {

@@ -1,7 +1,12 @@
-import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { McpConnection, McpPostStream, McpPostStreamResume, McpPostStreams } from '@nest-mcp/server/backend';
+import {
+  McpLogger,
+  type McpConnection,
+  type McpPostStream,
+  type McpPostStreamResume,
+  type McpPostStreams,
+} from '@nest-mcp/server/backend';
 import { OrderedWriter, type LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -36,7 +41,7 @@ interface ResumedTarget {
  * instance), each instance closes the connections it holds that carry the session's answers.
  */
 export class RedisPostStreams implements McpPostStreams {
-  private readonly logger = new Logger('McpRedis');
+  private readonly logger = new McpLogger('McpRedis');
   /** Streams written by this instance, by owner string (`<instance> <token>`). */
   private readonly writers = new Map<string, RedisPostWriter>();
   /** Resumed connections held by this instance, by owner string. */

@@ -1,6 +1,10 @@
-import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { MCP_ALL_INSTANCES, type McpInstanceMessageHandler, type McpInstanceMessaging } from '@nest-mcp/server/backend';
+import {
+  McpLogger,
+  MCP_ALL_INSTANCES,
+  type McpInstanceMessageHandler,
+  type McpInstanceMessaging,
+} from '@nest-mcp/server/backend';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 
@@ -27,7 +31,7 @@ type BusHandler = (message: BusMessage) => void;
  * it (a close during a reconnect) would raise an unhandled rejection in the application.
  */
 export class RedisPubSub implements McpInstanceMessaging {
-  private readonly logger = new Logger('McpRedis');
+  private readonly logger = new McpLogger('McpRedis');
   private readonly handlers = new Map<string, BusHandler>();
   private readonly topics = new Map<string, McpInstanceMessageHandler>();
   private readonly reconnectListeners: Array<() => void> = [];

@@ -55,8 +55,12 @@ describe('RedisTaskStore', () => {
     await tasks.create(record, 10);
     await tasks.get(record.taskId); // the script is in Redis's cache from here on
     const watch = await watchRedis(redis.url);
-    await tasks.get(record.taskId);
-    const commands = (await watch.stop()).filter((command) => command.source !== 'lua');
+    try {
+      await tasks.get(record.taskId);
+    } finally {
+      await watch.stop();
+    }
+    const commands = watch.commands.filter((command) => command.source !== 'lua');
     expect(commands.map((command) => command.args[0].toLowerCase())).toEqual(['evalsha']);
   });
 });

@@ -48,7 +48,12 @@ describe('Redis round trips as CLIENT spans', () => {
     redis = await startRedis();
   }, 30_000);
 
+  /** The start of this test's client, awaited after the test even if the test gave up on it. */
+  let starting: Promise<unknown> | undefined;
+
   afterEach(async () => {
+    await starting?.catch(() => undefined);
+    starting = undefined;
     await client?.close();
     client = undefined;
     await memory?.shutdown();
@@ -63,7 +68,7 @@ describe('Redis round trips as CLIENT spans', () => {
   const start = async (telemetry: McpModuleOptions['telemetry'] = {}) => {
     memory = memoryTelemetry();
     prefix = redis.prefix();
-    client = await McpTestClient.create({
+    const creating = McpTestClient.create({
       options: {
         backend: new RedisMcpBackend({ url: redis.url, keyPrefix: prefix }),
         limits: { toolRateLimit: { limit: 1_000, windowMs: 60_000 } },
@@ -71,9 +76,11 @@ describe('Redis round trips as CLIENT spans', () => {
       },
       providers: [NotifyingTools],
     });
-    const ctx = await client.initialize('2025-11-25');
+    starting = creating.then((created) => (client = created));
+    const created = await creating;
+    const ctx = await created.initialize('2025-11-25');
     memory.reset();
-    return { client, ctx };
+    return { client: created, ctx };
   };
 
   it('puts each Redis command a tools/call sends under its SERVER span, named by the script', async () => {

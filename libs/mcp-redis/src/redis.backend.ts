@@ -1,8 +1,8 @@
-import { Logger } from '@nestjs/common';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
 import {
+  McpLogger,
   DELIVERY_QUEUE_GAUGE,
   type McpBackend,
   type McpBackendContext,
@@ -77,6 +77,32 @@ export interface RedisMcpBackendOptions {
 
 const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** How long closing waits for a connection's pending replies (QUIT) before it drops it. */
+const CLOSE_GRACE_MS = 1_000;
+
+/**
+ * Closes a connection for good: QUIT, so the replies still pending arrive, then a disconnect.
+ * Redis being gone is no reason to wait: ioredis queues a QUIT behind the commands waiting for a
+ * reconnect, so QUIT alone could wait for ever, with the connection reconnecting meanwhile (its
+ * timers keep the process alive). The disconnect ends the reconnecting.
+ */
+async function closeConnection(client: Redis): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, CLOSE_GRACE_MS);
+    timer.unref();
+  });
+  await Promise.race([
+    client.quit().then(
+      () => undefined,
+      () => undefined,
+    ),
+    grace,
+  ]);
+  clearTimeout(timer);
+  client.disconnect();
+}
+
 /**
  * The Redis backend of `@nest-mcp/server`: sessions, subscriptions, replayable outboxes, POST
  * answer logs, rate-limit windows, the replay guard of MRTR request states, tasks and the routing
@@ -92,7 +118,7 @@ const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * @publicApi
  */
 export class RedisMcpBackend implements McpBackend {
-  private readonly logger = new Logger('McpRedis');
+  private readonly logger = new McpLogger('McpRedis');
 
   constructor(private readonly options: RedisMcpBackendOptions = {}) {
     if (options.instanceId !== undefined && !INSTANCE_ID.test(options.instanceId)) {
@@ -174,7 +200,7 @@ export class RedisMcpBackend implements McpBackend {
       close: async () => {
         delivery.stop();
         pubsub.stop();
-        await Promise.allSettled([subscriber.quit(), redis.quit()]);
+        await Promise.allSettled([closeConnection(subscriber), closeConnection(redis)]);
       },
     };
   }

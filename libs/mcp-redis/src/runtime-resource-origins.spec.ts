@@ -3,7 +3,7 @@
  * them shuts down, when its liveness lapses (a crash) and when it comes back under the same id;
  * a read forwarded to that instance runs for the caller the reading instance authenticated.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { McpClientUnreachableError, McpException, type McpPrincipal, type McpRequestContext } from '@nest-mcp/server';
 import type { McpBackendParts, McpInstanceMessaging } from '@nest-mcp/server/backend';
 import { deploymentOf, type BackendDeployment } from '@nest-mcp/server/testing';
@@ -60,6 +60,7 @@ describe('runtime resources of instances that are gone', () => {
   const syncs: RuntimeResourceSync[] = [];
 
   const start = async (instanceId: string): Promise<Instance> => {
+    if (!running) throw new Error('The test already ended: no instance starts after it');
     nextId = instanceId;
     const instance = syncOver(await deployment.instance());
     syncs.push(instance.sync);
@@ -69,18 +70,26 @@ describe('runtime resources of instances that are gone', () => {
   beforeAll(async () => {
     redis = await startRedis();
     keyPrefix = redis.prefix();
+  }, 30_000);
+
+  // A deployment per test, closed after it however it ended (its instances, their heartbeats
+  // and connections); an instance a timed-out test asks for after that is refused.
+  let running = false;
+  beforeEach(() => {
+    running = true;
     deployment = deploymentOf(
       () => new RedisMcpBackend({ url: redis.url, keyPrefix, instanceId: nextId, heartbeatMs: HEARTBEAT_MS }),
     );
-  }, 30_000);
+  });
 
-  afterEach(() => {
+  afterEach(async () => {
+    running = false;
     // Stops the liveness timers of this test's instances.
     for (const sync of syncs.splice(0)) sync.beforeApplicationShutdown();
+    await deployment.close();
   });
 
   afterAll(async () => {
-    await deployment?.close();
     await redis?.stop();
   });
 

@@ -1,5 +1,4 @@
-import { Logger } from '@nestjs/common';
-import type { McpSessionEndListener, McpSessionEndReason } from '@nest-mcp/server/backend';
+import { McpLogger, type McpSessionEndListener, type McpSessionEndReason } from '@nest-mcp/server/backend';
 import { describeError } from './redis-errors.js';
 
 /**
@@ -17,7 +16,7 @@ const RECENT_ENDS = 10_000;
  * the session.
  */
 export class SessionEnds {
-  private readonly logger = new Logger('McpRedis');
+  private readonly logger = new McpLogger('McpRedis');
   private readonly listeners: McpSessionEndListener[] = [];
   /** Oldest first (a Set keeps insertion order). */
   private readonly recent = new Set<string>();

@@ -8,6 +8,12 @@ describe('TurnBatchedRedis', () => {
   let redis: TestRedis;
   let client: TurnBatchedRedis;
   let prefix: string;
+  /** Every client a test made, closed after it however it ended. */
+  const clients: TurnBatchedRedis[] = [];
+  const track = (made: TurnBatchedRedis): TurnBatchedRedis => {
+    clients.push(made);
+    return (client = made);
+  };
 
   beforeAll(async () => {
     redis = await startRedis();
@@ -18,15 +24,16 @@ describe('TurnBatchedRedis', () => {
   });
 
   const connect = async (): Promise<TurnBatchedRedis> => {
-    client = new TurnBatchedRedis(redis.url, { maxRetriesPerRequest: 1 });
+    track(new TurnBatchedRedis(redis.url, { maxRetriesPerRequest: 1 }));
     prefix = redis.prefix();
     await client.ping();
     return client;
   };
 
-  afterEach(async () => {
+  afterEach(() => {
     jest.restoreAllMocks();
-    await client?.quit().catch(() => undefined);
+    // disconnect, not quit: a quit waits for a server that may be gone.
+    for (const made of clients.splice(0)) made.disconnect();
   });
 
   /** The socket's writes to the kernel: one `_writev` per flushed batch, one `_write` per lone chunk. */
@@ -70,7 +77,7 @@ describe('TurnBatchedRedis', () => {
   });
 
   it('queues what is sent before the connection is ready, and sends it once it is', async () => {
-    client = new TurnBatchedRedis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    track(new TurnBatchedRedis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 }));
     prefix = redis.prefix();
     const early = Promise.all([client.set(`${prefix}e`, 'early'), client.get(`${prefix}e`)]);
     expect(await early).toEqual(['OK', 'early']);

@@ -348,7 +348,11 @@ describe('McpModule', () => {
 
 describe('@nest-mcp/server/backend (backend authors)', () => {
   it('exports the seams, the in-memory backend and the delivery helpers, declared among the backend and the model', () => {
-    expect(entries.backend.filter(({ file }) => !/^(backend|model)\//.test(file))).toEqual([]);
+    // Besides them, the logger the core's own lines go through, for a backend's lines.
+    const declaredElsewhere = entries.backend.filter(
+      ({ file }) => !/^(backend|model)\//.test(file) && file !== 'logging/mcp-logger.ts',
+    );
+    expect(declaredElsewhere).toEqual([]);
     expect(names(entries.backend)).toEqual(
       expect.arrayContaining([
         'McpBackend',

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { McpServiceUnavailableException } from '../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
@@ -15,9 +15,9 @@ import type { McpPrincipal } from '../model/mcp-principal.js';
 import type { McpTokenVerifier, McpVerifiedToken } from '../interfaces/mcp-token-verifier.interface.js';
 import { resourceMetadataUrl } from './resource-metadata.js';
 import { bindRequestPrincipal } from './request-principal.js';
-import { redactSecrets } from '../logging/redact.js';
 import { missingScopes } from './scopes.js';
 import { McpJwtVerifier } from './verifiers/jwt.verifier.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
 /** Clock skew tolerated when the authenticator re-checks a verifier's `expiresAt`. */
 const EXPIRY_TOLERANCE_SECONDS = 30;
@@ -32,7 +32,7 @@ const EXPIRY_TOLERANCE_SECONDS = 30;
  */
 @Injectable()
 export class McpAuthenticator {
-  private readonly logger = new Logger('McpAuth');
+  private readonly logger = new McpLogger('McpAuth');
   private readonly auth?: McpAuthOptions;
   private readonly verifier?: McpTokenVerifier;
   /** The metadata URL every challenge names; empty when auth is off. */
@@ -119,11 +119,11 @@ export class McpAuthenticator {
       return await this.verifier!.verify(token, { resource: auth.resource });
     } catch (error) {
       if (error instanceof McpInvalidTokenError) {
-        this.logger.debug(redactSecrets(`Refused an access token: ${error.message}`));
+        this.logger.debug(`Refused an access token: ${error.message}`);
         throw this.unauthorized(error.message, 'invalid_token');
       }
       if (error instanceof McpAuthServerUnavailableError) {
-        this.logger.warn(redactSecrets(`Cannot verify an access token: ${error.message}`));
+        this.logger.warn(`Cannot verify an access token: ${error.message}`);
         throw new McpServiceUnavailableException(
           'The authorization server cannot be reached to verify the access token; retry shortly',
         );

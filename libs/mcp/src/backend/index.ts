@@ -22,6 +22,9 @@ export type * from './mcp-task.store.js';
 export { isTerminalTaskStatus, McpTaskCursorError, ORPHANED_TASK } from './mcp-task.store.js';
 export { MCP_ALL_INSTANCES } from './mcp-instance-messaging.js';
 
+// Logging as the core does: client text redacted, escaped onto one line, bounded
+export { McpLogger } from '../logging/mcp-logger.js';
+
 // Delivering as the core does
 export { DELIVERY_QUEUE_GAUGE } from './delivery/delivery-queue.js';
 export { ListenerIndex } from './delivery/listener-index.js';

@@ -1,5 +1,4 @@
-import { redactSecrets } from '../logging/redact.js';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type {
   McpToolCompletedEvent,
   McpToolFailedEvent,
@@ -7,11 +6,12 @@ import type {
   McpToolInvokingEvent,
   McpToolRejectedEvent,
 } from './mcp-tool-hook.interface.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
 /** The registered tool hooks, run in order; a hook that throws is logged and skipped. */
 @Injectable()
 export class McpToolHooks {
-  private readonly logger = new Logger('McpToolHooks');
+  private readonly logger = new McpLogger('McpToolHooks');
   private readonly hooks: McpToolHookHandler[] = [];
 
   add(hook: McpToolHookHandler): void {
@@ -49,9 +49,7 @@ export class McpToolHooks {
         await fn.call(hook, event);
       } catch (error) {
         this.logger.error(
-          redactSecrets(
-            `${hook.constructor.name}.${callback} failed for tool '${event.tool}': ${(error as Error)?.message ?? String(error)}`,
-          ),
+          `${hook.constructor.name}.${callback} failed for tool '${event.tool}': ${(error as Error)?.message ?? String(error)}`,
         );
       }
     }

@@ -1,5 +1,4 @@
-import { redactSecrets } from '../logging/redact.js';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { McpToolHook } from './mcp-tool-hook.decorator.js';
 import type {
   McpToolCompletedEvent,
@@ -7,6 +6,7 @@ import type {
   McpToolHookHandler,
   McpToolRejectedEvent,
 } from './mcp-tool-hook.interface.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
 /**
  * Logs each tool call once, when it ends: a success at debug, a failure or a rejection (unknown
@@ -18,7 +18,7 @@ import type {
 @McpToolHook()
 @Injectable()
 export class McpToolLoggingHook implements McpToolHookHandler {
-  private readonly logger = new Logger('McpTools');
+  private readonly logger = new McpLogger('McpTools');
 
   onToolCompleted({ tool, durationMs, context }: McpToolCompletedEvent): void {
     this.logger.debug(`${tool} completed in ${durationMs.toFixed(1)} ms ${describeCall(context)}`);
@@ -26,16 +26,14 @@ export class McpToolLoggingHook implements McpToolHookHandler {
 
   onToolFailed({ tool, durationMs, error, context }: McpToolFailedEvent): void {
     const reason = error instanceof Error ? error.message : String(error);
-    this.logger.warn(
-      redactSecrets(`${tool} failed in ${durationMs.toFixed(1)} ms ${describeCall(context)}: ${reason}`),
-    );
+    this.logger.warn(`${tool} failed in ${durationMs.toFixed(1)} ms ${describeCall(context)}: ${reason}`);
   }
 
   onToolRejected({ tool, reason, error, context }: McpToolRejectedEvent): void {
     const detail = error instanceof Error ? error.message : String(error);
     // The name is the client's text for an unknown tool: quoted and cut, never a log line of its own.
     const name = reason === 'unknown-tool' ? JSON.stringify(tool.slice(0, 128)) : tool;
-    this.logger.warn(redactSecrets(`${name} rejected (${reason}) ${describeCall(context)}: ${detail}`));
+    this.logger.warn(`${name} rejected (${reason}) ${describeCall(context)}: ${detail}`);
   }
 }
 

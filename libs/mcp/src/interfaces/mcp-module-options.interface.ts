@@ -271,8 +271,10 @@ export interface McpDeliveryOptions {
    */
   replayBufferSize?: number;
   /**
-   * Largest write backlog of one SSE stream, in bytes. A stream whose client stops reading is
-   * closed past it (with a `retry:` hint) and resumes from the replay buffer.
+   * Largest write backlog of one stream (SSE, WebSocket), in bytes, not counting the one message
+   * that took the backlog over it: a single message larger than this never cuts off a client that
+   * reads. A stream whose client stops reading is closed past it (SSE with a `retry:` hint, and
+   * it resumes from the replay buffer; WebSocket with 1013); stdio stops reading stdin.
    * @default 1 MiB
    */
   maxStreamBufferBytes?: number;

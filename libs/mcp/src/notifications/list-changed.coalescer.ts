@@ -1,9 +1,9 @@
-import { redactSecrets } from '../logging/redact.js';
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_FANOUT } from '../backend/mcp-backend.tokens.js';
 import type { McpFanout, McpListKind } from '../backend/mcp-fanout.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
 /**
  * Folds bursts of list changes (a thousand registrations in a loop) into one
@@ -11,7 +11,7 @@ import type { McpFanout, McpListKind } from '../backend/mcp-fanout.js';
  */
 @Injectable()
 export class ListChangedCoalescer implements OnApplicationShutdown {
-  private readonly logger = new Logger('McpNotifications');
+  private readonly logger = new McpLogger('McpNotifications');
   private readonly timers = new Map<McpListKind, NodeJS.Timeout>();
 
   constructor(
@@ -26,9 +26,7 @@ export class ListChangedCoalescer implements OnApplicationShutdown {
       this.timers.delete(kind);
       this.fanout.listChanged(kind).catch((error: unknown) => {
         this.logger.warn(
-          redactSecrets(
-            `Could not send ${kind} list_changed: ${error instanceof Error ? error.message : String(error)}`,
-          ),
+          `Could not send ${kind} list_changed: ${error instanceof Error ? error.message : String(error)}`,
         );
       });
     }, this.options.listChangedDebounceMs);

@@ -1,7 +1,8 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { HttpException, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
-import { redactSecrets } from '../logging/redact.js';
+import { toLogStack } from '../logging/log-text.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 import { McpException } from '../errors/mcp.exception.js';
 import { McpInternalErrorException, McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
 import { McpServiceUnavailableException } from '../errors/mcp-transport.exceptions.js';
@@ -30,7 +31,7 @@ export function httpExceptionDetail(error: HttpException): string {
  */
 @Injectable()
 export class McpErrorMapper {
-  private readonly logger = new Logger('McpErrors');
+  private readonly logger = new McpLogger('McpErrors');
 
   toJsonRpcError(error: unknown, method: string): JsonRpcErrorObject {
     return this.toException(error, method).toJsonRpcError();
@@ -47,7 +48,7 @@ export class McpErrorMapper {
       if (status < 500) return new McpInvalidParamsException(detail);
     }
     if (error instanceof McpBackendUnavailableError) {
-      this.logger.warn(redactSecrets(`Backend unavailable in ${method}: ${error.message}`));
+      this.logger.warn(`Backend unavailable in ${method}: ${error.message}`);
       return new McpServiceUnavailableException();
     }
     return this.internal(error, method);
@@ -69,9 +70,13 @@ export class McpErrorMapper {
   /** Logs an unexpected error under a fresh correlation id and hides its text from the client. */
   internal(error: unknown, method: string): McpInternalErrorException {
     const correlationId = randomUUID();
-    const text = error instanceof Error ? (error.stack ?? error.message) : inspect(error, { depth: 3 });
-    // Foreign errors may carry request data (an upstream client's headers, a token in a URL).
-    this.logger.error(redactSecrets(`Unexpected error in ${method} (correlation id ${correlationId}): ${text}`));
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : inspect(error, { depth: 3 });
+    // Foreign errors may carry request data (an upstream client's headers, a token in a URL) and
+    // a client's own text: the logger redacts, escapes and bounds it; the frames follow apart.
+    const frames = error instanceof Error && error.stack ? toLogStack(error.stack, true) : '';
+    const line = `Unexpected error in ${method} (correlation id ${correlationId}): ${text}`;
+    if (frames) this.logger.error(line, frames);
+    else this.logger.error(line);
     return new McpInternalErrorException(correlationId);
   }
 }

@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import type { McpDispatchContext } from './mcp-dispatch-context.js';
 import type { JsonRpcRequest } from '../model/json-rpc.js';
 import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';
@@ -20,8 +19,9 @@ import type { EraRequest, McpEraContext } from './era-context.js';
 import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { ATTR_MCP_SESSION_ID } from '../telemetry/semconv.js';
 import { ATTR_ASK_CHANNEL, describeAskFailure } from './ask-failure.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
-const logger = new Logger('McpRequest');
+const logger = new McpLogger('McpRequest');
 
 /** How a request reaches its context. */
 export interface RequestContextInit {

@@ -1,12 +1,12 @@
-import { Logger } from '@nestjs/common';
 import type { McpPrincipal } from '../model/mcp-principal.js';
 import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';
 import { McpClientUnreachableError } from '../errors/client-request.errors.js';
 import type { McpTransportKind } from '../model/mcp-transport.interface.js';
 import type { McpAnyProtocolVersion } from '../mcp.constants.js';
 import type { JsonRpcId } from '../model/json-rpc.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
-const logger = new Logger('McpResources');
+const logger = new McpLogger('McpResources');
 
 /** Why a forwarded read cannot reach the client. */
 const ELSEWHERE =

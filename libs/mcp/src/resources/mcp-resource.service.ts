@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { McpResourceMetadata, McpTemplateExists } from '../interfaces/mcp-resource-options.interface.js';
@@ -16,6 +16,7 @@ import { runtimeCompleter } from '../completion/completer-call.js';
 import { checkedScopes } from '../auth/required-scopes.js';
 import { RuntimeResourceSync } from './runtime-resource-sync.js';
 import { buildResourceEntry } from './resource-entry.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
 type TemplateArgs = { uri: string; variables: UriVariables };
 
@@ -72,7 +73,7 @@ export interface McpTemplateRegistration extends Omit<McpResourceRegistration, '
  */
 @Injectable()
 export class McpResourceService {
-  private readonly logger = new Logger('McpResources');
+  private readonly logger = new McpLogger('McpResources');
 
   constructor(
     private readonly registry: McpResourceRegistry,

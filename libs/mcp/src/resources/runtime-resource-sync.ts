@@ -1,10 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { MCP_INSTANCE_MESSAGING } from '../backend/mcp-backend.tokens.js';
 import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
@@ -19,6 +13,7 @@ import { ForwardedReadContext, forwardedReadFacts, type ForwardedReadFacts } fro
 import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
 /** How long a read forwarded to the instance that registered the resource may take. */
 const REMOTE_READ_TIMEOUT_MS = 10_000;
@@ -80,7 +75,7 @@ interface ReadReply {
  */
 @Injectable()
 export class RuntimeResourceSync implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('McpResources');
+  private readonly logger = new McpLogger('McpResources');
   private readonly reads = new Map<string, { resolve(reply: ReadReply): void }>();
   /** What was adopted from each other instance. */
   private readonly adopted = new Map<string, Adopted>();

@@ -1,5 +1,4 @@
-import { redactSecrets } from '../logging/redact.js';
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { MCP_LIVE_STREAMS, MCP_SESSION_STORE } from '../backend/mcp-backend.tokens.js';
 import type { McpLiveStreams } from '../backend/mcp-live-streams.js';
 import type {
@@ -18,6 +17,7 @@ import { SessionQuota } from './session-quota.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { networkAttributes } from '../telemetry/transport-attributes.js';
 import { ATTR_MCP_PROTOCOL_VERSION } from '../telemetry/semconv.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;
 
@@ -28,7 +28,7 @@ type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' |
  */
 @Injectable()
 export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger('McpSessions');
+  private readonly logger = new McpLogger('McpSessions');
   private sweepTimer?: NodeJS.Timeout;
   private readonly quota = new SessionQuota();
 
@@ -50,9 +50,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     this.store.onEnded((id) => this.telemetry.sessionEnded(id));
     if (this.options.maxSessionsPerPrincipal !== undefined) this.store.onEnded((id) => this.quota.release(id));
     this.sweepTimer = setInterval(() => {
-      this.sweep().catch((error: unknown) =>
-        this.logger.warn(redactSecrets(`Session sweep failed: ${describe(error)}`)),
-      );
+      this.sweep().catch((error: unknown) => this.logger.warn(`Session sweep failed: ${describe(error)}`));
     }, this.options.sessionCleanupIntervalMs);
     this.sweepTimer.unref();
   }

@@ -127,12 +127,26 @@ async function eventually(condition: () => Promise<boolean>, what: string): Prom
  */
 export function describeBackendContract(name: string, subject: BackendUnderTest): void {
   describe(`${name}: the backend contract`, () => {
-    let deployment: BackendDeployment | undefined;
-    const deploy = async (): Promise<BackendDeployment> => (deployment = await subject.deploy());
+    let deployments: BackendDeployment[] = [];
+    // A test that timed out runs on: what it would deploy after its afterEach is refused, or
+    // nothing would close it.
+    let running = false;
+    const deploy = async (): Promise<BackendDeployment> => {
+      if (!running) throw new Error('The test already ended: nothing is deployed after its afterEach');
+      const deployment = await subject.deploy();
+      deployments.push(deployment);
+      return deployment;
+    };
+
+    beforeEach(() => {
+      running = true;
+    });
 
     afterEach(async () => {
-      await deployment?.close();
-      deployment = undefined;
+      running = false;
+      const closing = deployments;
+      deployments = [];
+      await Promise.all(closing.map((deployment) => deployment.close()));
     });
 
     /** One instance with a live session. */

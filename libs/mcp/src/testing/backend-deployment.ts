@@ -18,23 +18,40 @@ export interface BackendUnderTest {
   readonly shared: boolean;
 }
 
-/** A deployment of a backend built by `McpBackend.connect` for each instance. */
+/**
+ * A deployment of a backend built by `McpBackend.connect` for each instance. `close` also waits
+ * for the instances still starting and closes them, and closes every instance even when one
+ * fails to close: a test that failed (or timed out) while an instance started leaves nothing
+ * running, no heartbeat and no connection that would keep the test run from exiting.
+ */
 export function deploymentOf(makeBackend: () => McpBackend, release?: () => Promise<void>): BackendDeployment {
   const started: McpBackendParts[] = [];
+  const starting = new Set<Promise<McpBackendParts>>();
+  const stop = async (parts: McpBackendParts): Promise<void> => {
+    await parts.liveStreams.drain().catch(() => undefined);
+    await parts.postStreams.drain().catch(() => undefined);
+    await parts.close?.();
+  };
   return {
     async instance(options = {}) {
       const resolved = resolveMcpOptions({ serverInfo: { name: 'contract', version: '1' }, ...options });
-      const parts = await makeBackend().connect({ options: resolved });
-      started.push(parts);
-      return parts;
+      const connecting = Promise.resolve(makeBackend().connect({ options: resolved }));
+      starting.add(connecting);
+      try {
+        const parts = await connecting;
+        started.push(parts);
+        return parts;
+      } finally {
+        starting.delete(connecting);
+      }
     },
     async close() {
-      for (const parts of started.splice(0)) {
-        await parts.liveStreams.drain().catch(() => undefined);
-        await parts.postStreams.drain().catch(() => undefined);
-        await parts.close?.();
-      }
+      // Instances that finish starting meanwhile land in `started`, closed below.
+      await Promise.allSettled([...starting]);
+      const closing = await Promise.allSettled(started.splice(0).map(stop));
       await release?.();
+      const failed = closing.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   };
 }

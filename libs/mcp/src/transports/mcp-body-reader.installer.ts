@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { MCP_LEGACY_SSE_PATHS, type McpLegacySsePaths } from './sse/mcp-legacy-sse.handler.js';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MCP_BODY_PATHS } from './http/mcp-http.tokens.js';
 import { McpHttpHandler } from './http/mcp-http.handler.js';
 import { normalizePath, pathOf } from './http/request-path.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 type RouterLayer = { handle?: { name?: string } };
@@ -22,7 +23,7 @@ const FRAMEWORK_PARSERS = new Set(['jsonParser', 'urlencodedParser']);
  */
 @Injectable()
 export class McpBodyReaderInstaller implements OnModuleInit {
-  private readonly logger = new Logger('McpHttp');
+  private readonly logger = new McpLogger('McpHttp');
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,

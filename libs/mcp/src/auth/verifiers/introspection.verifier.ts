@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Logger } from '@nestjs/common';
 import { McpAuthServerUnavailableError, McpInvalidTokenError } from './verifier.errors.js';
 import type {
   McpTokenVerificationContext,
@@ -9,6 +8,7 @@ import type {
 import { requestAuthServer } from './auth-server-http.js';
 import { AuthorizationServerMetadata } from './authorization-server-metadata.js';
 import { audiencesOf, scopesOf } from './token-claims.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 /** Options of `McpIntrospectionVerifier`. @publicApi */
 export interface McpIntrospectionVerifierOptions {
@@ -54,7 +54,7 @@ const ACCESS_TOKEN_TYPES = new Set(['bearer', 'access_token']);
  * @publicApi
  */
 export class McpIntrospectionVerifier implements McpTokenVerifier {
-  private readonly logger = new Logger('McpAuth');
+  private readonly logger = new McpLogger('McpAuth');
   private readonly cache = new Map<string, CachedAnswer>();
   private readonly metadata: AuthorizationServerMetadata;
   private readonly ttlMs: number;

@@ -1,8 +1,7 @@
-import { Logger } from '@nestjs/common';
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
 import { McpAuthServerUnavailableError } from './verifier.errors.js';
 import { requestAuthServer, type AuthServerHttpOptions } from './auth-server-http.js';
-import { redactSecrets } from '../../logging/redact.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 type LocalKeySet = ReturnType<typeof createLocalJWKSet>;
 type VerificationKey = Awaited<ReturnType<LocalKeySet>>;
@@ -27,7 +26,7 @@ export interface RemoteKeySetTiming {
  *   with `McpAuthServerUnavailableError` (503), never as an invalid token (401).
  */
 export class RemoteKeySet {
-  private readonly logger = new Logger('McpAuth');
+  private readonly logger = new McpLogger('McpAuth');
   private local?: LocalKeySet;
   private fetchedAt = 0;
   private pending?: Promise<void>;
@@ -43,9 +42,7 @@ export class RemoteKeySet {
     if (!this.local) await this.refresh();
     else if (Date.now() - this.fetchedAt >= this.timing.maxAgeMs) {
       await this.refresh().catch((error: unknown) =>
-        this.logger.warn(
-          redactSecrets(`Keeping the cached keys: ${error instanceof Error ? error.message : String(error)}`),
-        ),
+        this.logger.warn(`Keeping the cached keys: ${error instanceof Error ? error.message : String(error)}`),
       );
     }
     try {

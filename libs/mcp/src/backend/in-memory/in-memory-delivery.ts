@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import type { McpBackendSettings } from '../mcp-backend.interface.js';
 import { DeliveryQueue } from '../delivery/delivery-queue.js';
 import { ListenerIndex } from '../delivery/listener-index.js';
@@ -9,6 +8,7 @@ import type { McpConnection } from '../mcp-session.store.js';
 import type { InMemorySessionStore } from './in-memory-session.store.js';
 import type { InMemorySubscriptionStore } from './in-memory-subscription.store.js';
 import { SessionOutbox } from './session-outbox.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 /** How soon a client whose stream was drained by a shutdown should reconnect. */
 const DRAIN_RETRY_MS = 1_000;
@@ -35,7 +35,7 @@ interface SessionDelivery {
  * stopped. Memory per session is bounded by both caps.
  */
 export class InMemoryDelivery implements McpFanout, McpLiveStreams {
-  private readonly logger = new Logger('McpDelivery');
+  private readonly logger = new McpLogger('McpDelivery');
   private readonly deliveries = new Map<string, SessionDelivery>();
   private readonly connections = new Map<string, McpConnection>();
   private readonly listeners = new ListenerIndex();

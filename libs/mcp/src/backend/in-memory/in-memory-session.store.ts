@@ -1,5 +1,3 @@
-import { Logger } from '@nestjs/common';
-import { redactSecrets } from '../../logging/redact.js';
 import { isSamePrincipal, type McpPrincipalBinding } from '../../model/mcp-principal.js';
 import type {
   McpSessionEndListener,
@@ -8,6 +6,7 @@ import type {
   McpSessionRecord,
   McpSessionStore,
 } from '../mcp-session.store.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 /** Told, synchronously and inside `end`, that a session ended: the sibling stores clear it. */
 export type InMemorySessionEndHook = (sessionId: string) => void;
@@ -22,7 +21,7 @@ export type InMemorySessionEndHook = (sessionId: string) => void;
  * never outlives the session. The `onEnded` listeners are told after that, in the same step.
  */
 export class InMemorySessionStore implements McpSessionStore {
-  private readonly logger = new Logger('McpDelivery');
+  private readonly logger = new McpLogger('McpDelivery');
   private readonly sessions = new Map<string, McpSessionRecord>();
   private readonly endHooks: InMemorySessionEndHook[] = [];
   private readonly endListeners: McpSessionEndListener[] = [];
@@ -117,7 +116,5 @@ export class InMemorySessionStore implements McpSessionStore {
   }
 
   private readonly listenerFailed = (error: unknown): void =>
-    this.logger.error(
-      redactSecrets(`A session end listener failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    this.logger.error(`A session end listener failed: ${error instanceof Error ? error.message : String(error)}`);
 }

@@ -1,13 +1,13 @@
-import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { McpInstanceMessageHandler, McpInstanceMessaging } from '../mcp-instance-messaging.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 /**
  * Messaging of a deployment of one instance: a message to this instance is delivered in
  * process (asynchronously, as a shared backend would), a broadcast reaches nobody.
  */
 export class LocalInstanceMessaging implements McpInstanceMessaging {
-  private readonly logger = new Logger('McpMessaging');
+  private readonly logger = new McpLogger('McpMessaging');
   private readonly handlers = new Map<string, McpInstanceMessageHandler>();
 
   constructor(readonly instanceId: string = randomBytes(6).toString('base64url')) {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { InMemoryRequestStateNonces } from '../../backend/in-memory/in-memory-request-state-nonces.js';
 import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
@@ -17,6 +17,7 @@ import { InputRound } from './input-round.js';
 import { McpModernResults } from './modern-results.js';
 import { MAX_REQUEST_STATE_CHARS, RequestStateCodec, RequestStateTooLargeError } from './request-state.codec.js';
 import { isObject } from '../../model/is-object.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 /** The methods that may answer `input_required` (MCP 2026-07-28 MRTR). */
 export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get']);
@@ -43,7 +44,7 @@ export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resourc
 export class McpMrtr {
   private readonly codec: RequestStateCodec;
   private readonly nonces: McpRequestStateNonces;
-  private readonly logger = new Logger('McpMrtr');
+  private readonly logger = new McpLogger('McpMrtr');
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,

@@ -1,11 +1,11 @@
 import {
   Inject,
   Injectable,
-  Logger,
   Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { McpLogger } from '../../logging/mcp-logger.js';
 import { randomBytes } from 'node:crypto';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
@@ -80,7 +80,7 @@ export type TaskWork = (context: McpRequestContext) => Promise<Record<string, un
 @Injectable()
 export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly store: McpTaskStore;
-  private readonly logger = new Logger('McpTasks');
+  private readonly logger = new McpLogger('McpTasks');
   /** Handlers running here as (or on their way to becoming) tasks: the instance's budget. */
   private readonly running = new Set<TaskRun>();
   /** Tasks running here, by id. */

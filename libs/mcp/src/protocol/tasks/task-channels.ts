@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { McpLogger } from '../../logging/mcp-logger.js';
 import { MCP_INSTANCE_MESSAGING, MCP_LIVE_STREAMS } from '../../backend/mcp-backend.tokens.js';
 import type { McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
 import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
@@ -38,7 +39,7 @@ interface RelayMessage {
  */
 @Injectable()
 export class McpTaskChannels {
-  private readonly logger = new Logger('McpTasks');
+  private readonly logger = new McpLogger('McpTasks');
   /** `tasks/result` streams on this instance, by task (whichever instance runs it). */
   private readonly streams = new Map<string, Set<Send>>();
   /** Tasks running here: the other instances that hold a stream for them. */

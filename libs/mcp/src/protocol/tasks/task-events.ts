@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { McpLogger } from '../../logging/mcp-logger.js';
 import { MCP_INSTANCE_MESSAGING } from '../../backend/mcp-backend.tokens.js';
 import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
 
@@ -18,7 +19,7 @@ type ChangeListener = () => void;
  */
 @Injectable()
 export class McpTaskEvents {
-  private readonly logger = new Logger('McpTasks');
+  private readonly logger = new McpLogger('McpTasks');
   private readonly listeners = new Map<string, Set<ChangeListener>>();
 
   constructor(@Inject(MCP_INSTANCE_MESSAGING) private readonly messaging: McpInstanceMessaging) {

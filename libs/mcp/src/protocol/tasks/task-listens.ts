@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { McpLogger } from '../../logging/mcp-logger.js';
 import { isTerminalTaskStatus } from '../../backend/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
@@ -30,7 +31,7 @@ type Notify = (method: string, params: Record<string, unknown>) => void;
  */
 @Injectable()
 export class McpTaskListens {
-  private readonly logger = new Logger('McpTasks');
+  private readonly logger = new McpLogger('McpTasks');
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { McpLogger } from '../../logging/mcp-logger.js';
 import {
   isTerminalTaskStatus,
   type McpTaskInputRequest,
@@ -77,7 +77,7 @@ export class TaskRun {
   private resolveCreated!: (created: boolean) => void;
   /** Whether the task exists in the store: every write waits for it. */
   private readonly created = new Promise<boolean>((resolve) => (this.resolveCreated = resolve));
-  private readonly logger = new Logger('McpTasks');
+  private readonly logger = new McpLogger('McpTasks');
   private lastProgress = -Infinity;
   private nextMessage?: string;
   private writingMessages?: Promise<void>;

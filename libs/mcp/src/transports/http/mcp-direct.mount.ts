@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { McpHttpHandler } from './mcp-http.handler.js';
 import { normalizePath, pathOf } from './request-path.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 /** DI token of the path the direct mount answers. */
 export const MCP_DIRECT_PATH = Symbol('MCP_DIRECT_PATH');
@@ -20,7 +21,7 @@ type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
  */
 @Injectable()
 export class McpDirectMount implements OnModuleInit {
-  private readonly logger = new Logger('McpHttp');
+  private readonly logger = new McpLogger('McpHttp');
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,

@@ -376,6 +376,31 @@ describe('SseStream', () => {
       expect(await readToEnd(response)).toMatch(/retry: 1000\n\n$/);
     });
 
+    it('keeps a client that reads when one message is larger than maxBufferedBytes and another follows at once', async () => {
+      const { stream, response } = await openClient({ keepAliveMs: 0, maxBufferedBytes: 64 * 1024 });
+      const body = readToEnd(response);
+      const closed = jest.fn();
+      stream.onClose(closed);
+      // Both are written within one tick: the socket holds all of the large one when the small one comes.
+      expect(stream.send(JSON.stringify({ pad: 'x'.repeat(256 * 1024) }), 'large')).toBe(true);
+      expect(stream.send('{"small":true}', 'small')).toBe(true);
+      expect(closed).not.toHaveBeenCalled();
+      stream.close();
+      const text = await body;
+      expect(text).toContain('id: small\nevent: message\ndata: {"small":true}\n\n');
+      expect(text).not.toContain('retry:');
+    });
+
+    it('cuts off a client that leaves a second large message unread', async () => {
+      const { stream, response } = await openClient({ keepAliveMs: 0, maxBufferedBytes: 64 * 1024 });
+      const closed = closeReason(stream);
+      const large = JSON.stringify({ pad: 'x'.repeat(256 * 1024) });
+      expect(stream.send(large, '1')).toBe(true);
+      expect(stream.send(large, '2')).toBe(false);
+      expect(await closed).toBe('slow-consumer');
+      expect(await readToEnd(response)).toMatch(/retry: 1000\n\n$/);
+    });
+
     it('lets a reading client receive far more than maxBufferedBytes in total', async () => {
       const { stream, res, response } = await openClient({ keepAliveMs: 0, maxBufferedBytes: 64 * 1024 });
       const body = readToEnd(response);

@@ -1,15 +1,17 @@
 import { ServerResponse, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { DEFAULT_KEEP_ALIVE_MS } from '../../mcp.constants.js';
+import { StreamBacklog } from '../connection/stream-backlog.js';
 
 /** Tuning of one {@link SseStream}. */
 export interface SseStreamOptions {
   /** Interval of `: keepalive` comments; 0 disables them. Default {@link DEFAULT_KEEP_ALIVE_MS}. */
   keepAliveMs?: number;
   /**
-   * Largest amount of unsent data (`res.writableLength`) tolerated after a write before the client counts as
-   * a slow consumer and the stream is closed. This includes a burst written within one tick (Node corks the
-   * socket until the next tick), so keep it above the largest burst sent at once.
+   * Largest amount of unsent data (`res.writableLength`) tolerated after a write, not counting the one message
+   * that took the backlog over it, before the client counts as a slow consumer and the stream is closed (see
+   * {@link StreamBacklog}). This includes a burst written within one tick (Node corks the socket until the next
+   * tick), so keep it above the largest burst of small messages sent at once.
    * Default {@link DEFAULT_SSE_MAX_BUFFERED_BYTES}.
    */
   maxBufferedBytes?: number;
@@ -112,6 +114,7 @@ export class SseStream {
   #responseEnded = false;
   readonly #keepAliveMs: number;
   readonly #maxBufferedBytes: number;
+  readonly #backlog: StreamBacklog;
   readonly #endTimeoutMs: number;
   #opened = false;
   #closeReason: SseCloseReason | undefined;
@@ -130,9 +133,7 @@ export class SseStream {
     } = options;
     assertMs('keepAliveMs', keepAliveMs);
     assertMs('endTimeoutMs', endTimeoutMs);
-    if (!Number.isSafeInteger(maxBufferedBytes) || maxBufferedBytes <= 0) {
-      throw new RangeError(`maxBufferedBytes must be a positive integer, got ${String(maxBufferedBytes)}`);
-    }
+    this.#backlog = new StreamBacklog(maxBufferedBytes);
     this.#res = res;
     this.#keepAliveMs = keepAliveMs;
     this.#maxBufferedBytes = maxBufferedBytes;
@@ -247,7 +248,7 @@ export class SseStream {
     // The backlog can only pass a cap above the high-water mark once write() signals it.
     if (
       (!flowing || this.#maxBufferedBytes < res.writableHighWaterMark) &&
-      res.writableLength > this.#maxBufferedBytes
+      !this.#backlog.admits(res.writableLength, frame.length)
     ) {
       this.#close('slow-consumer', `retry: ${SLOW_CONSUMER_RETRY_MS}\n\n`);
       return false;
@@ -268,14 +269,15 @@ export class SseStream {
       socket.cork();
       if (SseStream.#corked.push(this) === 1) process.nextTick(SseStream.#uncorkAll);
     }
-    const flowing = socket.write(this.#chunked ? `${Buffer.byteLength(frame).toString(16)}\r\n${frame}\r\n` : frame);
+    const chunk = this.#chunked ? `${Buffer.byteLength(frame).toString(16)}\r\n${frame}\r\n` : frame;
+    const flowing = socket.write(chunk);
     // An empty write tells the response its socket is backed up, so it still emits 'drain' for a producer
     // that paces itself on `res` (it writes nothing: an empty chunk is not framed).
     if (!flowing) this.#res.write('');
     // The backlog can only pass a cap above the high-water mark once write() signals it.
     if (
       (!flowing || this.#maxBufferedBytes < socket.writableHighWaterMark) &&
-      socket.writableLength > this.#maxBufferedBytes
+      !this.#backlog.admits(socket.writableLength, chunk.length)
     ) {
       this.#close('slow-consumer', `retry: ${SLOW_CONSUMER_RETRY_MS}\n\n`);
       return false;

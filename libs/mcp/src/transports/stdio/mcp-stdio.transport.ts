@@ -1,5 +1,4 @@
-import { redactSecrets } from '../../logging/redact.js';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { McpServedTransport } from '../connection/served-transport.js';
 import type { Readable, Writable } from 'node:stream';
 import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
@@ -11,6 +10,7 @@ import { McpListens } from '../../protocol/listen/listens.registry.js';
 import { decodeJsonText } from '../connection/json-text.js';
 import { LineSplitter } from './line-splitter.js';
 import { StdioConnection } from './stdio.connection.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 /** Streams and limits of the stdio transport. @publicApi */
 export interface McpStdioOptions {
@@ -34,7 +34,7 @@ export class McpStdioTransport implements McpServedTransport {
   readonly kind = 'stdio';
   /** Reading stdin: from `start` until stdin ends or the transport closes. */
   private reading = false;
-  private readonly logger = new Logger('McpStdio');
+  private readonly logger = new McpLogger('McpStdio');
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly connection: StdioConnection;
@@ -84,7 +84,7 @@ export class McpStdioTransport implements McpServedTransport {
     });
     this.input.once('error', (error) => {
       this.reading = false;
-      this.logger.error(redactSecrets(`stdin failed: ${error.message}`));
+      this.logger.error(`stdin failed: ${error.message}`);
       this.resolveFinished();
     });
   }

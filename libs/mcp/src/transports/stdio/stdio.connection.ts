@@ -1,6 +1,6 @@
-import { Logger } from '@nestjs/common';
 import type { Writable } from 'node:stream';
 import type { McpConnection } from '../../backend/mcp-session.store.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 /**
  * stdout as an `McpConnection`: one JSON-RPC message per line, nothing else, and the only way
@@ -14,7 +14,7 @@ import type { McpConnection } from '../../backend/mcp-session.store.js';
  * each of them, and there are at most `maxInFlightRequests` of them once reading stopped.
  */
 export class StdioConnection implements McpConnection {
-  private readonly logger = new Logger('McpStdio');
+  private readonly logger = new McpLogger('McpStdio');
   private dropping = false;
 
   constructor(

@@ -1,5 +1,4 @@
-import { redactSecrets } from '../../logging/redact.js';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { McpServedTransport } from '../connection/served-transport.js';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
@@ -19,6 +18,7 @@ import type { McpException } from '../../errors/mcp.exception.js';
 import { errorResponse } from '../../model/json-rpc.js';
 import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
 import { countRefusal } from '../../protocol/dispatch/refusals.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
 
 /** Close code when the upgrade's access token expires (RFC 6455 1008, policy violation). */
 export const WS_CLOSE_POLICY_VIOLATION = 1008;
@@ -52,7 +52,7 @@ export const WS_CLOSE_UNSUPPORTED_DATA = 1003;
 @Injectable()
 export class McpWsHandler implements McpServedTransport {
   readonly kind = 'websocket';
-  private readonly logger = new Logger('McpWs');
+  private readonly logger = new McpLogger('McpWs');
   private readonly heartbeats = new Set<NodeJS.Timeout>();
   /** Sockets accepted and not closed yet. */
   private sockets = 0;
@@ -100,7 +100,7 @@ export class McpWsHandler implements McpServedTransport {
     socket.on('error', (error) => {
       // A frame past `maxPayload`: `ws` closes the socket with 1009 (message too big).
       if ((error as { code?: string }).code === WS_MESSAGE_TOO_BIG) this.refused('size', request);
-      this.logger.debug(redactSecrets(`WebSocket error: ${error.message}`));
+      this.logger.debug(`WebSocket error: ${error.message}`);
     });
     socket.on('message', (data, isBinary) => void this.onMessage(socket, request, session, data, isBinary));
   }
