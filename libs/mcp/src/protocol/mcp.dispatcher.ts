@@ -26,6 +26,7 @@ import { callerKeyOf } from '../auth/caller-key.js';
 import { McpTelemetry, type McpRefusalReason } from '../telemetry/mcp-telemetry.js';
 import { countRefusal, refusalReasonOf } from './refusals.js';
 import type { McpOperation, McpOperationOutcome } from '../telemetry/mcp-operation.js';
+import { ERROR_TYPE_OTHER } from '../telemetry/semconv.js';
 
 /**
  * The transport-agnostic protocol core: one entry, `dispatch(inbound, ctx)`, for every transport
@@ -151,11 +152,9 @@ export class McpDispatcher {
       case 'invalid': {
         this.refused(message.error, ctx, message.refusal);
         const outcome = failure(message.id, message.error, message.method ?? 'message');
-        // Refused before it ran: a span only where there is a method to name it by.
-        if (message.method !== undefined) {
-          const id = message.id ?? undefined;
-          this.operation(message.method, id, undefined, ctx, undefined).end(outcomeOf(message.method, outcome, ctx));
-        }
+        // Refused before it ran, and answered: its span too, `_OTHER` when it names no method.
+        const method = message.method ?? ERROR_TYPE_OTHER;
+        this.operation(method, message.id ?? undefined, undefined, ctx, undefined).end(outcomeOf(method, outcome, ctx));
         return outcome;
       }
       case 'notification': {

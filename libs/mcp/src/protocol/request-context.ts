@@ -18,7 +18,6 @@ import { LazyAbortController } from './inflight-requests.js';
 import type { McpInputRequest } from './modern/input-round.js';
 import type { EraRequest, McpEraContext } from './eras/era-context.js';
 import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { ATTR_MCP_SESSION_ID } from '../telemetry/semconv.js';
 import { ATTR_ASK_CHANNEL, describeAskFailure } from './ask-failure.js';
 
 const logger = new Logger('McpRequest');
@@ -209,7 +208,7 @@ export class RequestContext implements McpRequestContext, EraRequest {
     const attributes = { [ATTR_ASK_CHANNEL]: modern ? 'mrtr' : 'request' };
     return this.telemetry.clientRequest(
       method,
-      sessionId === undefined ? attributes : { ...attributes, [ATTR_MCP_SESSION_ID]: sessionId },
+      { ...attributes, ...this.telemetry.sessionAttributes(sessionId) },
       ask,
       describeAskFailure,
     );

@@ -8,6 +8,7 @@ import {
   classifyMessage,
   hasMalformedParams,
   isValidId,
+  MAX_METHOD_LENGTH,
   type JsonRpcId,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -21,9 +22,14 @@ import { checkModernHeaders } from './modern-headers.js';
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The method a message names, when it names one (for the log line of a refusal). */
+/**
+ * The method a message names, when it names one of a length a method can have (for the log line
+ * and the span of a refusal; a longer one was refused for its length and is named by nothing).
+ */
 const methodOf = (value: unknown): string | undefined =>
-  isObject(value) && typeof value.method === 'string' ? value.method : undefined;
+  isObject(value) && typeof value.method === 'string' && value.method.length <= MAX_METHOD_LENGTH
+    ? value.method
+    : undefined;
 
 const isModernVersion = (value: unknown): boolean =>
   typeof value === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(value);
