@@ -122,3 +122,22 @@ describe('MCP_PROMETHEUS_TOKEN (the scrape credential)', () => {
     expect(() => loadGatewayConfig(env, [])).toThrow(message);
   });
 });
+
+describe('MCP_OTEL_CLIENT_TRACE_CONTEXT and MCP_OTEL_SESSION_IDS', () => {
+  it("leave the library's defaults when unset", () => {
+    expect(loadGatewayConfig({}, []).telemetry).toEqual({ clientTraceContext: undefined, sessionIds: undefined });
+  });
+
+  it('pass a chosen value to the telemetry options', () => {
+    expect(
+      loadGatewayConfig({ MCP_OTEL_CLIENT_TRACE_CONTEXT: 'link', MCP_OTEL_SESSION_IDS: 'none' }, []).telemetry,
+    ).toEqual({ clientTraceContext: 'link', sessionIds: 'none' });
+  });
+
+  it.each([
+    ['MCP_OTEL_CLIENT_TRACE_CONTEXT', 'follow'],
+    ['MCP_OTEL_SESSION_IDS', 'hash'],
+  ])('refuses %s=%p with a message naming it', (name, value) => {
+    expect(() => loadGatewayConfig({ [name]: value }, [])).toThrow(new RegExp(`${name} is '${value}'`));
+  });
+});

@@ -51,6 +51,16 @@ export interface GatewayConfig {
    * listener; `MCP_PROMETHEUS_PORT` serves them on a port of their own instead (docs/telemetry.md).
    */
   prometheus?: GatewayPrometheusConfig;
+  /** How the library's telemetry treats what clients send (docs/telemetry.md). */
+  telemetry: GatewayTelemetryConfig;
+}
+
+/** The library's `telemetry` options the gateway takes from the environment. */
+export interface GatewayTelemetryConfig {
+  /** `MCP_OTEL_CLIENT_TRACE_CONTEXT`: `parent` (the library's default), `link` or `ignore`. */
+  clientTraceContext?: 'parent' | 'link' | 'ignore';
+  /** `MCP_OTEL_SESSION_IDS`: `digest` (the library's default), `none` or `clear`. */
+  sessionIds?: 'digest' | 'none' | 'clear';
 }
 
 /** Where the gateway serves its metrics for Prometheus to scrape. */
@@ -153,6 +163,10 @@ export function loadGatewayConfig(
     auth: authConfig(env, url),
     ...redisSettings(env),
     notesExportStepMs: nonNegativeMilliseconds(env, 'NOTES_EXPORT_STEP_MS') ?? DEFAULT_NOTES_EXPORT_STEP_MS,
+    telemetry: {
+      clientTraceContext: oneOf(env, 'MCP_OTEL_CLIENT_TRACE_CONTEXT', ['parent', 'link', 'ignore'] as const),
+      sessionIds: oneOf(env, 'MCP_OTEL_SESSION_IDS', ['digest', 'none', 'clear'] as const),
+    },
     prometheus: prometheusConfig(env, url, argv.includes('--stdio'), env.MCP_AUTH_ISSUER?.trim() ? true : false),
   };
 }
@@ -249,6 +263,16 @@ function redisSettings(
     redisKeyPrefix: env.MCP_REDIS_KEY_PREFIX?.trim() || 'mcp:',
     redisHeartbeatMs: milliseconds(env, 'MCP_REDIS_HEARTBEAT_MS'),
   };
+}
+
+/** A variable that names one of `values`, or is unset. */
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T | undefined {
+  const raw = env[name]?.trim() || undefined;
+  if (raw === undefined) return undefined;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new Error(`${name} is '${raw}': use ${values.map((value) => `'${value}'`).join(', ')}`);
+  }
+  return raw as T;
 }
 
 function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
