@@ -27,6 +27,7 @@ import {
   type StdioGateway,
 } from '../support/stdio-client.js';
 import { watchProcess, type WatchedProcess } from '../support/watched-process.js';
+import { openWs, wsUrl } from '../support/ws-client.js';
 
 const LOADED_MODULES = pathToFileURL(join(PROJECT_ROOT, 'test', 'support', 'loaded-modules.mjs')).href;
 /** Boot, a call, an export: generous bounds for a loaded two-core machine. */
@@ -242,6 +243,40 @@ describe('OTLP over http/json, from OTEL_* variables alone', () => {
       expect(span.attributes['error.type']).toBe('-32602');
       expect(span.attributes['rpc.response.status_code']).toBe('-32602');
       expect(span.statusCode).toBe(2);
+    },
+    TEST_TIMEOUT_MS,
+  );
+  // Last in this block: its refused span would answer the waits above for an error span.
+  it.each([
+    ['an unsupported version (-32022)', '2099-01-01', -32022],
+    ['the version it serves', '2026-07-28', undefined],
+  ])(
+    'exports the SERVER span of a 2026-07-28 tools/call over WebSocket with %s',
+    async (_what, version, code) => {
+      const ws = await openWs(wsUrl(otlp.gateway.origin));
+      try {
+        const answer = await ws.request('tools/call', {
+          name: 'echo',
+          arguments: { text: 'over a socket' },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': version,
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        });
+        expect(answer.error?.code).toBe(code);
+        const span = await otlp.receiver.waitForSpan(
+          (received) =>
+            received.attributes['mcp.method.name'] === 'tools/call' &&
+            received.attributes['network.protocol.name'] === 'websocket' &&
+            received.attributes['jsonrpc.request.id'] === String(answer.id),
+          `the SERVER span of WebSocket request ${String(answer.id)}`,
+        );
+        expect(span.kind).toBe(SPAN_KIND_SERVER);
+        expect(span.attributes['network.protocol.name']).toBe('websocket');
+        expect(span.attributes['error.type']).toBe(code === undefined ? undefined : String(code));
+      } finally {
+        await ws.close();
+      }
     },
     TEST_TIMEOUT_MS,
   );
