@@ -12,6 +12,7 @@ import { McpPrompt, McpResource, McpTool } from '../decorators/index.js';
 import { httpContext, McpTestClient, notification, request } from '../testing/mcp-testing-module.js';
 import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
 import { memoryTelemetry, parentSpanIdOf, type MemoryTelemetry } from '../../../../test/support/otel-memory.js';
+import { McpTelemetry } from './mcp-telemetry.js';
 import { sessionIdDigest } from './recorded-values.js';
 
 @Injectable()
@@ -228,6 +229,41 @@ describe('client-chosen values on spans and metrics', () => {
       for (const value of Object.values(point.attributes)) {
         if (typeof value === 'string') expect(value.length).toBeLessThanOrEqual(MAX);
       }
+    }
+  });
+});
+
+describe("a client's error answer to a request of the server (elicitation, sampling, roots)", () => {
+  it('is bounded on the CLIENT span: its code as error.type and status code, its message, its attributes', async () => {
+    const memory = memoryTelemetry();
+    try {
+      const telemetry = new McpTelemetry({
+        tracerProvider: memory.tracerProvider,
+        meterProvider: memory.meterProvider,
+        maxAttributeLength: MAX,
+      });
+      await expect(
+        telemetry.clientRequest(
+          'elicitation/create',
+          {},
+          () => Promise.reject(new Error('refused')),
+          () => ({
+            errorType: HUGE,
+            code: HUGE as unknown as number,
+            message: HUGE,
+            attributes: { 'app.detail': HUGE },
+          }),
+        ),
+      ).rejects.toThrow('refused');
+
+      const [span] = memory.spansNamed('elicitation/create');
+      for (const value of Object.values(span.attributes)) {
+        if (typeof value === 'string') expect(value.length).toBeLessThanOrEqual(MAX);
+      }
+      expect(String(span.attributes['error.type'])).toHaveLength(MAX);
+      expect((span.status.message ?? '').length).toBeLessThanOrEqual(MAX);
+    } finally {
+      await memory.shutdown();
     }
   });
 });

@@ -87,7 +87,8 @@ export class RecordedOperation implements McpOperation {
   end(outcome: McpOperationOutcome): void {
     if (this.ended) return;
     this.ended = true;
-    const errorType = errorTypeOf(outcome);
+    const type = errorTypeOf(outcome);
+    const errorType = type === undefined ? undefined : this.recording.text(type);
     const span = this.span;
     if (span?.isRecording()) {
       if (outcome.sessionId !== undefined && !this.knownSessionId) {

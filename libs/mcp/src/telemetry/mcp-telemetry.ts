@@ -287,10 +287,12 @@ export class McpTelemetry {
       (error: unknown) => {
         if (span.isRecording()) {
           const failure = describe(error);
-          if (failure.attributes) span.setAttributes(failure.attributes);
+          // The client's error answer is the client's words: bounded like everything it sends.
+          if (failure.attributes) span.setAttributes(boundAttributes({ ...failure.attributes }, this.maxLength));
           if (failure.errorType !== undefined) {
-            span.setAttribute(ATTR_ERROR_TYPE, failure.errorType);
-            if (failure.code !== undefined) span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, String(failure.code));
+            span.setAttribute(ATTR_ERROR_TYPE, bounded(failure.errorType, this.maxLength));
+            if (failure.code !== undefined)
+              span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, bounded(String(failure.code), this.maxLength));
             span.setStatus({
               code: SpanStatusCode.ERROR,
               message: failure.message === undefined ? undefined : bounded(failure.message, this.maxLength),
