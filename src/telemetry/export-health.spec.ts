@@ -55,3 +55,27 @@ describe('ExportHealth', () => {
     expect(exporter.temporality).toBe('cumulative');
   });
 });
+
+describe('ExportHealth.stalled (when the shutdown stops waiting for the flush)', () => {
+  it('is true once an export has gone unanswered for the given time, or the last one failed', () => {
+    let now = 0;
+    const health = new ExportHealth(logged().log, 'the collector', () => now);
+    let answer: ((result: { code: number }) => void) | undefined;
+    const hanging = health.observe(
+      { export: (_items: unknown, done: (result: { code: number }) => void) => (answer = done) },
+      'traces',
+    );
+
+    expect(health.stalled(1_000)).toBe(false);
+    hanging.export([], () => undefined);
+    now = 999;
+    expect(health.stalled(1_000)).toBe(false);
+    now = 1_000;
+    expect(health.stalled(1_000)).toBe(true);
+    answer!({ code: 0 });
+    expect(health.stalled(1_000)).toBe(false);
+    hanging.export([], () => undefined);
+    answer!({ code: 1 });
+    expect(health.stalled(1_000)).toBe(true);
+  });
+});

@@ -19,16 +19,31 @@ type ExportCallback = (result: ExportResult) => void;
  */
 export class ExportHealth {
   private failing = false;
+  /** When each export still unanswered began (the exporter retries an unreachable collector). */
+  private readonly pending = new Map<object, number>();
 
   constructor(
     private readonly log: ExportHealthLog,
     /** Where the exports go, for the line. */
     private readonly destination: string,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** True since an export failed, until one succeeds. */
   get isFailing(): boolean {
     return this.failing;
+  }
+
+  /**
+   * True when the collector looks unreachable: the last export failed, or one has gone unanswered
+   * for `ms` (a reachable collector answers in milliseconds; an unreachable one is retried for
+   * the exporter's whole timeout).
+   */
+  stalled(ms: number): boolean {
+    if (this.failing) return true;
+    const now = this.now();
+    for (const started of this.pending.values()) if (now - started >= ms) return true;
+    return false;
   }
 
   succeeded(): void {
@@ -57,12 +72,16 @@ export class ExportHealth {
         if (property !== 'export' || typeof value !== 'function') {
           return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
         }
-        return (items: unknown, done: ExportCallback) =>
+        return (items: unknown, done: ExportCallback) => {
+          const token = {};
+          this.pending.set(token, this.now());
           (value as (items: unknown, done: ExportCallback) => void).call(target, items, (result: ExportResult) => {
+            this.pending.delete(token);
             if (result.code === 0) this.succeeded();
             else this.failed(signal, result.error);
             done(result);
           });
+        };
       },
     });
   }

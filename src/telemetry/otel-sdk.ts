@@ -49,6 +49,12 @@ export const TELEMETRY_SHUTDOWN_TIMEOUT_MS = 5_000;
 export const TELEMETRY_SHUTDOWN_FAILING_TIMEOUT_MS = 500;
 
 /**
+ * An export unanswered this long during the shutdown's flush marks the collector unreachable:
+ * the shutdown stops waiting for it then (a reachable collector answers in milliseconds).
+ */
+export const TELEMETRY_SHUTDOWN_STALL_MS = 1_000;
+
+/**
  * The most attribute sets each metric keeps (the SDK's `aggregationCardinalityLimit`, on a view
  * that matches every instrument): past it, new sets are folded into one overflow series
  * (`otel.metric.overflow=true`) instead of growing the memory and the scrape without end.
@@ -176,7 +182,7 @@ export async function startTelemetry(
           `OpenTelemetry shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`,
         );
       });
-      return withinTime(stopping, timeoutMs);
+      return withinTime(stopping, timeoutMs, () => health.stalled(TELEMETRY_SHUTDOWN_STALL_MS));
     },
   };
 }
@@ -280,12 +286,26 @@ function useStderrForDiagnostics(logLevel: string): void {
   diag.setLogger(logger, { logLevel: level, suppressOverrideMessage: true });
 }
 
-/** `work`, or nothing once `timeoutMs` have passed (the timer does not keep the process alive). */
-function withinTime(work: Promise<void>, timeoutMs: number): Promise<void> {
+/** How often the shutdown looks whether an export stalled. */
+const STALL_CHECK_MS = 100;
+
+/**
+ * `work`, or nothing once `timeoutMs` have passed or `gaveUp()` says waiting is pointless (the
+ * timers do not keep the process alive).
+ */
+export function withinTime(work: Promise<void>, timeoutMs: number, gaveUp: () => boolean = () => false): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
+  let check: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, timeoutMs);
     timer.unref();
+    check = setInterval(() => {
+      if (gaveUp()) resolve();
+    }, STALL_CHECK_MS);
+    check.unref();
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  return Promise.race([work, late]).finally(() => {
+    clearTimeout(timer);
+    clearInterval(check);
+  });
 }

@@ -534,6 +534,35 @@ describe('OTLP to a collector that is not there', () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    'stops without waiting out the flush when the first export is the one at shutdown',
+    async () => {
+      const closed = await startOtlpReceiver();
+      const endpoint = closed.endpoint;
+      await closed.close();
+      // The SDK's own delays and timeouts: nothing is exported before the stop.
+      const fresh = await startGateway({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+      try {
+        // One initialize over a plain POST: a span to flush, and no stream left for the stop to drain.
+        const initialize = {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stop-test', version: '1' } },
+        };
+        expect((await post(`${fresh.origin}/mcp`, JSON.stringify(initialize))).status).toBe(200);
+        const stopping = Date.now();
+        await fresh.process.stop();
+        // The flush's export goes unanswered (retried against a closed port): after 1 s the
+        // shutdown stops waiting, where it waited its full 5 s before.
+        expect(Date.now() - stopping).toBeLessThan(5_000);
+      } finally {
+        await fresh.stop();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 describe('stdio mode with OTLP', () => {
