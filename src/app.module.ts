@@ -61,6 +61,7 @@ export class AppModule {
           stdio: config.stdio,
           auth: authOptionsFor(config),
           backend: backendFor(config),
+          telemetry: config.telemetry,
         }),
       ],
       providers: [

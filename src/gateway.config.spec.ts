@@ -95,3 +95,49 @@ describe('MCP_PROMETHEUS and MCP_PROMETHEUS_PORT', () => {
     expect(() => loadGatewayConfig({ MCP_PROMETHEUS: '1' }, ['node', 'main', '--stdio'])).toThrow(/--stdio/);
   });
 });
+
+describe('MCP_PROMETHEUS_TOKEN (the scrape credential)', () => {
+  const ISSUER = { MCP_AUTH_ISSUER: 'https://auth.example.com' };
+  const TOKEN = 'a-scrape-secret-of-32-characters';
+
+  it('is required beside authorization: /metrics is not left open when /mcp needs a token', () => {
+    expect(() => loadGatewayConfig({ ...ISSUER, MCP_PROMETHEUS: '1' }, [])).toThrow(/MCP_PROMETHEUS_TOKEN/);
+    expect(() => loadGatewayConfig({ ...ISSUER, MCP_PROMETHEUS_PORT: '9464' }, [])).toThrow(/MCP_PROMETHEUS_TOKEN/);
+    expect(loadGatewayConfig({ ...ISSUER, MCP_PROMETHEUS: '1', MCP_PROMETHEUS_TOKEN: TOKEN }, []).prometheus).toEqual({
+      token: TOKEN,
+    });
+  });
+
+  it('may be set without authorization, and is then required all the same', () => {
+    expect(loadGatewayConfig({ MCP_PROMETHEUS_PORT: '9464', MCP_PROMETHEUS_TOKEN: TOKEN }, []).prometheus).toEqual({
+      port: 9464,
+      token: TOKEN,
+    });
+  });
+
+  it.each([
+    [{ MCP_PROMETHEUS: '1', MCP_PROMETHEUS_TOKEN: 'short' }, /shorter than 16 bytes/],
+    [{ MCP_PROMETHEUS_TOKEN: TOKEN }, /Prometheus is off/],
+  ])('refuses %p with a message naming the variable', (env, message) => {
+    expect(() => loadGatewayConfig(env, [])).toThrow(message);
+  });
+});
+
+describe('MCP_OTEL_CLIENT_TRACE_CONTEXT and MCP_OTEL_SESSION_IDS', () => {
+  it("leave the library's defaults when unset", () => {
+    expect(loadGatewayConfig({}, []).telemetry).toEqual({ clientTraceContext: undefined, sessionIds: undefined });
+  });
+
+  it('pass a chosen value to the telemetry options', () => {
+    expect(
+      loadGatewayConfig({ MCP_OTEL_CLIENT_TRACE_CONTEXT: 'link', MCP_OTEL_SESSION_IDS: 'none' }, []).telemetry,
+    ).toEqual({ clientTraceContext: 'link', sessionIds: 'none' });
+  });
+
+  it.each([
+    ['MCP_OTEL_CLIENT_TRACE_CONTEXT', 'follow'],
+    ['MCP_OTEL_SESSION_IDS', 'hash'],
+  ])('refuses %s=%p with a message naming it', (name, value) => {
+    expect(() => loadGatewayConfig({ [name]: value }, [])).toThrow(new RegExp(`${name} is '${value}'`));
+  });
+});

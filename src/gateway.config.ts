@@ -51,12 +51,28 @@ export interface GatewayConfig {
    * listener; `MCP_PROMETHEUS_PORT` serves them on a port of their own instead (docs/telemetry.md).
    */
   prometheus?: GatewayPrometheusConfig;
+  /** How the library's telemetry treats what clients send (docs/telemetry.md). */
+  telemetry: GatewayTelemetryConfig;
+}
+
+/** The library's `telemetry` options the gateway takes from the environment. */
+export interface GatewayTelemetryConfig {
+  /** `MCP_OTEL_CLIENT_TRACE_CONTEXT`: `parent` (the library's default), `link` or `ignore`. */
+  clientTraceContext?: 'parent' | 'link' | 'ignore';
+  /** `MCP_OTEL_SESSION_IDS`: `digest` (the library's default), `none` or `clear`. */
+  sessionIds?: 'digest' | 'none' | 'clear';
 }
 
 /** Where the gateway serves its metrics for Prometheus to scrape. */
 export interface GatewayPrometheusConfig {
   /** `MCP_PROMETHEUS_PORT`: a listener of its own on the gateway's host (0: any free port). Unset: the gateway's listener. */
   port?: number;
+  /**
+   * `MCP_PROMETHEUS_TOKEN`: the scrape must send `Authorization: Bearer <token>`. Required when
+   * authorization is on (`MCP_AUTH_ISSUER`): the access tokens of `/mcp` are for MCP clients, and
+   * `/metrics` is no less worth protecting than what they reach.
+   */
+  token?: string;
 }
 
 /** Who issues the gateway's access tokens, and for what audience. */
@@ -147,12 +163,47 @@ export function loadGatewayConfig(
     auth: authConfig(env, url),
     ...redisSettings(env),
     notesExportStepMs: nonNegativeMilliseconds(env, 'NOTES_EXPORT_STEP_MS') ?? DEFAULT_NOTES_EXPORT_STEP_MS,
-    prometheus: prometheusConfig(env, url, argv.includes('--stdio')),
+    telemetry: {
+      clientTraceContext: oneOf(env, 'MCP_OTEL_CLIENT_TRACE_CONTEXT', ['parent', 'link', 'ignore'] as const),
+      sessionIds: oneOf(env, 'MCP_OTEL_SESSION_IDS', ['digest', 'none', 'clear'] as const),
+    },
+    prometheus: prometheusConfig(env, url, argv.includes('--stdio'), env.MCP_AUTH_ISSUER?.trim() ? true : false),
   };
 }
 
-/** `MCP_PROMETHEUS` and `MCP_PROMETHEUS_PORT`; a port alone turns it on too. */
-function prometheusConfig(env: NodeJS.ProcessEnv, url: URL, stdio: boolean): GatewayPrometheusConfig | undefined {
+/** The shortest `MCP_PROMETHEUS_TOKEN`: 16 bytes, as for the request-state keys. */
+const MIN_SCRAPE_TOKEN_BYTES = 16;
+
+/**
+ * `MCP_PROMETHEUS`, `MCP_PROMETHEUS_PORT` and `MCP_PROMETHEUS_TOKEN`; a port alone turns it on
+ * too. With authorization on, the scrape needs its token: `/metrics` is not left open beside a
+ * `/mcp` that needs one.
+ */
+function prometheusConfig(
+  env: NodeJS.ProcessEnv,
+  url: URL,
+  stdio: boolean,
+  auth: boolean,
+): GatewayPrometheusConfig | undefined {
+  const token = env.MCP_PROMETHEUS_TOKEN?.trim() || undefined;
+  const config = prometheusPlace(env, url, stdio);
+  if (token !== undefined) {
+    if (!config) throw new Error('MCP_PROMETHEUS_TOKEN is set but Prometheus is off: set MCP_PROMETHEUS=1 too');
+    if (Buffer.byteLength(token) < MIN_SCRAPE_TOKEN_BYTES) {
+      throw new Error(`MCP_PROMETHEUS_TOKEN is shorter than ${MIN_SCRAPE_TOKEN_BYTES} bytes: use a long random secret`);
+    }
+    return { ...config, token };
+  }
+  if (config && auth) {
+    throw new Error(
+      'MCP_PROMETHEUS is set with authorization on (MCP_AUTH_ISSUER): set MCP_PROMETHEUS_TOKEN, the secret Prometheus must send as a bearer token, so /metrics is not open to anyone',
+    );
+  }
+  return config;
+}
+
+/** Where the scrape is served: `MCP_PROMETHEUS` and `MCP_PROMETHEUS_PORT`. */
+function prometheusPlace(env: NodeJS.ProcessEnv, url: URL, stdio: boolean): GatewayPrometheusConfig | undefined {
   const flag = env.MCP_PROMETHEUS?.trim() || undefined;
   if (flag !== undefined && !['1', 'true', '0', 'false'].includes(flag)) {
     throw new Error(`MCP_PROMETHEUS is '${flag}': use 1 to serve metrics at /metrics, or leave it unset`);
@@ -212,6 +263,16 @@ function redisSettings(
     redisKeyPrefix: env.MCP_REDIS_KEY_PREFIX?.trim() || 'mcp:',
     redisHeartbeatMs: milliseconds(env, 'MCP_REDIS_HEARTBEAT_MS'),
   };
+}
+
+/** A variable that names one of `values`, or is unset. */
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[]): T | undefined {
+  const raw = env[name]?.trim() || undefined;
+  if (raw === undefined) return undefined;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new Error(`${name} is '${raw}': use ${values.map((value) => `'${value}'`).join(', ')}`);
+  }
+  return raw as T;
 }
 
 function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 // per application; not on the package's public entry, hence the path.
 import { McpOriginPolicy } from '@app/mcp/transports/connection/origin-policy.js';
 import { GATEWAY_CONFIG, hostOf, type GatewayConfig } from '../gateway.config.js';
+import { hasScrapeToken } from './metrics-scrape.js';
 import type { GatewayTelemetry } from './otel-sdk.js';
 
 export const GATEWAY_TELEMETRY = Symbol('GATEWAY_TELEMETRY');
@@ -35,7 +36,7 @@ export class GatewayTelemetryShutdown implements OnApplicationShutdown {
 
 /**
  * `GET /metrics` for Prometheus, behind the same Host and Origin checks as `/mcp` (a refused
- * request gets the same 403). On the gateway's listener, it answers from the HTTP server's request
+ * request gets the same 403), and with `MCP_PROMETHEUS_TOKEN` behind its bearer token (401). On the gateway's listener, it answers from the HTTP server's request
  * listener ahead of the framework, as the library's own mounts do; with `MCP_PROMETHEUS_PORT`, on
  * a listener of its own on the gateway's host.
  */
@@ -56,14 +57,21 @@ export class GatewayMetricsEndpoint implements OnModuleInit, OnApplicationShutdo
     const prometheus = this.config.prometheus;
     if (!scrape || !prometheus) return;
     const policy = this.moduleRef.get(McpOriginPolicy, { strict: false });
+    const token = prometheus.token;
     const serve = (req: IncomingMessage, res: ServerResponse): void => {
       if (!policy.admit(req, res)) return;
+      // Host and Origin checks are not access control: with a token, nothing is served without it.
+      if (token !== undefined && !hasScrapeToken(req, token)) {
+        res.writeHead(401, { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Content-Type': 'text/plain' });
+        res.end('Send the scrape token as Authorization: Bearer <MCP_PROMETHEUS_TOKEN>\n');
+        return;
+      }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' });
         res.end('Use GET\n');
         return;
       }
-      scrape(req, res);
+      void scrape(req, res);
     };
     if (prometheus.port !== undefined) {
       this.ownServer = await this.listen(prometheus.port, serve);

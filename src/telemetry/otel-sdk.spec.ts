@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { telemetryPlan } from './otel-sdk.js';
+import { telemetryPlan, withinTime } from './otel-sdk.js';
 
 describe('telemetryPlan (whether the gateway loads the OpenTelemetry SDK at all)', () => {
   it('is off, so nothing is loaded, without an OTLP endpoint or Prometheus', () => {
@@ -47,5 +47,26 @@ describe('telemetryPlan (whether the gateway loads the OpenTelemetry SDK at all)
     expect(
       telemetryPlan({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'false' }, false),
     ).toBeDefined();
+  });
+});
+
+describe('withinTime (how long the shutdown waits for the flush)', () => {
+  const never = new Promise<void>(() => undefined);
+
+  it('ends when the work ends', async () => {
+    await expect(withinTime(Promise.resolve(), 60_000)).resolves.toBeUndefined();
+  });
+
+  it('stops waiting as soon as the collector is seen unreachable, long before the time bound', async () => {
+    let unreachable = false;
+    const waiting = withinTime(never, 60_000, () => unreachable);
+    let done = false;
+    void waiting.then(() => (done = true));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    unreachable = true;
+    // Checked every 100 ms: it ends at the next check, not after 60 s.
+    await waiting;
+    expect(done).toBe(true);
   });
 });

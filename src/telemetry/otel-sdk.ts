@@ -9,10 +9,13 @@
  * once the plan says they are wanted, so a gateway started without telemetry variables loads
  * none of them.
  */
+import { Logger } from '@nestjs/common';
 import { DiagLogLevel, diag, type DiagLogger } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '../gateway.config.js';
 import { GATEWAY_NAME, GATEWAY_VERSION } from '../gateway.info.js';
+import { ExportHealth } from './export-health.js';
+import { scrapeHandler } from './metrics-scrape.js';
 
 /** What the gateway's telemetry exports, decided from the environment alone. */
 export interface TelemetryPlan {
@@ -27,14 +30,36 @@ export interface TelemetryPlan {
 /** The running SDK, as the gateway uses it. */
 export interface GatewayTelemetry {
   readonly plan: TelemetryPlan;
-  /** Answers a scrape with the current metrics in the Prometheus text format (when the plan has Prometheus). */
-  readonly prometheus?: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Answers a scrape with the current metrics in the Prometheus text format (when the plan has
+   * Prometheus); a scrape that fails answers 500, never ends the process.
+   */
+  readonly prometheus?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** Flushes what is pending and stops the SDK; gives up waiting after `timeoutMs`. */
   shutdown(timeoutMs?: number): Promise<void>;
 }
 
 /** How long the shutdown waits for the last export before the process goes on exiting. */
 export const TELEMETRY_SHUTDOWN_TIMEOUT_MS = 5_000;
+
+/**
+ * How long it waits when the last export failed: the collector is known unreachable, and the
+ * exporter would spend its whole timeout retrying one that will not answer.
+ */
+export const TELEMETRY_SHUTDOWN_FAILING_TIMEOUT_MS = 500;
+
+/**
+ * An export unanswered this long during the shutdown's flush marks the collector unreachable:
+ * the shutdown stops waiting for it then (a reachable collector answers in milliseconds).
+ */
+export const TELEMETRY_SHUTDOWN_STALL_MS = 1_000;
+
+/**
+ * The most attribute sets each metric keeps (the SDK's `aggregationCardinalityLimit`, on a view
+ * that matches every instrument): past it, new sets are folded into one overflow series
+ * (`otel.metric.overflow=true`) instead of growing the memory and the scrape without end.
+ */
+export const METRIC_CARDINALITY_LIMIT = 2_000;
 
 const isSet = (value: string | undefined): boolean => Boolean(value?.trim());
 const isTrue = (value: string | undefined): boolean => value?.trim().toLowerCase() === 'true';
@@ -88,15 +113,25 @@ export async function startTelemetry(
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/resources'),
   ]);
+  // The OTLP exporters the gateway builds itself are watched: one log line when exports start
+  // failing, one when they recover; and a shutdown does not wait long for a collector known gone.
+  const health = new ExportHealth(new Logger('Telemetry'), destinationOf(env));
+  const traceExporter = plan.traces ? await otlpTraceExporterFromEnv(env, health) : undefined;
   let prometheus: import('@opentelemetry/exporter-prometheus').PrometheusExporter | undefined;
+  let serializer: import('@opentelemetry/exporter-prometheus').PrometheusSerializer | undefined;
   let metricReaders: import('@opentelemetry/sdk-metrics').IMetricReader[] | undefined;
   if (plan.prometheus) {
-    const { PrometheusExporter } = await import('@opentelemetry/exporter-prometheus');
+    const { PrometheusExporter, PrometheusSerializer } = await import('@opentelemetry/exporter-prometheus');
     // The gateway serves the scrape itself (behind its Host/Origin checks): no server of the exporter's.
     prometheus = new PrometheusExporter({ preventServerStart: true });
-    metricReaders = [prometheus, ...(plan.otlpMetrics ? await otlpMetricReadersFromEnv(env) : [])];
+    // The exporter's own defaults (no prefix, no time stamps), used by the gateway's scrape handler.
+    serializer = new PrometheusSerializer();
+    metricReaders = [prometheus, ...(plan.otlpMetrics ? ((await otlpMetricReadersFromEnv(env, health)) ?? []) : [])];
   } else if (!plan.otlpMetrics) {
     metricReaders = [];
+  } else {
+    // Undefined (an exporter other than OTLP is named): the SDK builds its own readers.
+    metricReaders = await otlpMetricReadersFromEnv(env, health);
   }
   // stdout carries JSON-RPC in stdio mode, and the SDK's console diagnostics (OTEL_LOG_LEVEL) write
   // some levels there: they go to stderr instead, the SDK kept from installing its console logger.
@@ -114,12 +149,15 @@ export async function startTelemetry(
         resourceFromAttributes({ 'service.name': GATEWAY_NAME, 'service.version': GATEWAY_VERSION }),
       ),
       // No OTLP endpoint for spans: no tracer provider (and no export to a default endpoint).
-      ...(plan.traces ? {} : { spanProcessors: [] }),
+      // The watched OTLP exporter gets the SDK's batch processor (OTEL_BSP_* still apply).
+      ...(plan.traces ? (traceExporter ? { traceExporter } : {}) : { spanProcessors: [] }),
       // Undefined: the SDK builds its readers from OTEL_METRICS_EXPORTER and the variables it names.
       ...(metricReaders ? { metricReaders } : {}),
       // The gateway writes log lines, not OpenTelemetry log records (its lines carry the trace ids).
       logRecordProcessors: [],
       instrumentations: [],
+      // Every instrument, the application's too, keeps a bounded number of series.
+      views: [{ instrumentName: '*', aggregationCardinalityLimit: METRIC_CARDINALITY_LIMIT }],
     });
     sdk.start();
   } finally {
@@ -128,31 +166,84 @@ export async function startTelemetry(
   let stopping: Promise<void> | undefined;
   return {
     plan,
-    prometheus: prometheus && ((req, res) => prometheus.getMetricsRequestHandler(req, res)),
-    shutdown(timeoutMs = TELEMETRY_SHUTDOWN_TIMEOUT_MS) {
+    prometheus:
+      prometheus &&
+      serializer &&
+      scrapeHandler(
+        { collect: () => prometheus.collect(), serialize: (metrics) => serializer.serialize(metrics as never) },
+        (error) =>
+          new Logger('Telemetry').error(
+            `A Prometheus scrape failed (answered 500): ${error instanceof Error ? error.message : String(error)}`,
+          ),
+      ),
+    shutdown(timeoutMs = health.isFailing ? TELEMETRY_SHUTDOWN_FAILING_TIMEOUT_MS : TELEMETRY_SHUTDOWN_TIMEOUT_MS) {
       stopping ??= sdk.shutdown().catch((error: unknown) => {
         process.stderr.write(
           `OpenTelemetry shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`,
         );
       });
-      return withinTime(stopping, timeoutMs);
+      return withinTime(stopping, timeoutMs, () => health.stalled(TELEMETRY_SHUTDOWN_STALL_MS));
     },
   };
 }
 
-/**
- * The OTLP metric reader NodeSDK would build from the same variables. Needed only beside the
- * Prometheus reader: NodeSDK reads `OTEL_METRICS_EXPORTER` only when it is given no reader.
- * `otlp` (the default) and `none` are honoured; the protocol picks the exporter package.
- */
-async function otlpMetricReadersFromEnv(
-  env: NodeJS.ProcessEnv,
-): Promise<import('@opentelemetry/sdk-metrics').IMetricReader[]> {
-  const exporters = (env.OTEL_METRICS_EXPORTER ?? '')
+/** The names an `OTEL_*_EXPORTER` variable lists. */
+const exporterNames = (raw: string | undefined): string[] =>
+  (raw ?? '')
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  if (exporters.includes('none') || (exporters.length > 0 && !exporters.includes('otlp'))) return [];
+
+/** Where the exports go, for the log: the collector's origin (never a path's or a URL's credentials). */
+function destinationOf(env: NodeJS.ProcessEnv): string {
+  const raw = [
+    env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT,
+  ]
+    .map((value) => value?.trim())
+    .find(Boolean);
+  try {
+    return raw ? new URL(raw).origin : 'the collector';
+  } catch {
+    return 'the collector';
+  }
+}
+
+/**
+ * The OTLP span exporter NodeSDK would build from the same variables, watched by `health`; or
+ * undefined, leaving the SDK to build its own, when `OTEL_TRACES_EXPORTER` names another exporter
+ * or the protocol is gRPC (whose package the gateway does not load).
+ */
+async function otlpTraceExporterFromEnv(
+  env: NodeJS.ProcessEnv,
+  health: ExportHealth,
+): Promise<import('@opentelemetry/sdk-trace').SpanExporter | undefined> {
+  const names = exporterNames(env.OTEL_TRACES_EXPORTER);
+  if (names.some((name) => name !== 'otlp')) return undefined;
+  const protocol =
+    (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim()) ?? 'http/protobuf';
+  if (protocol === 'grpc') return undefined;
+  const { OTLPTraceExporter } =
+    protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto');
+  return health.observe(new OTLPTraceExporter(), 'traces');
+}
+
+/**
+ * The OTLP metric reader NodeSDK would build from the same variables, its exporter watched by
+ * `health` (NodeSDK reads `OTEL_METRICS_EXPORTER` only when it is given no reader). `otlp` (the
+ * default) and `none` are honoured; the protocol picks the exporter package. Undefined when
+ * another exporter is named: beside Prometheus that is none, alone the SDK's own choice.
+ */
+async function otlpMetricReadersFromEnv(
+  env: NodeJS.ProcessEnv,
+  health: ExportHealth,
+): Promise<import('@opentelemetry/sdk-metrics').IMetricReader[] | undefined> {
+  const exporters = exporterNames(env.OTEL_METRICS_EXPORTER);
+  if (exporters.includes('none')) return [];
+  if (exporters.some((name) => name !== 'otlp')) return undefined;
   const protocol =
     (env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim()) ?? 'http/protobuf';
   const { OTLPMetricExporter } =
@@ -164,7 +255,7 @@ async function otlpMetricReadersFromEnv(
   const timeout = Math.min(positive(env.OTEL_METRIC_EXPORT_TIMEOUT) ?? 30_000, interval);
   return [
     new PeriodicExportingMetricReader({
-      exporter: new OTLPMetricExporter(),
+      exporter: health.observe(new OTLPMetricExporter(), 'metrics'),
       exportIntervalMillis: interval,
       exportTimeoutMillis: timeout,
     }),
@@ -195,12 +286,26 @@ function useStderrForDiagnostics(logLevel: string): void {
   diag.setLogger(logger, { logLevel: level, suppressOverrideMessage: true });
 }
 
-/** `work`, or nothing once `timeoutMs` have passed (the timer does not keep the process alive). */
-function withinTime(work: Promise<void>, timeoutMs: number): Promise<void> {
+/** How often the shutdown looks whether an export stalled. */
+const STALL_CHECK_MS = 100;
+
+/**
+ * `work`, or nothing once `timeoutMs` have passed or `gaveUp()` says waiting is pointless (the
+ * timers do not keep the process alive).
+ */
+export function withinTime(work: Promise<void>, timeoutMs: number, gaveUp: () => boolean = () => false): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
+  let check: NodeJS.Timeout | undefined;
   const late = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, timeoutMs);
     timer.unref();
+    check = setInterval(() => {
+      if (gaveUp()) resolve();
+    }, STALL_CHECK_MS);
+    check.unref();
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  return Promise.race([work, late]).finally(() => {
+    clearTimeout(timer);
+    clearInterval(check);
+  });
 }

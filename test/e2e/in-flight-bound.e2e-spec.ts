@@ -8,6 +8,7 @@ import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { GateTools } from '../fixtures/gate.tools.js';
 import { Gates } from '../fixtures/gates.js';
 import { within } from '../support/http-wire.js';
+import { memoryTelemetry, type MemoryTelemetry } from '../support/otel-memory.js';
 import { stdioPipes, type StdioPipes } from '../support/stdio-pipes.js';
 import { openDriver, type McpDriver, type TransportKind } from '../support/transport-drivers.js';
 
@@ -35,12 +36,20 @@ describe(`maxInFlightRequests: ${LIMIT}`, () => {
   let fixture: FixtureApp;
   let pipes: StdioPipes;
   let gates: Gates;
+  let memory: MemoryTelemetry;
 
   beforeAll(async () => {
     pipes = stdioPipes();
+    memory = memoryTelemetry();
     fixture = await startFixtureApp({
       providers: [Gates, GateTools],
-      mcp: { limits: { maxInFlightRequests: LIMIT }, ws: {}, sse: {}, stdio: true },
+      mcp: {
+        limits: { maxInFlightRequests: LIMIT },
+        ws: {},
+        sse: {},
+        stdio: true,
+        telemetry: { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider },
+      },
       overrides: [pipes.override],
       configure: (app) => app.useWebSocketAdapter(new WsAdapter(app)),
     });
@@ -51,6 +60,7 @@ describe(`maxInFlightRequests: ${LIMIT}`, () => {
     gates.openAll();
     pipes.end();
     await fixture.close();
+    await memory.shutdown();
   });
 
   describe.each<TransportKind>(['websocket', 'stdio', 'legacy-sse'])('over %s', (kind) => {
@@ -87,6 +97,15 @@ describe(`maxInFlightRequests: ${LIMIT}`, () => {
       const refusedIds = refused.map((answer) => answer.id as number);
       // WebSocket frames and stdio lines arrive in order: the last ones are refused.
       if (kind !== 'legacy-sse') expect(refusedIds.sort(byNumber)).toEqual(ids.slice(LIMIT));
+      // Each refusal has its SERVER span with the error, as every request the server answers does.
+      for (const id of refusedIds) {
+        const spans = memory
+          .spans()
+          .filter(
+            (span) => span.attributes['jsonrpc.request.id'] === String(id) && span.name === 'tools/call wait_at_gate',
+          );
+        expect(spans.map((span) => span.attributes['error.type'])).toEqual(['-32004']);
+      }
 
       gate.open();
       const all = await Promise.all(answers);

@@ -162,6 +162,19 @@ const CHECKS: Readonly<Record<string, Check>> = {
       'legacy-sse': { refused: -32000, status: 202 },
     },
   },
+  'framing: a method name longer than any MCP method (257 characters)': {
+    message: () => {
+      const built = call('inbound.record');
+      return { ...built, message: { ...built.message, method: `tools/call${'x'.repeat(247)}` } };
+    },
+    cells: {
+      http: { refused: -32600, status: 400 },
+      batch: { refused: -32600, status: 200 },
+      websocket: { refused: -32600 },
+      stdio: { refused: -32600 },
+      'legacy-sse': { refused: -32600, status: 202 },
+    },
+  },
   [`size: a message over maxBodyBytes (${MAX_MESSAGE_BYTES} bytes)`]: {
     message: () => call('inbound.record', {}, { pad: 'x'.repeat(MAX_MESSAGE_BYTES) }),
     cells: {

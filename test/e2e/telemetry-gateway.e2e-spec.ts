@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ import {
   type StdioGateway,
 } from '../support/stdio-client.js';
 import { watchProcess, type WatchedProcess } from '../support/watched-process.js';
+import { openWs, wsUrl } from '../support/ws-client.js';
 
 const LOADED_MODULES = pathToFileURL(join(PROJECT_ROOT, 'test', 'support', 'loaded-modules.mjs')).href;
 /** Boot, a call, an export: generous bounds for a loaded two-core machine. */
@@ -141,7 +143,8 @@ function expectToolCallSpan(span: ReceivedSpan, transport: StreamableHTTPClientT
     'gen_ai.tool.name': TOOL,
     'gen_ai.operation.name': 'execute_tool',
     'mcp.protocol.version': transport.protocolVersion,
-    'mcp.session.id': transport.sessionId,
+    // The session id's SHA-256 digest, never the id: it is the session's credential.
+    'mcp.session.id': createHash('sha256').update(transport.sessionId!).digest('hex').slice(0, 32),
     'network.transport': 'tcp',
     'network.protocol.name': 'http',
     'client.address': '127.0.0.1',
@@ -240,6 +243,40 @@ describe('OTLP over http/json, from OTEL_* variables alone', () => {
       expect(span.attributes['error.type']).toBe('-32602');
       expect(span.attributes['rpc.response.status_code']).toBe('-32602');
       expect(span.statusCode).toBe(2);
+    },
+    TEST_TIMEOUT_MS,
+  );
+  // Last in this block: its refused span would answer the waits above for an error span.
+  it.each([
+    ['an unsupported version (-32022)', '2099-01-01', -32022],
+    ['the version it serves', '2026-07-28', undefined],
+  ])(
+    'exports the SERVER span of a 2026-07-28 tools/call over WebSocket with %s',
+    async (_what, version, code) => {
+      const ws = await openWs(wsUrl(otlp.gateway.origin));
+      try {
+        const answer = await ws.request('tools/call', {
+          name: 'echo',
+          arguments: { text: 'over a socket' },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': version,
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        });
+        expect(answer.error?.code).toBe(code);
+        const span = await otlp.receiver.waitForSpan(
+          (received) =>
+            received.attributes['mcp.method.name'] === 'tools/call' &&
+            received.attributes['network.protocol.name'] === 'websocket' &&
+            received.attributes['jsonrpc.request.id'] === String(answer.id),
+          `the SERVER span of WebSocket request ${String(answer.id)}`,
+        );
+        expect(span.kind).toBe(SPAN_KIND_SERVER);
+        expect(span.attributes['network.protocol.name']).toBe('websocket');
+        expect(span.attributes['error.type']).toBe(code === undefined ? undefined : String(code));
+      } finally {
+        await ws.close();
+      }
     },
     TEST_TIMEOUT_MS,
   );
@@ -355,6 +392,177 @@ describe('Prometheus on a port of its own (MCP_PROMETHEUS_PORT), without OTLP', 
     expect(modules.some((url) => url.includes('/@opentelemetry/exporter-prometheus/'))).toBe(true);
     expect(gateway.process.lines.some((line) => line.includes('OpenTelemetry: Prometheus metrics'))).toBe(true);
   });
+});
+
+/** A POST of `body` to `url` without a session (and without any credential). */
+function post(url: string, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('Prometheus against hostile method names', () => {
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({ MCP_PROMETHEUS: '1' });
+  }, TEST_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it(
+    'ten unauthenticated POSTs with 3.9 MB method names are refused, recorded as nothing, and the scrape still answers with the process alive',
+    async () => {
+      for (let i = 0; i < 10; i++) {
+        const method = `${i}${'m'.repeat(3_900_000)}`;
+        const answer = await post(`${gateway.origin}/mcp`, JSON.stringify({ jsonrpc: '2.0', id: i, method }));
+        // Refused before anything is recorded: without a session (-32000), or for the method (-32600).
+        expect(answer.status).toBe(400);
+        expect(JSON.parse(answer.body).error.code).toBeLessThan(0);
+      }
+      // A thousand short invented methods are one series, not a thousand.
+      for (let i = 0; i < 200; i++) {
+        await post(`${gateway.origin}/mcp`, JSON.stringify({ jsonrpc: '2.0', id: i, method: `invented/${i}` }));
+      }
+
+      const scrape = await get(`${gateway.origin}/metrics`);
+      expect(scrape.status).toBe(200);
+      expect(scrape.body.length).toBeLessThan(1_000_000);
+      const methods = new Set(
+        parseScrape(scrape.body)
+          .series('mcp_server_operation_duration_count')
+          .map((sample) => sample.labels.mcp_method_name),
+      );
+      expect([...methods].some((method) => method?.startsWith('invented/'))).toBe(false);
+      expect(methods.has('_OTHER')).toBe(true);
+      expect(gateway.process.child.exitCode).toBeNull();
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe('Prometheus behind its scrape token (MCP_PROMETHEUS_TOKEN)', () => {
+  const TOKEN = 'scrape-secret-0123456789abcdef';
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    gateway = await startGateway({ MCP_PROMETHEUS: '1', MCP_PROMETHEUS_TOKEN: TOKEN });
+  }, TEST_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it('answers 401 with a Bearer challenge without the token or with another, 200 with it', async () => {
+    const url = `${gateway.origin}/metrics`;
+    expect((await get(url)).status).toBe(401);
+    expect((await get(url, { Authorization: `Bearer ${TOKEN}x` })).status).toBe(401);
+    expect((await get(url, { Authorization: `Basic ${TOKEN}` })).status).toBe(401);
+    const scrape = await get(url, { Authorization: `Bearer ${TOKEN}` });
+    expect(scrape.status).toBe(200);
+    expect(parseScrape(scrape.body).family('target_info')).toBeDefined();
+  });
+
+  it('refuses to start beside authorization without a token', async () => {
+    const child = watchProcess(process.execPath, [GATEWAY_ENTRY], {
+      cwd: PROJECT_ROOT,
+      env: cleanEnv({ MCP_PROMETHEUS: '1', MCP_AUTH_ISSUER: 'https://auth.example.com' }),
+    });
+    await child.waitForLine(/MCP_PROMETHEUS_TOKEN/, 30_000);
+    expect((await child.exited).code).toBe(1);
+  });
+});
+
+describe('OTLP to a collector that is not there', () => {
+  let gateway: Gateway;
+
+  beforeAll(async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const closed = await startOtlpReceiver();
+    const endpoint = closed.endpoint;
+    await closed.close();
+    gateway = await startGateway({
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_METRIC_EXPORT_INTERVAL: '100',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
+    });
+  }, TEST_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it(
+    'says once that exports fail, and stops without waiting out the flush',
+    async () => {
+      const { client } = await connectAndCall(gateway.origin);
+      await client.close();
+      const { index } = await gateway.process.waitForLine(
+        /OpenTelemetry exports to http:\/\/127\.0\.0\.1:\d+ fail/,
+        30_000,
+      );
+      // Several more exports fail meanwhile (a metric export every 100 ms): still one line. The
+      // line the process writes when it stops is the mark that everything before it was read.
+      const stopping = Date.now();
+      const exit = await gateway.process.stop();
+      const stopMs = Date.now() - stopping;
+      expect(exit.code === 0 || exit.signal === 'SIGTERM' || exit.code === null).toBe(true);
+      expect(gateway.process.lines.filter((line) => /OpenTelemetry exports .* fail/.test(line))).toHaveLength(1);
+      expect(gateway.process.lines.slice(index).filter((line) => /OpenTelemetry exports/.test(line))).toEqual([
+        gateway.process.lines[index],
+      ]);
+      // The flush of a collector known gone is bounded at 500 ms: the whole stop takes less than
+      // the 5 s the flush alone waited before.
+      expect(stopMs).toBeLessThan(5_000);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'stops without waiting out the flush when the first export is the one at shutdown',
+    async () => {
+      const closed = await startOtlpReceiver();
+      const endpoint = closed.endpoint;
+      await closed.close();
+      // The SDK's own delays and timeouts: nothing is exported before the stop.
+      const fresh = await startGateway({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+      try {
+        // One initialize over a plain POST: a span to flush, and no stream left for the stop to drain.
+        const initialize = {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stop-test', version: '1' } },
+        };
+        expect((await post(`${fresh.origin}/mcp`, JSON.stringify(initialize))).status).toBe(200);
+        const stopping = Date.now();
+        await fresh.process.stop();
+        // The flush's export goes unanswered (retried against a closed port): after 1 s the
+        // shutdown stops waiting, where it waited its full 5 s before.
+        expect(Date.now() - stopping).toBeLessThan(5_000);
+      } finally {
+        await fresh.stop();
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
 
 describe('stdio mode with OTLP', () => {

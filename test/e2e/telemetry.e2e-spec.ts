@@ -21,7 +21,7 @@ import { Gates } from '../fixtures/gates.js';
 import { TaskTools } from '../fixtures/task.tools.js';
 import { modernRequest, modernResult, pollUntil } from '../support/modern-tasks-client.js';
 import { memoryTelemetry, parentSpanIdOf, type MemoryTelemetry } from '../support/otel-memory.js';
-import { parseSse, rawPost, type RawResponse } from '../support/raw-http.js';
+import { openSession, parseSse, rawPost, type RawResponse } from '../support/raw-http.js';
 import { stdioPipes, type StdioPipes } from '../support/stdio-pipes.js';
 import { openDriver, TRANSPORT_KINDS, type McpDriver, type TransportKind } from '../support/transport-drivers.js';
 import { startRedis, type TestRedis } from '../support/redis-server.js';
@@ -205,6 +205,28 @@ describe('telemetry end to end', () => {
     });
   });
 
+  describe.each<TransportKind>(['websocket', 'stdio'])('a refused 2026-07-28 tools/call over %s', (kind) => {
+    it('has its SERVER span, with error.type, like every request the server answers', async () => {
+      const driver = await driverFor(kind);
+      memory.reset();
+      const id = nextId++;
+      const answer = await driver
+        .request(id, 'tools/call', {
+          name: 'echo',
+          arguments: { text: 'hi' },
+          _meta: { ...MODERN_META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+        })
+        .catch((error: Error) => ({ error: { code: Number(/"code":(-?\d+)/.exec(error.message)?.[1]) } }));
+      expect(answer.error.code).toBe(-32022);
+
+      const spans = memory.spans().filter((span) => span.attributes['mcp.method.name'] === 'tools/call');
+      expect(spans).toHaveLength(1);
+      expect(spans[0].kind).toBe(SpanKind.SERVER);
+      expect(spans[0].attributes).toMatchObject({ 'error.type': '-32022', 'jsonrpc.request.id': String(id) });
+      expect(spans[0].status.code).toBe(SpanStatusCode.ERROR);
+    });
+  });
+
   it('a 2026-07-28 tools/call takes its parent from _meta, else from the traceparent header', async () => {
     await modernCall('echo', { arguments: { text: 'a' }, _meta: { traceparent: `00-${TRACE_ID}-${CLIENT_SPAN}-01` } });
     const headerTrace = '11111111111111111111111111111111';
@@ -290,6 +312,29 @@ describe('telemetry end to end', () => {
     expect(parentSpanIdOf(answered)).toBe(retry.spanContext().spanId);
     expect(answered.attributes['nest_mcp.client_request.outcome']).toBeUndefined();
   });
+
+  it.each([
+    ['an MCP-Protocol-Version no version is (-32022)', { 'mcp-protocol-version': '2099-01-01' }, true],
+    ['no session id on a 2025-era request', {}, false],
+  ])(
+    'a 2025-era tools/call refused over HTTP for %s has its SERVER span with error.type',
+    async (_why, headers, withSession) => {
+      const session = withSession ? (await openSession(fixture.endpoint)).headers : {};
+      memory.reset();
+      const id = nextId++;
+      const response = await rawPost(
+        fixture.endpoint,
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } },
+        { ...session, ...headers },
+      );
+      expect(response.status).toBe(400);
+      const { error } = response.json as { error: { code: number } };
+
+      const spans = memory.spans().filter((span) => span.attributes['mcp.method.name'] === 'tools/call');
+      expect(spans).toHaveLength(1);
+      expect(spans[0].attributes).toMatchObject({ 'jsonrpc.request.id': String(id), 'error.type': String(error.code) });
+    },
+  );
 
   it('a 2025-era message whose session is unknown: its SERVER span ends with the 404 it got', async () => {
     const id = nextId++;

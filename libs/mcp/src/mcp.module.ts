@@ -25,6 +25,7 @@ import { McpToolRegistry } from './registry/mcp-tool.registry.js';
 import { McpSessionManager } from './session/mcp-session.manager.js';
 import { McpServerStats } from './session/mcp-server-stats.js';
 import { McpTelemetry } from './telemetry/mcp-telemetry.js';
+import { telemetryCatalog } from './telemetry/recorded-values.js';
 import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
 import { McpEventStreams } from './transports/http/event-streams.js';
@@ -79,8 +80,23 @@ import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
     McpServerStats,
     {
       provide: McpTelemetry,
-      useFactory: (options: ResolvedMcpOptions) => new McpTelemetry(options.telemetry, options.maxSessions),
-      inject: [MCP_RESOLVED_OPTIONS],
+      // Only the names the server serves are recorded (its method table, its tools and prompts).
+      useFactory: (
+        options: ResolvedMcpOptions,
+        methods: McpMethods,
+        tools: McpToolRegistry,
+        prompts: McpPromptRegistry,
+      ) =>
+        new McpTelemetry(
+          options.telemetry,
+          options.maxSessions,
+          telemetryCatalog(
+            (method) => methods.serves(method),
+            (name) => tools.has(name),
+            (name) => prompts.has(name),
+          ),
+        ),
+      inject: [MCP_RESOLVED_OPTIONS, McpMethods, McpToolRegistry, McpPromptRegistry],
     },
     McpToolRegistry,
     McpResourceRegistry,

@@ -81,6 +81,13 @@ export const isValidId = (id: unknown): id is JsonRpcId =>
  * Checks one parsed JSON value against JSON-RPC 2.0 framing, with MCP's stricter id rule.
  * Never throws; anything malformed comes back as `invalid` with a reason.
  */
+/**
+ * The longest `method` a message may name. MCP's longest method name is a few dozen characters;
+ * anything longer is refused as an invalid request before it reaches a log line, a span or a
+ * method lookup.
+ */
+export const MAX_METHOD_LENGTH = 256;
+
 export function classifyMessage(value: unknown): ClassifiedMessage {
   if (!isObject(value)) {
     return { kind: 'invalid', id: null, detail: 'A JSON-RPC message must be an object' };
@@ -100,6 +107,13 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   if (hasMethod) {
     if (typeof value.method !== 'string') {
       return { kind: 'invalid', id: readableId, detail: 'The "method" member must be a string' };
+    }
+    if (value.method.length > MAX_METHOD_LENGTH) {
+      return {
+        kind: 'invalid',
+        id: readableId,
+        detail: `The "method" member is longer than ${MAX_METHOD_LENGTH} characters: no MCP method is`,
+      };
     }
     return hasId
       ? { kind: 'request', message: value as unknown as JsonRpcRequest }

@@ -14,8 +14,11 @@ export interface McpDispatchContext {
   session?: McpSessionRecord;
   /** The principal the transport authenticated for this message (resource-server mode). */
   readonly auth?: McpPrincipal;
-  /** The version the client named in its `MCP-Protocol-Version` header, when valid. */
-  readonly headerProtocolVersion?: McpProtocolVersion;
+  /**
+   * The version the client named in its `MCP-Protocol-Version` header, when valid. Set by the
+   * transport's `prepare` (so a refused header is answered inside the message's SERVER span).
+   */
+  headerProtocolVersion?: McpProtocolVersion;
   /**
    * Delivers a serialized message related to the request before its response (POST → SSE
    * upgrade, the socket, the session's GET stream). False when nothing can carry it.

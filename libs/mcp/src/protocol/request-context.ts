@@ -17,7 +17,6 @@ import { LazyAbortController } from './inflight-requests.js';
 import type { McpInputRequest } from './modern/input-round.js';
 import type { EraRequest, McpEraContext } from './era-context.js';
 import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { ATTR_MCP_SESSION_ID } from '../telemetry/semconv.js';
 import { ATTR_ASK_CHANNEL, describeAskFailure } from './ask-failure.js';
 import { McpLogger } from '../logging/mcp-logger.js';
 
@@ -209,7 +208,7 @@ export class RequestContext implements McpRequestContext, EraRequest {
     const attributes = { [ATTR_ASK_CHANNEL]: modern ? 'mrtr' : 'request' };
     return this.telemetry.clientRequest(
       method,
-      sessionId === undefined ? attributes : { ...attributes, [ATTR_MCP_SESSION_ID]: sessionId },
+      { ...attributes, ...this.telemetry.sessionAttributes(sessionId) },
       ask,
       describeAskFailure,
     );

@@ -49,6 +49,16 @@ export function errorTypeOf(outcome: McpOperationOutcome): string | undefined {
   return outcome.toolError ? ERROR_TYPE_TOOL_ERROR : undefined;
 }
 
+/** How an operation records the values it learns at its end. */
+export interface OperationRecording {
+  /** The recorded form of a session id; undefined records none. */
+  sessionId(id: string): string | undefined;
+  /** A string bounded in length. */
+  text(value: string): string;
+}
+
+const AS_GIVEN: OperationRecording = { sessionId: (id) => id, text: (value) => value };
+
 export class RecordedOperation implements McpOperation {
   /** When it began (only timed when the duration is recorded). */
   private readonly started: number;
@@ -64,6 +74,8 @@ export class RecordedOperation implements McpOperation {
     private readonly knownSessionId: boolean,
     /** When the message arrived, if the transport said (`performance.now()` time). */
     receivedAt?: number,
+    /** How late values are recorded: a session id (digest by default), a bounded string. */
+    private readonly recording: OperationRecording = AS_GIVEN,
   ) {
     this.started = duration ? (receivedAt ?? performance.now()) : 0;
   }
@@ -75,19 +87,23 @@ export class RecordedOperation implements McpOperation {
   end(outcome: McpOperationOutcome): void {
     if (this.ended) return;
     this.ended = true;
-    const errorType = errorTypeOf(outcome);
+    const type = errorTypeOf(outcome);
+    const errorType = type === undefined ? undefined : this.recording.text(type);
     const span = this.span;
     if (span?.isRecording()) {
-      if (outcome.sessionId !== undefined && !this.knownSessionId)
-        span.setAttribute(ATTR_MCP_SESSION_ID, outcome.sessionId);
-      if (outcome.protocolVersion !== undefined) span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, outcome.protocolVersion);
+      if (outcome.sessionId !== undefined && !this.knownSessionId) {
+        const recorded = this.recording.sessionId(outcome.sessionId);
+        if (recorded !== undefined) span.setAttribute(ATTR_MCP_SESSION_ID, recorded);
+      }
+      if (outcome.protocolVersion !== undefined)
+        span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, this.recording.text(outcome.protocolVersion));
       if (outcome.resultType !== undefined) span.setAttribute(ATTR_RESULT_TYPE, outcome.resultType);
       if (errorType !== undefined) {
         span.setAttribute(ATTR_ERROR_TYPE, errorType);
         if (outcome.error) span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, String(outcome.error.code));
         span.setStatus(
           outcome.error
-            ? { code: SpanStatusCode.ERROR, message: outcome.error.message }
+            ? { code: SpanStatusCode.ERROR, message: this.recording.text(outcome.error.message) }
             : { code: SpanStatusCode.ERROR },
         );
       }
@@ -95,7 +111,8 @@ export class RecordedOperation implements McpOperation {
     span?.end();
     const attributes = this.metricAttributes;
     if (!this.duration || !attributes) return;
-    if (outcome.protocolVersion !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = outcome.protocolVersion;
+    if (outcome.protocolVersion !== undefined)
+      attributes[ATTR_MCP_PROTOCOL_VERSION] = this.recording.text(outcome.protocolVersion);
     if (errorType !== undefined) {
       attributes[ATTR_ERROR_TYPE] = errorType;
       if (outcome.error) attributes[ATTR_RPC_RESPONSE_STATUS_CODE] = String(outcome.error.code);

@@ -1,6 +1,12 @@
 import type { Attributes, MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { McpPrincipal } from '../model/mcp-principal.js';
 import type { McpTransportKind } from '../model/mcp-transport.interface.js';
+import type { McpSessionIdRecording } from './recorded-values.js';
+
+export type { McpSessionIdRecording } from './recorded-values.js';
+
+/** How a client's trace context is used (`telemetry.clientTraceContext`). @publicApi */
+export type McpClientTraceContext = 'parent' | 'link' | 'ignore';
 
 /**
  * What the `telemetry.attributes` callback is told of an inbound request or notification. The
@@ -8,9 +14,12 @@ import type { McpTransportKind } from '../model/mcp-transport.interface.js';
  * @publicApi
  */
 export interface McpTelemetryRequest {
-  /** The JSON-RPC method. */
+  /** The JSON-RPC method, as recorded: `_OTHER` for a method the server does not serve. */
   readonly method: string;
-  /** The tool or prompt name (`tools/call`, `prompts/get`), or the resource URI (`resources/*`). */
+  /**
+   * The tool or prompt name (`tools/call`, `prompts/get`) when one of that name exists, or the
+   * resource URI (`resources/*`); bounded to `maxAttributeLength`.
+   */
   readonly target?: string;
   readonly transport: McpTransportKind;
   /** The session it belongs to (the 2025 era), when it has one yet. */
@@ -50,6 +59,28 @@ export interface McpTelemetryOptions {
    * per sampled span; what it throws is ignored.
    */
   attributes?: (request: McpTelemetryRequest) => Attributes | undefined;
+  /**
+   * How the trace context a client sends in `params._meta` (`traceparent`, `tracestate`,
+   * `baggage`) is used: `parent` makes it the SERVER span's parent, so the client chooses the
+   * trace and, with a parent-based sampler, whether it is sampled (the conventions' default);
+   * `link` starts a new trace, sampled by the server's own rule, linked to the client's context;
+   * `ignore` reads nothing from the client (`_meta` nor the `traceparent` header).
+   * @default 'parent'
+   */
+  clientTraceContext?: McpClientTraceContext;
+  /**
+   * How `mcp.session.id` is recorded on spans: `digest` (the first 32 hex digits of the id's
+   * SHA-256), `none`, or `clear` (the id itself: without authorization a session id is its
+   * session's only credential, so only where the trace backend is as trusted as the server).
+   * @default 'digest'
+   */
+  sessionIds?: McpSessionIdRecording;
+  /**
+   * The longest string recorded as an attribute value or a span name's target (longer ones are
+   * cut and end with `…`): request ids, URIs, names, and what `attributes` returns.
+   * @default 1024
+   */
+  maxAttributeLength?: number;
   /** The tracer provider to use instead of the global one (`trace.getTracerProvider()`). */
   tracerProvider?: TracerProvider;
   /** The meter provider to use instead of the global one (`metrics.getMeterProvider()`). */

@@ -11,6 +11,7 @@ import { memoryTelemetry, parentSpanIdOf, type MemoryTelemetry } from '../../../
 import { DURATION_BUCKETS_SECONDS } from './semconv.js';
 import { McpTelemetry } from './mcp-telemetry.js';
 import { NO_OPERATION } from './mcp-operation.js';
+import { sessionIdDigest, telemetryCatalog } from './recorded-values.js';
 
 /** A fresh SDK per test: metrics are cumulative. */
 let memory: MemoryTelemetry;
@@ -91,7 +92,8 @@ describe('telemetry of inbound messages', () => {
       'gen_ai.operation.name': 'execute_tool',
       'jsonrpc.request.id': 'call-7',
       'mcp.protocol.version': '2025-11-25',
-      'mcp.session.id': ctx.session!.id,
+      // A digest of the id, never the id itself: without authorization the id is the credential.
+      'mcp.session.id': sessionIdDigest(ctx.session!.id),
       'network.transport': 'tcp',
       'network.protocol.name': 'http',
     });
@@ -153,10 +155,11 @@ describe('telemetry of inbound messages', () => {
     expect(server.links.map((link) => link.context.spanId)).toEqual([ambient.spanContext().spanId]);
   });
 
-  it('marks a JSON-RPC error with error.type, the code and the message', async () => {
+  it('marks a JSON-RPC error with error.type, the code and the message (an unknown tool is not named)', async () => {
     const answer = await client.dispatch(request('tools/call', { name: 'missing', arguments: {}, _meta: MODERN_META }));
 
-    const [server] = memory.spansNamed('tools/call missing');
+    const [server] = memory.spansNamed('tools/call');
+    expect(server.attributes['gen_ai.tool.name']).toBeUndefined();
     expect(server.attributes['error.type']).toBe('-32602');
     expect(server.attributes['rpc.response.status_code']).toBe('-32602');
     expect(server.status.code).toBe(SpanStatusCode.ERROR);
@@ -189,7 +192,7 @@ describe('telemetry of inbound messages', () => {
     const ctx = await client.initialize('2025-06-18');
 
     const [server] = memory.spansNamed('initialize');
-    expect(server.attributes['mcp.session.id']).toBe(ctx.session!.id);
+    expect(server.attributes['mcp.session.id']).toBe(sessionIdDigest(ctx.session!.id));
     expect(server.attributes['mcp.protocol.version']).toBe('2025-06-18');
   });
 
@@ -210,7 +213,8 @@ describe('telemetry of inbound messages', () => {
     });
     expect(ok.value.count).toBe(1);
     expect(ok.value.buckets.boundaries).toEqual(DURATION_BUCKETS_SECONDS);
-    const [failed] = await memory.histogramPoints('mcp.server.operation.duration', { 'gen_ai.tool.name': 'missing' });
+    const [failed] = await memory.histogramPoints('mcp.server.operation.duration', { 'error.type': '-32602' });
+    expect(failed.attributes['gen_ai.tool.name']).toBeUndefined();
     expect(failed.attributes['error.type']).toBe('-32602');
     expect(failed.attributes['rpc.response.status_code']).toBe('-32602');
   });
@@ -263,7 +267,16 @@ describe('telemetry options', () => {
   });
 
   it('starts the span and the duration at the time the message arrived, when the transport gave it', async () => {
-    const telemetry = new McpTelemetry({ tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider });
+    const servesAll = telemetryCatalog(
+      () => true,
+      () => true,
+      () => true,
+    );
+    const telemetry = new McpTelemetry(
+      { tracerProvider: memory.tracerProvider, meterProvider: memory.meterProvider },
+      undefined,
+      servesAll,
+    );
     // Arrived 250 ms before dispatch: a slow authentication or session lookup came first.
     const receivedAt = performance.now() - 250;
     const operation = telemetry.startOperation({ method: 'ping', id: 1, transport: 'stdio', receivedAt });

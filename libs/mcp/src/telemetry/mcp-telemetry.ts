@@ -20,7 +20,7 @@ import type { McpTransportKind } from '../model/mcp-transport.interface.js';
 import type { McpBackendTelemetry } from '../backend/mcp-backend.interface.js';
 import { NO_OPERATION, RecordedOperation, type McpOperation } from './mcp-operation.js';
 import type { McpTelemetryOptions } from './mcp-telemetry.options.js';
-import { targetOf } from './operation-target.js';
+import { targetOf, type OperationTarget } from './operation-target.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_OPERATION_NAME,
@@ -44,6 +44,16 @@ import {
 } from './semconv.js';
 import { SessionDurations } from './session-durations.js';
 import { spanOrigin } from './trace-context.js';
+import {
+  boundAttributes,
+  bounded,
+  CLIENT_NOTIFICATIONS_ONLY,
+  DEFAULT_MAX_ATTRIBUTE_LENGTH,
+  recordedMethod,
+  recordedSessionId,
+  type McpSessionIdRecording,
+  type McpTelemetryCatalog,
+} from './recorded-values.js';
 import { clientAttributes, networkAttributes } from './transport-attributes.js';
 
 /** What the dispatcher knows of an inbound message when it starts serving it. */
@@ -101,17 +111,24 @@ export class McpTelemetry {
   private readonly sessions?: SessionDurations;
   private readonly recordUris: boolean;
   private readonly recordNames: boolean;
+  private readonly sessionIds: McpSessionIdRecording;
+  /** The longest string recorded (`telemetry.maxAttributeLength`). */
+  readonly maxLength: number;
 
   /**
    * @param maxSessions bounds the sessions whose start this instance remembers for
    * `mcp.server.session.duration` (the module's `sessions.max`).
+   * @param catalog what the server serves: only those method, tool and prompt names are recorded.
    */
   constructor(
     private readonly options: McpTelemetryOptions = {},
     maxSessions = 10_000,
+    private readonly catalog: McpTelemetryCatalog = CLIENT_NOTIFICATIONS_ONLY,
   ) {
     this.recordUris = options.recordResourceUris ?? true;
     this.recordNames = options.recordTargetNames ?? true;
+    this.sessionIds = options.sessionIds ?? 'digest';
+    this.maxLength = options.maxAttributeLength ?? DEFAULT_MAX_ATTRIBUTE_LENGTH;
     if (options.tracing ?? true) {
       this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
     }
@@ -164,7 +181,10 @@ export class McpTelemetry {
    */
   startOperation(start: McpOperationStart): McpOperation {
     if (!this.tracer && !this.operationDuration) return NO_OPERATION;
-    const target = targetOf(start.method, start.params);
+    // Only what the server serves becomes a name: a client's invented method is `_OTHER`, and a
+    // tool or prompt is named only when one of that name exists (each bounded in length).
+    const method = recordedMethod(this.catalog, start.method);
+    const target = this.knownTarget(start.method, start.params);
     const named = this.recordNames ? (target.tool ?? target.prompt) : undefined;
     const network = networkAttributes(start.transport, start.request);
     let span: Span | undefined;
@@ -172,17 +192,17 @@ export class McpTelemetry {
     if (this.tracer) {
       const headers =
         start.transport === 'streamable-http' ? (start.request as { headers?: unknown })?.headers : undefined;
-      const origin = spanOrigin(start.params, headers);
+      const origin = spanOrigin(start.params, headers, this.options.clientTraceContext ?? 'parent');
       // Named by its method until it is known to record: the no-op path builds no name.
       span = this.tracer.startSpan(
-        start.method,
+        method,
         // A number below the time origin is read as `performance.now()` time by the SDK.
         { kind: SpanKind.SERVER, links: origin.links, startTime: start.receivedAt },
         origin.parent,
       );
       if (span.isRecording()) {
-        if (named !== undefined) span.updateName(`${start.method} ${named}`);
-        span.setAttributes(this.spanAttributes(start, target, named, network));
+        if (named !== undefined) span.updateName(`${method} ${named}`);
+        span.setAttributes(this.spanAttributes(start, method, target, named, network));
         active = trace.setSpan(origin.parent, span);
       } else if (trace.isSpanContextValid(span.spanContext())) {
         // Sampled out, but its context still travels to what the handler calls.
@@ -193,12 +213,13 @@ export class McpTelemetry {
     if (!span && !duration) return NO_OPERATION;
     let metricAttributes: Attributes | undefined;
     if (duration) {
-      metricAttributes = { [ATTR_MCP_METHOD_NAME]: start.method, ...network };
+      metricAttributes = { [ATTR_MCP_METHOD_NAME]: method, ...network };
       if (named !== undefined) {
         metricAttributes[target.tool !== undefined ? ATTR_GEN_AI_TOOL_NAME : ATTR_GEN_AI_PROMPT_NAME] = named;
       }
       if (target.tool !== undefined) metricAttributes[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_EXECUTE_TOOL;
-      if (start.protocolVersion !== undefined) metricAttributes[ATTR_MCP_PROTOCOL_VERSION] = start.protocolVersion;
+      if (start.protocolVersion !== undefined)
+        metricAttributes[ATTR_MCP_PROTOCOL_VERSION] = bounded(start.protocolVersion, this.maxLength);
     }
     return new RecordedOperation(
       span,
@@ -207,7 +228,37 @@ export class McpTelemetry {
       duration,
       start.sessionId !== undefined,
       start.receivedAt,
+      this.recordingOf,
     );
+  }
+
+  /** What a span records of a session id, by `telemetry.sessionIds` (the digest by default). */
+  recordSessionId(id: string): string | undefined {
+    return recordedSessionId(this.sessionIds, id);
+  }
+
+  /** `mcp.session.id` as recorded, for a span of the session (none when `sessionIds: 'none'`). */
+  sessionAttributes(id: string | undefined): Attributes {
+    const recorded = id === undefined ? undefined : this.recordSessionId(id);
+    return recorded === undefined ? {} : { [ATTR_MCP_SESSION_ID]: recorded };
+  }
+
+  /** How an operation's late values (a session id, a version) are recorded: as its start's are. */
+  private readonly recordingOf = {
+    sessionId: (id: string) => this.recordSessionId(id),
+    text: (value: string) => bounded(value, this.maxLength),
+  };
+
+  /** The target of a request when it names something the server has: a tool, a prompt; a URI bounded. */
+  private knownTarget(method: string, params: unknown): OperationTarget {
+    const target = targetOf(method, params);
+    if (target.tool !== undefined) {
+      return this.catalog.hasTool(target.tool) ? { tool: bounded(target.tool, this.maxLength) } : {};
+    }
+    if (target.prompt !== undefined) {
+      return this.catalog.hasPrompt(target.prompt) ? { prompt: bounded(target.prompt, this.maxLength) } : {};
+    }
+    return target.uri === undefined ? target : { uri: bounded(target.uri, this.maxLength) };
   }
 
   /**
@@ -226,7 +277,7 @@ export class McpTelemetry {
     if (!this.tracer) return ask();
     const span = this.tracer.startSpan(method, {
       kind: SpanKind.CLIENT,
-      attributes: { [ATTR_MCP_METHOD_NAME]: method, ...attributes },
+      attributes: boundAttributes({ [ATTR_MCP_METHOD_NAME]: method, ...attributes }, this.maxLength),
     });
     return context.with(trace.setSpan(context.active(), span), ask).then(
       (result) => {
@@ -236,11 +287,16 @@ export class McpTelemetry {
       (error: unknown) => {
         if (span.isRecording()) {
           const failure = describe(error);
-          if (failure.attributes) span.setAttributes(failure.attributes);
+          // The client's error answer is the client's words: bounded like everything it sends.
+          if (failure.attributes) span.setAttributes(boundAttributes({ ...failure.attributes }, this.maxLength));
           if (failure.errorType !== undefined) {
-            span.setAttribute(ATTR_ERROR_TYPE, failure.errorType);
-            if (failure.code !== undefined) span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, String(failure.code));
-            span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+            span.setAttribute(ATTR_ERROR_TYPE, bounded(failure.errorType, this.maxLength));
+            if (failure.code !== undefined)
+              span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, bounded(String(failure.code), this.maxLength));
+            span.setStatus({
+              code: SpanStatusCode.ERROR,
+              message: failure.message === undefined ? undefined : bounded(failure.message, this.maxLength),
+            });
           }
         }
         span.end();
@@ -255,7 +311,7 @@ export class McpTelemetry {
    */
   startFanout(method: string, uri?: string): McpChildSpan {
     const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: method };
-    if (uri !== undefined && this.recordUris) attributes[ATTR_MCP_RESOURCE_URI] = uri;
+    if (uri !== undefined && this.recordUris) attributes[ATTR_MCP_RESOURCE_URI] = bounded(uri, this.maxLength);
     return this.child(method, SpanKind.PRODUCER, attributes);
   }
 
@@ -368,33 +424,33 @@ export class McpTelemetry {
 
   private spanAttributes(
     start: McpOperationStart,
-    target: ReturnType<typeof targetOf>,
+    method: string,
+    target: OperationTarget,
     named: string | undefined,
     network: Attributes,
   ): Attributes {
-    const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: start.method, ...network };
+    const attributes: Attributes = { [ATTR_MCP_METHOD_NAME]: method, ...network };
     if (named !== undefined)
       attributes[target.tool !== undefined ? ATTR_GEN_AI_TOOL_NAME : ATTR_GEN_AI_PROMPT_NAME] = named;
     if (target.tool !== undefined) attributes[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_EXECUTE_TOOL;
     if (target.uri !== undefined && this.recordUris) attributes[ATTR_MCP_RESOURCE_URI] = target.uri;
-    if (start.id !== undefined) attributes[ATTR_JSONRPC_REQUEST_ID] = String(start.id);
-    if (start.protocolVersion !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = start.protocolVersion;
-    if (start.sessionId !== undefined) attributes[ATTR_MCP_SESSION_ID] = start.sessionId;
+    if (start.id !== undefined) attributes[ATTR_JSONRPC_REQUEST_ID] = bounded(String(start.id), this.maxLength);
+    if (start.protocolVersion !== undefined)
+      attributes[ATTR_MCP_PROTOCOL_VERSION] = bounded(start.protocolVersion, this.maxLength);
+    Object.assign(attributes, this.sessionAttributes(start.sessionId));
     Object.assign(attributes, clientAttributes(start.request));
     const extra = this.options.attributes;
     if (extra) {
       try {
-        Object.assign(
-          attributes,
-          extra({
-            method: start.method,
-            target: target.tool ?? target.prompt ?? target.uri,
-            transport: start.transport,
-            sessionId: start.sessionId,
-            principal: start.principal,
-            request: start.request,
-          }),
-        );
+        const own = extra({
+          method,
+          target: target.tool ?? target.prompt ?? target.uri,
+          transport: start.transport,
+          sessionId: start.sessionId,
+          principal: start.principal,
+          request: start.request,
+        });
+        if (own) Object.assign(attributes, boundAttributes({ ...own }, this.maxLength));
       } catch {
         // An application's callback never breaks a request.
       }

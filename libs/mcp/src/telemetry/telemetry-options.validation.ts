@@ -13,6 +13,24 @@ export function telemetryOptionProblems(telemetry: McpTelemetryOptions | undefin
       problems.push(`McpModule option 'telemetry.${flag}' must be true or false, got ${String(value)}`);
     }
   }
+  const choices = {
+    clientTraceContext: ['parent', 'link', 'ignore'],
+    sessionIds: ['digest', 'clear', 'none'],
+  } as const;
+  for (const [name, allowed] of Object.entries(choices) as [keyof typeof choices, readonly string[]][]) {
+    const value = telemetry[name];
+    if (value !== undefined && !allowed.includes(value)) {
+      problems.push(
+        `McpModule option 'telemetry.${name}' must be one of ${allowed.map((v) => `'${v}'`).join(', ')}, got ${String(value)}`,
+      );
+    }
+  }
+  const max = telemetry.maxAttributeLength;
+  if (max !== undefined && !(Number.isSafeInteger(max) && max >= 16)) {
+    problems.push(
+      `McpModule option 'telemetry.maxAttributeLength' must be an integer of at least 16, got ${String(max)}`,
+    );
+  }
   if (telemetry.attributes !== undefined && typeof telemetry.attributes !== 'function') {
     problems.push(`McpModule option 'telemetry.attributes' must be a function of the request`);
   }

@@ -7,6 +7,7 @@ import {
   type TextMapGetter,
   type TextMapSetter,
 } from '@opentelemetry/api';
+import type { McpClientTraceContext } from './mcp-telemetry.options.js';
 
 /** Reads propagation fields from a `_meta` object: string values only. */
 const metaGetter: TextMapGetter<Record<string, unknown>> = {
@@ -37,23 +38,45 @@ export interface SpanOrigin {
 }
 
 /**
- * The parent of the SERVER span of an inbound message, as the MCP conventions ask: the trace
- * context the client put in `params._meta` (`traceparent`, `tracestate`, `baggage`, through the
- * global propagator), linked to the ambient span when there is one (an HTTP server span of the
- * application's own instrumentation); else the ambient context; else, for a message that came
- * in its own HTTP request, that request's `traceparent` header.
+ * The parent of the SERVER span of an inbound message. With `parent` (the MCP conventions'
+ * default): the trace context the client put in `params._meta` (`traceparent`, `tracestate`,
+ * `baggage`, through the global propagator), linked to the ambient span when there is one (an
+ * HTTP server span of the application's own instrumentation); else the ambient context; else, for
+ * a message that came in its own HTTP request, that request's `traceparent` header.
+ *
+ * With `link`, the client's context (from `_meta` or the header) is only a link: the span starts
+ * under the ambient context (a new trace when there is none), so the server's sampler decides and
+ * the client cannot choose the trace its span joins. With `ignore`, nothing of the client's is read.
  */
-export function spanOrigin(params: unknown, headers: unknown): SpanOrigin {
+export function spanOrigin(params: unknown, headers: unknown, mode: McpClientTraceContext = 'parent'): SpanOrigin {
   const active = context.active();
+  if (mode === 'ignore') return { parent: active };
+  const client = clientContext(active, params, headers);
+  if (mode === 'link') {
+    const linked = client && trace.getSpanContext(client);
+    return linked && trace.isSpanContextValid(linked)
+      ? { parent: active, links: [{ context: linked }] }
+      : { parent: active };
+  }
+  if (client === undefined) return { parent: active };
+  const ambient = trace.getSpanContext(active);
+  return ambient && trace.isSpanContextValid(ambient)
+    ? { parent: client, links: [{ context: ambient }] }
+    : { parent: client };
+}
+
+/**
+ * The client's trace context: from `params._meta`, else (when no span is ambient) the HTTP
+ * request's `traceparent` header; undefined when it sent neither.
+ */
+function clientContext(active: Context, params: unknown, headers: unknown): Context | undefined {
   const meta = (params as { _meta?: unknown } | undefined)?._meta;
   if (
     typeof meta === 'object' &&
     meta !== null &&
     typeof (meta as { traceparent?: unknown }).traceparent === 'string'
   ) {
-    const parent = propagation.extract(active, meta as Record<string, unknown>, metaGetter);
-    const ambient = trace.getSpanContext(active);
-    return ambient && trace.isSpanContextValid(ambient) ? { parent, links: [{ context: ambient }] } : { parent };
+    return propagation.extract(active, meta as Record<string, unknown>, metaGetter);
   }
   // The header fallback is W3C trace context's `traceparent`: most requests carry none, and the
   // propagator is not asked then.
@@ -63,11 +86,9 @@ export function spanOrigin(params: unknown, headers: unknown): SpanOrigin {
     headers === null ||
     (headers as { traceparent?: unknown }).traceparent === undefined
   ) {
-    return { parent: active };
+    return undefined;
   }
-  return {
-    parent: propagation.extract(active, headers as Record<string, string | string[] | undefined>, headerGetter),
-  };
+  return propagation.extract(active, headers as Record<string, string | string[] | undefined>, headerGetter);
 }
 
 /**

@@ -26,6 +26,7 @@ import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
 import { countRefusal, refusalReasonOf } from './refusals.js';
 import type { McpOperation, McpOperationOutcome } from '../../telemetry/mcp-operation.js';
+import { ERROR_TYPE_OTHER } from '../../telemetry/semconv.js';
 
 /**
  * The transport-agnostic protocol core: one entry, `dispatch(inbound, ctx)`, for every transport
@@ -66,7 +67,7 @@ export class McpDispatcher {
     ctx: McpDispatchContext,
     prepare?: () => Promise<void>,
   ): Promise<McpAnswer | undefined> {
-    const inside = prepare && isSingleLegacyMessage(inbound) ? prepare : undefined;
+    const inside = prepare && preparesInside(inbound) ? prepare : undefined;
     if (prepare && !inside) await prepare();
     switch (inbound.kind) {
       case 'single': {
@@ -149,13 +150,14 @@ export class McpDispatcher {
   ): Promise<Outcome | undefined> {
     switch (message.kind) {
       case 'invalid': {
+        // Refused before it ran, and answered: its span too, `_OTHER` when it names no method.
+        const method = message.method ?? ERROR_TYPE_OTHER;
+        const operation = this.operation(method, message.id ?? undefined, undefined, ctx, undefined);
+        // The transport's checks come first (what a refused lookup answers wins), inside the span.
+        if (prepare) await this.prepareIn(operation, prepare, method);
         this.refused(message.error, ctx, message.refusal);
         const outcome = failure(message.id, message.error, message.method ?? 'message');
-        // Refused before it ran: a span only where there is a method to name it by.
-        if (message.method !== undefined) {
-          const id = message.id ?? undefined;
-          this.operation(message.method, id, undefined, ctx, undefined).end(outcomeOf(message.method, outcome, ctx));
-        }
+        operation.end(outcomeOf(method, outcome, ctx));
         return outcome;
       }
       case 'notification': {
@@ -219,6 +221,15 @@ export class McpDispatcher {
       return this.operation(method, id, params, ctx, method === 'initialize' ? undefined : this.legacy.versionOf(ctx));
     }
     const operation = this.operation(method, id, params, ctx, undefined);
+    await this.prepareIn(operation, prepare, method);
+    return operation;
+  }
+
+  /**
+   * Runs the transport's `prepare` inside `operation`. A failure ends the operation with the error
+   * and rejects with the exception the mapper made of it (the transport answers it as before).
+   */
+  private async prepareIn(operation: McpOperation, prepare: () => Promise<void>, method: string): Promise<void> {
     try {
       await operation.run(prepare);
     } catch (error) {
@@ -226,7 +237,6 @@ export class McpDispatcher {
       operation.end({ error: exception.toJsonRpcError() });
       throw exception;
     }
-    return operation;
   }
 
   private operation(
@@ -362,11 +372,15 @@ function outcomeOf(
   };
 }
 
-/** One 2025-era request or notification: what a transport's `prepare` runs inside. */
-const isSingleLegacyMessage = (inbound: Inbound): boolean =>
+/**
+ * One 2025-era request or notification, or one refused message: what a transport's `prepare`
+ * runs inside (a refusal of the transport's then ends that message's span).
+ */
+const preparesInside = (inbound: Inbound): boolean =>
   inbound.kind === 'single' &&
-  (inbound.message.kind === 'request' || inbound.message.kind === 'notification') &&
-  inbound.message.era === 'legacy';
+  (inbound.message.kind === 'invalid' ||
+    ((inbound.message.kind === 'request' || inbound.message.kind === 'notification') &&
+      inbound.message.era === 'legacy'));
 
 const namesInitialize = (message: InboundMessage): boolean =>
   (message.kind === 'request' && message.request.method === 'initialize') ||

@@ -47,6 +47,11 @@ export class McpMethods {
     }
   }
 
+  /** True for a method of either era's table (whether its feature is present or not): a name the server knows. */
+  serves(method: string): boolean {
+    return this.legacy.has(method) || this.modern.has(method);
+  }
+
   /** The implementation of `method` in `era`, when it is served there and its feature is present. */
   find(era: McpEra, method: string): McpMethodFn | undefined {
     const entry = (era === 'modern' ? this.modern : this.legacy).get(method);

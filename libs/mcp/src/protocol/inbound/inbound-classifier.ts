@@ -8,6 +8,7 @@ import {
   classifyMessage,
   hasMalformedParams,
   isValidId,
+  MAX_METHOD_LENGTH,
   type JsonRpcId,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -19,9 +20,14 @@ import { isModernMessage, readModernEnvelope, type McpModernEnvelope } from './m
 import { checkModernHeaders } from './modern-headers.js';
 import { isObject } from '../../model/is-object.js';
 
-/** The method a message names, when it names one (for the log line of a refusal). */
+/**
+ * The method a message names, when it names one of a length a method can have (for the log line
+ * and the span of a refusal; a longer one was refused for its length and is named by nothing).
+ */
 const methodOf = (value: unknown): string | undefined =>
-  isObject(value) && typeof value.method === 'string' ? value.method : undefined;
+  isObject(value) && typeof value.method === 'string' && value.method.length <= MAX_METHOD_LENGTH
+    ? value.method
+    : undefined;
 
 const isModernVersion = (value: unknown): boolean =>
   typeof value === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(value);

@@ -95,7 +95,9 @@ export class ConnectionSession {
     const requests = requestsIn(payload);
     if (requests > 0) {
       if (this.inFlight + requests > this.maxInFlight) {
-        this.refuse(isRequest(payload) ? payload.id : null, new McpTooManyInFlightException(this.maxInFlight));
+        const exception = new McpTooManyInFlightException(this.maxInFlight);
+        if (isRequest(payload)) this.refuse(payload.id, exception, undefined, payload, receivedAt);
+        else this.refuse(null, exception);
         return;
       }
       this.inFlight += requests;
@@ -116,13 +118,34 @@ export class ConnectionSession {
 
   /**
    * Sends an error for a request that is refused before it is dispatched, and counts it when it
-   * is a refusal (`reason` when the exception's class does not say why).
+   * is a refusal (`reason` when the exception's class does not say why). A refused `request`
+   * gets its SERVER span with the error, as every request the server answers does.
    */
-  refuse(id: unknown, exception: McpException, reason?: McpRefusalReason): void {
-    this.writeAnswer(JSON.stringify(errorResponse(isValidId(id) ? id : null, exception.toJsonRpcError())));
+  refuse(
+    id: unknown,
+    exception: McpException,
+    reason?: McpRefusalReason,
+    request?: { readonly method: unknown; readonly params?: unknown },
+    receivedAt?: number,
+  ): void {
+    const error = exception.toJsonRpcError();
+    this.writeAnswer(JSON.stringify(errorResponse(isValidId(id) ? id : null, error)));
     const telemetry = this.services.telemetry;
-    if (telemetry)
-      countRefusal(telemetry, exception, this.transport, this.request, reason ?? refusalReasonOf(exception));
+    if (!telemetry) return;
+    countRefusal(telemetry, exception, this.transport, this.request, reason ?? refusalReasonOf(exception));
+    if (typeof request?.method !== 'string') return;
+    telemetry
+      .startOperation({
+        method: request.method,
+        id: isValidId(id) ? id : undefined,
+        params: request.params,
+        transport: this.transport,
+        request: this.request,
+        sessionId: this.session?.id,
+        principal: requestPrincipal(this.request),
+        receivedAt,
+      })
+      .end({ error });
   }
 
   private ordered(inbound: Inbound, principal: McpPrincipal | undefined, receivedAt: number | undefined) {
@@ -211,7 +234,7 @@ export class ConnectionSession {
 const requestsIn = (payload: unknown): number =>
   Array.isArray(payload) ? payload.filter(isRequest).length : isRequest(payload) ? 1 : 0;
 
-const isRequest = (payload: unknown): payload is { id: unknown; method: unknown } =>
+const isRequest = (payload: unknown): payload is { id: unknown; method: unknown; params?: unknown } =>
   typeof payload === 'object' &&
   payload !== null &&
   !Array.isArray(payload) &&

@@ -171,7 +171,6 @@ export class McpHttpHandler implements McpServedTransport {
     if (inbound.era === 'modern') return this.handleModernPost(req, res, inbound, accept, auth, receivedAt);
     // The header is not read on initialize itself: that is where the version is negotiated.
     const initialize = isInitializeFrame(inbound);
-    const headerVersion = initialize ? undefined : await this.rejectingWithId(id, async () => this.headerVersion(req));
 
     let stream: McpPostStream | undefined;
     const ctx: McpDispatchContext = {
@@ -179,7 +178,6 @@ export class McpHttpHandler implements McpServedTransport {
       request: req,
       sessionsEnabled: this.options.sessions,
       auth,
-      headerProtocolVersion: headerVersion,
       receivedAt,
       sendRelated: (json) => {
         if (accept.sse) {
@@ -191,8 +189,10 @@ export class McpHttpHandler implements McpServedTransport {
         return ctx.session !== undefined && this.liveStreams.send(ctx.session.id, json);
       },
     };
-    // The session is looked up by the dispatcher's call: inside the message's SERVER span.
+    // The header is checked and the session looked up by the dispatcher's call: inside the
+    // message's SERVER span, so a request refused for either has its span like any other.
     const lookup = async () => {
+      if (!initialize) ctx.headerProtocolVersion = this.headerVersion(req);
       ctx.session = await this.sessionForPost(req, initialize, auth);
     };
     const answer = await this.rejectingWithId(id, () => this.dispatcher.dispatch(inbound, ctx, lookup));
