@@ -2,7 +2,7 @@
  * `npm run bench`: the six servers (the library twice: controller mount and direct mount; tmcp
  * last), one after the other, each in its own child process on 127.0.0.1; every response
  * checked; then the phases of the peers, the Redis backend, tasks and the telemetry overhead.
- * Prints a table, the targets of issue 6, 14, 22 and the peer phases as PASS/FAIL lines and a
+ * Prints a table, the throughput, stream and telemetry targets and the peer phases as PASS/FAIL lines and a
  * markdown snippet for docs/benchmarks.md; writes JSON, SVG and PNG under test/bench/results/.
  * Settings: see config.ts (BENCH_SMOKE=1 for the tiny run the e2e test does; `--phases=` and
  * `--servers=` to run a part).
@@ -36,7 +36,7 @@ import {
 } from './report/peer-tables.js';
 import { evaluatePeerTargets, evaluateTelemetryTargets } from './report/peer-targets.js';
 import { buildRows, consoleTable, markdown, targetsMarkdown, verdict } from './report/table.js';
-import { evaluateIssue14Targets } from './report/issue14-targets.js';
+import { evaluateStreamTargets } from './report/stream-targets.js';
 import { evaluateTargets } from './report/targets.js';
 import type {
   EchoResult,
@@ -179,7 +179,7 @@ async function main(): Promise<number> {
     ...evaluatePeerTargets(era, listen, redis, tasks),
     ...evaluateTelemetryTargets(telemetry),
   ];
-  const issue14Targets = evaluateIssue14Targets(echo, fanout, memory);
+  const streamTargets = evaluateStreamTargets(echo, fanout, memory);
 
   const profiles: ProfileSummary[] = [];
   const failed = (kind: ServerKind, prefix: string) =>
@@ -197,10 +197,10 @@ async function main(): Promise<number> {
         log(`  profile failed: ${(error as Error).message}`);
       }
     }
-    const failed14 = issue14Targets.some(
-      (t) => t.server === kind && t.pass === false && /^i14-(fanout|bump)-/.test(t.id),
+    const failedStream = streamTargets.some(
+      (t) => t.server === kind && t.pass === false && /^stream-(fanout|bump)-/.test(t.id),
     );
-    if (always || failed(kind, 'fanout-') || failed(kind, 'notify-') || failed14) {
+    if (always || failed(kind, 'fanout-') || failed(kind, 'notify-') || failedStream) {
       const n = Math.max(...config.fanoutN);
       log(`\n== CPU profile of the library (${MOUNT_LABELS[kind]}): fan-out to ${n}`);
       try {
@@ -264,13 +264,13 @@ async function main(): Promise<number> {
     telemetryTable(telemetry),
   ].filter((t) => t !== undefined);
   for (const table of peerTables) log(`\n${peerConsole(table)}`);
-  log('\n== targets (issue 6; era, listen and Redis; telemetry)\n');
+  log('\n== targets (throughput; era, listen and Redis; telemetry)\n');
   for (const t of targets) {
     const threshold = t.informational ? '' : ` (target ${t.threshold})`;
     log(`${verdict(t).padEnd(4)}  ${t.text}: ${t.detail ?? t.value ?? 'n/a'}${threshold}`);
   }
-  log('\n== targets (issue 14)\n');
-  for (const t of issue14Targets)
+  log('\n== targets (streams: fan-out, notifying calls, SSE writes)\n');
+  for (const t of streamTargets)
     log(`${verdict(t).padEnd(4)}  ${t.text}: ${t.detail ?? 'n/a'} (target ${t.threshold})`);
   for (const profile of profiles) log(`\n${formatProfile(profile)}`);
 
@@ -289,7 +289,7 @@ async function main(): Promise<number> {
     table: rows,
     peerTables,
     targets,
-    issue14Targets,
+    streamTargets,
     profiles,
     errors: totalErrors,
   };
@@ -304,7 +304,7 @@ async function main(): Promise<number> {
   writeFileSync(join(config.resultsDir, 'latest.png'), png);
   const snippet = [
     markdown(meta, rows, targets),
-    targetsMarkdown('Issue 14 target', issue14Targets),
+    targetsMarkdown('Stream target', streamTargets),
     ...peerTables.map(peerMarkdown),
   ].join('\n\n');
   writeFileSync(`${base}.md`, snippet);

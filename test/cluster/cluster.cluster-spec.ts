@@ -1,6 +1,6 @@
 /**
  * Several instances on Redis behind a round-robin proxy that sends each request of a session to
- * a different instance than its previous one (issue 12): routing of client answers and
+ * a different instance than its previous one: routing of client answers and
  * cancellations, and the faults (an instance killed, Redis paused, Redis restarted empty).
  * Waits are on messages, stream ends and process exits, bounded in time.
  */

@@ -1,5 +1,5 @@
 /**
- * The backend seam under faults (issue 12, "found when the code was read with a Redis store in
+ * The backend seam under faults ("found when the code was read with a Redis store in
  * mind"): the application's backend is the one used; a backend that is down answers 503 with
  * Retry-After on every transport and never crashes the process; check-then-act races across
  * awaits are provoked with gates (a call held until the racing operation finished), never with

@@ -5,7 +5,7 @@
  * with a load of a known tiny size: 32 requests
  * per load point, N=10 sessions): it completes, every response and notification was correct,
  * and the report (JSON, SVG, PNG, console table) is produced. No timing is asserted: timing
- * stays out of the test suite (issue 6). What remains of its run time is starting the server
+ * stays out of the test suite. What remains of its run time is starting the server
  * processes, one per server and phase.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -249,20 +249,24 @@ describe('npm run bench, smoke mode', () => {
       expect(ids).toContain(id);
     expect(output).toContain('| Telemetry overhead: tools/call echo c=16, 2 interleaved rounds');
 
-    // Issue 14's targets: their own list in the JSON and their own table in the snippet.
-    const ids14 = report.issue14Targets.map((t: any) => t.id);
+    // The stream targets: their own list in the JSON and their own table in the snippet.
+    const streamIds = report.streamTargets.map((t: any) => t.id);
     for (const id of [
-      'i14-fanout-1000-vs-tmcp',
-      'i14-fanout-1000-vs-nest-floor',
-      'i14-fanout-linear',
-      'i14-bump-vs-echo-10',
-      'i14-memory-idle-10',
+      'stream-fanout-1000-vs-tmcp',
+      'stream-fanout-1000-vs-nest-floor',
+      'stream-fanout-linear',
+      'stream-bump-vs-echo-10',
+      'stream-memory-idle-10',
     ])
-      expect(ids14).toEqual(expect.arrayContaining([id, `${id}-direct`]));
-    for (const id of ['i14-echo-c16-vs-nest-floor', 'i14-echo-c16-vs-node-floor-direct', 'i14-echo-c16-vs-tmcp-direct'])
-      expect(ids14).toContain(id);
-    for (const target of report.issue14Targets) expect([true, false, null]).toContain(target.pass);
-    expect(report.issue14Targets.find((t: any) => t.id === 'i14-bump-vs-echo-10').value).toBeGreaterThan(0);
-    expect(output).toContain('| Issue 14 target |');
+      expect(streamIds).toEqual(expect.arrayContaining([id, `${id}-direct`]));
+    for (const id of [
+      'stream-echo-c16-vs-nest-floor',
+      'stream-echo-c16-vs-node-floor-direct',
+      'stream-echo-c16-vs-tmcp-direct',
+    ])
+      expect(streamIds).toContain(id);
+    for (const target of report.streamTargets) expect([true, false, null]).toContain(target.pass);
+    expect(report.streamTargets.find((t: any) => t.id === 'stream-bump-vs-echo-10').value).toBeGreaterThan(0);
+    expect(output).toContain('| Stream target |');
   }, 300_000);
 });

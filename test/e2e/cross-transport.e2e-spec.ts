@@ -1,5 +1,5 @@
 /**
- * One session model over every transport (issue 4, docs/decisions/0008-one-session-model-for-every-transport.md):
+ * One session model over every transport (docs/decisions/0008-one-session-model-for-every-transport.md):
  * a notification for a URI
  * reaches exactly the subscribed sessions, whichever transport each one uses. Three subscribed
  * sessions (Streamable HTTP with its GET stream, WebSocket, legacy HTTP+SSE) and one

@@ -1,5 +1,5 @@
 /**
- * Fan-out correctness at scale (issue 3): 1,000 sessions with open GET streams, half of them
+ * Fan-out correctness at scale: 1,000 sessions with open GET streams, half of them
  * subscribed to one note. One `notes.update` reaches exactly the subscribed 500, once each, and
  * none of the other 500.
  *

@@ -1,5 +1,5 @@
 /**
- * Over-limit bodies reach the client as 413 (docs/decisions/0002-error-codes-and-http-statuses.md, issue 9
+ * Over-limit bodies reach the client as 413 (docs/decisions/0002-error-codes-and-http-statuses.md
  * defect 5). Ordinary clients hand over the whole body and read the answer whenever it comes;
  * if the server closed the connection while the body was still arriving, they saw
  * EPIPE/ECONNRESET instead of the 413. Every attempt here must get the 413 and its JSON-RPC

@@ -1,5 +1,5 @@
 /**
- * Issue 9, "WebSocket back-pressure and concurrency": a connection-oriented transport runs at
+ * "WebSocket back-pressure and concurrency": a connection-oriented transport runs at
  * most `maxInFlightRequests` requests at once; past it a request is refused at once with
  * `-32004` for its own id, and the running ones are answered when they finish.
  */

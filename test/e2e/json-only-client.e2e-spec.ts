@@ -1,5 +1,5 @@
 /**
- * Issue 9, "JSON-only clients and server→client requests": a client that accepts only JSON can
+ * "JSON-only clients and server→client requests": a client that accepts only JSON can
  * hear the server's own requests (`ctx.elicit`, `ctx.sample`) only on its GET stream. Without
  * one, the request fails at once with a clear tool error instead of waiting out the
  * client-request timeout; with one, the request goes out on it.

@@ -1,5 +1,5 @@
 /**
- * The reference gateway's notes domain (issue 3): the tools notes.create / notes.update /
+ * The reference gateway's notes domain: the tools notes.create / notes.update /
  * notes.delete, the resources db://notes, db://notes/latest and db://notes/<id>, and the prompt
  * summarize-note, over raw HTTP, as a client sees them.
  */

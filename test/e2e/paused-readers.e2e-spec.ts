@@ -1,5 +1,5 @@
 /**
- * Issue 9, "WebSocket back-pressure and concurrency" and its stdio twin: a client that stops
+ * "WebSocket back-pressure and concurrency" and its stdio twin: a client that stops
  * reading and keeps sending calls must not grow the server by hundreds of MiB (it did: 107 → 768
  * MiB over WebSocket, 99 → 727 MiB over stdio, for 100,000 calls). The server is the built
  * gateway in a child process, measured over IPC after a full collection.

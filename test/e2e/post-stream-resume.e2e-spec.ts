@@ -1,5 +1,5 @@
 /**
- * Issue 9, "POST-stream replay gaps are silent": resuming a POST's SSE answer with a
+ * "POST-stream replay gaps are silent": resuming a POST's SSE answer with a
  * `Last-Event-ID` older than its kept history answers 410 "Stream history lost" instead of
  * skipping the lost events; a resume closes the answer it supersedes.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 9, "smaller" defects about request ids: a duplicate of an id still in flight in the same
+ * "smaller" defects about request ids: a duplicate of an id still in flight in the same
  * session is refused (the first request stays cancellable), and an id outside the safe integer
  * range is refused with a detail saying so (it used to say "null is not allowed").
  */

@@ -1,6 +1,6 @@
 /**
  * Runtime resources (`McpResourceService`) under concurrency, scheme validation and coalesced
- * `list_changed` (issue 3, docs/resources.md, docs/decisions/0007-resource-names-and-paginated-lists.md).
+ * `list_changed` (docs/resources.md, docs/decisions/0007-resource-names-and-paginated-lists.md).
  *
  * The concurrency test interleaves thousands of register/unregister calls with paginated
  * `resources/list` walks (page size 100 in the gateway), reads and subscribes over real HTTP,

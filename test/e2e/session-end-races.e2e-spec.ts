@@ -1,5 +1,5 @@
 /**
- * Issue 9, "session end against work in flight": a write for a session that ended while it was
+ * "session end against work in flight": a write for a session that ended while it was
  * in flight is refused, so nothing outlives the session. Gates hold the work at the exact point
  * of the race (after the session was found alive), the test ends the session, then opens them.
  */

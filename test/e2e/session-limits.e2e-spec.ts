@@ -44,7 +44,7 @@ describe('maxSessions', () => {
   });
 });
 
-describe('maxSessions under concurrent initialize (issue 9: the cap was check-then-act)', () => {
+describe('maxSessions under concurrent initialize (the cap was check-then-act)', () => {
   const LIMIT = 20;
   const CONCURRENT = 200;
   const backend = new GatedCreateBackend();

@@ -1,6 +1,6 @@
 /**
  * Graceful shutdown drains streams and keeps sessions (docs/decisions/0005-several-instances-share-one-backend.md;
- * the rework of issue 9):
+ * the rework of the shutdown path):
  * `app.close()` ends each open GET stream with a `retry:` hint, so the client reconnects (to
  * another instance with a shared backend) with `Last-Event-ID`, and ends no session.
  */

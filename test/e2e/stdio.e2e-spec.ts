@@ -1,5 +1,5 @@
 /**
- * The stdio transport (issue 4, docs/decisions/0008-one-session-model-for-every-transport.md, docs/transports.md):
+ * The stdio transport (docs/decisions/0008-one-session-model-for-every-transport.md, docs/transports.md):
  * the BUILT gateway started with `--stdio`, driven by the official SDK `StdioClientTransport`
  * and as a raw child process. stdout must carry JSON-RPC only (one message per line); every
  * log line goes to stderr; bad and over-long lines get an error and the loop continues; the

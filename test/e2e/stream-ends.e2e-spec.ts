@@ -1,6 +1,6 @@
 /**
  * Every long-lived stream has an owner, a bound and an end, reached on every close path
- * (issue 19): the standalone GET stream, a modern listen, a legacy HTTP+SSE stream, a WebSocket
+ *: the standalone GET stream, a modern listen, a legacy HTTP+SSE stream, a WebSocket
  * that joined a session and the SSE answer of a POST (on its own connection, or resumed on a
  * GET), each closed by the client, by the server,
  * for being too slow, at the expiry of the token that opened it, by the end of its session and

@@ -1,6 +1,6 @@
 /**
  * Long-lived streams belong to the principal that opened them and live as long as its access
- * token (issue 19): a listen ends with its completion result when the token expires, a GET
+ * token: a listen ends with its completion result when the token expires, a GET
  * stream simply ends (and its client reconnects with a fresh token), and a legacy HTTP+SSE
  * stream is bound once to the principal of its `GET /sse`: a POST by another principal is
  * answered as an unknown stream, the owner's POSTs run with their own tokens (a newer one may

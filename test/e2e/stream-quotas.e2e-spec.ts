@@ -1,5 +1,5 @@
 /**
- * The budgets of long-lived streams (issue 19): a listen whose slow client was cut off and then
+ * The budgets of long-lived streams: a listen whose slow client was cut off and then
  * drained gives its place back (it kept it for ever, so with `maxListens` reached every new
  * listen got 503), and one caller cannot take an instance's whole budget of listens
  * (`maxListensPerCaller`) or of held event streams (`maxStreamsPerCaller`: standalone GET

@@ -1,5 +1,5 @@
 /**
- * The reference gateway's telemetry (issue 22, docs/telemetry.md), on the BUILT gateway in child
+ * The reference gateway's telemetry (docs/telemetry.md), on the BUILT gateway in child
  * processes: OTLP export configured by nothing but `OTEL_*` variables (to a receiver in this test,
  * in both encodings), the Prometheus scrape at /metrics (on the gateway's listener, behind its
  * Host/Origin checks, or on a port of its own), the flush when the process stops, stdout kept for

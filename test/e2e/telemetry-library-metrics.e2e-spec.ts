@@ -1,5 +1,5 @@
 /**
- * The library's own instruments over real transports (issue 22): `nest_mcp.streams.held` by
+ * The library's own instruments over real transports: `nest_mcp.streams.held` by
  * transport, `nest_mcp.tasks` by status, and `nest_mcp.requests.refused` by reason on each
  * transport a reason exists on (Streamable HTTP, legacy HTTP+SSE, WebSocket, stdio). The app
  * records into an in-memory OpenTelemetry SDK (`test/support/otel-memory.ts`); gauges are read at

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry in the MCP semantic conventions, end to end (issue 22): the SERVER span of a
+ * OpenTelemetry in the MCP semantic conventions, end to end: the SERVER span of a
  * `tools/call` on every transport and both eras, its parent from `_meta` or from the HTTP
  * `traceparent` header, the spans of what a handler causes (a request to the client in the 2025
  * era, a multi round-trip round in 2026-07-28, a fan-out with its audience counts), and the

@@ -1,5 +1,5 @@
 /**
- * The transport's error vocabulary (issue 9; libs/mcp/src/errors/mcp-transport.exceptions.ts,
+ * The transport's error vocabulary (libs/mcp/src/errors/mcp-transport.exceptions.ts,
  * docs/decisions/0002-error-codes-and-http-statuses.md): every rejection of a whole HTTP request has its own
  * message, code and status,
  * pinned here exactly, body and headers. The 410 of a lost POST-stream history is pinned in

@@ -1,5 +1,5 @@
 /**
- * Issue 9, "serialization outside the error boundary": a result JSON cannot hold (a BigInt, a
+ * "serialization outside the error boundary": a result JSON cannot hold (a BigInt, a
  * cycle) is serialized once, where a failure becomes `-32603` for the request's own id, on
  * every transport; the server keeps serving. A handler whose own related message cannot be
  * serialized (`ctx.log` with a BigInt) fails as a tool error, never as a broken stream.

@@ -1,5 +1,5 @@
 /**
- * The WebSocket transport at `/ws` (issue 4, docs/decisions/0008-one-session-model-for-every-transport.md,
+ * The WebSocket transport at `/ws` (docs/decisions/0008-one-session-model-for-every-transport.md,
  * docs/transports.md): the official SDK client over `WebSocketClientTransport`, then raw `ws` wire
  * checks (subprotocol, Origin/Host on the upgrade, lifecycle gate, framing errors, frame limit,
  * the connection as the session, joining an HTTP session).

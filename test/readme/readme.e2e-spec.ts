@@ -176,7 +176,7 @@ describe('README, docs/ and the package READMEs', () => {
   });
 
   // An undecorated DTO property with a default (`days = 3`) is an optional property with that
-  // default (issue 10): the Tools page's example works as written.
+  // default: the Tools page's example works as written.
   it('Tools: WeatherTools answers get_forecast, the default days included', async () => {
     const { endpoint } = await serve(await serverModule('weather.tools.ts'));
     const client = await connect(endpoint);

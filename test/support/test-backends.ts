@@ -1,6 +1,6 @@
 /**
  * In-memory backends whose session store can be held at a gate, the way a shared store (Redis)
- * takes its time: the races of issue 9 ("session end against work in flight", the session cap)
+ * takes its time: the races ("session end against work in flight", the session cap)
  * show only when a store call is not instant. Pass one as `McpModule.forRoot({ backend })`.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * The Redis backend's round trips as CLIENT spans of the request that made them (issue 22), in the
+ * The Redis backend's round trips as CLIENT spans of the request that made them, in the
  * database conventions, named by the script that ran; none without tracing, none for background
  * work.
  */

@@ -1,5 +1,5 @@
 /**
- * What the library's OpenTelemetry instrumentation costs (issue 22): `tools/call echo` at
+ * What the library's OpenTelemetry instrumentation costs: `tools/call echo` at
  * concurrency 16 on one legacy session, per mount, on three library fixtures up at once:
  *
  * - `off`: `telemetry: { tracing: false, metrics: false }`, the build without instrumentation

@@ -8,15 +8,15 @@
  * - `subscriptions/listen` fan-out to 1,000 ≤ 0.5× the SDK v2's time (per mount), and linear to
  *   10,000 (the 10,000 time ≤ 12× the 1,000 time);
  * - `tools/call` at concurrency 16 on the Redis backend ≥ 0.7× the in-memory backend;
- * - Redis commands per notification equal at 1,000 and 10,000 subscribers (issue 12).
+ * - Redis commands per notification equal at 1,000 and 10,000 subscribers.
  * - Redis fan-out to 10,000 across the instances ≤ 2× the same fan-out on one in-memory process
- *   (issue 12); both Redis targets for legacy subscribers and for modern listens.
+ *  ; both Redis targets for legacy subscribers and for modern listens.
  *
- * - a task poll (`tasks/get`) costs one Redis round trip (issue 21; at most 1.05 per poll on
+ * - a task poll (`tasks/get`) costs one Redis round trip (at most 1.05 per poll on
  *   average: a client command that is not a poll's, beyond the idle window's, falls into the
  *   window now and then).
  *
- * - telemetry (issue 22), per mount: `tools/call` at concurrency 16 with the instruments on and no
+ * - telemetry, per mount: `tools/call` at concurrency 16 with the instruments on and no
  *   SDK (the API's no-ops) ≥ 0.98× the build without instrumentation, and with the SDK exporting
  *   to a local receiver through a batch processor ≥ 0.8×; judged on the median of the per-round
  *   ratios of the interleaved rounds (each round sets the modes side by side in time), the best
@@ -189,7 +189,7 @@ export function evaluatePeerTargets(
 }
 
 /**
- * Issue 12's fan-out targets for one era on the instances sharing Redis: the commands one
+ * The Redis fan-out targets for one era on the instances sharing Redis: the commands one
  * notification costs do not depend on its audience (1,000 vs the largest), and the largest is
  * delivered within 2x the one-process in-memory time; plus the growth, for information.
  */
@@ -249,7 +249,7 @@ function fanoutTargets(
   return targets;
 }
 
-/** Issue 22's targets: the instrumented builds ÷ the build without instrumentation, per mount. */
+/** The telemetry targets: the instrumented builds ÷ the build without instrumentation, per mount. */
 export const TELEMETRY_TARGETS: Record<Exclude<TelemetryMode, 'off'>, { min: number; what: string }> = {
   api: { min: 0.98, what: 'instruments on, no SDK (the API no-ops)' },
   sdk: { min: 0.8, what: 'the SDK exporting over OTLP/HTTP through a batch processor' },

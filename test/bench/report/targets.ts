@@ -1,11 +1,11 @@
 /**
- * The targets of issue 6, as ratios within one run. Where the issue says "the same" or
+ * The throughput targets, as ratios within one run. Where a target says "the same" or
  * "linearly", a tolerance is needed against timer noise; it is stated in each threshold.
  *
  * Every library target is evaluated for both mounts of the library's endpoint, as separate
  * lines: `library` (the controller mount, ids as before) and `library-direct` (the direct mount,
  * ids ending in `-direct`). One informational line gives the direct mount's ratio to the bare
- * `node:http` floor at concurrency 16 (issue 6: "report its ratio to the bare node:http floor").
+ * `node:http` floor at concurrency 16 ("report its ratio to the bare node:http floor").
  */
 import { LIBRARY_KINDS, MOUNT_LABELS, type ServerKind } from '../client/server-process.js';
 import type { EchoResult, FanoutResult, MemoryResult, TargetResult } from '../types.js';

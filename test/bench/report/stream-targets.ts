@@ -1,10 +1,10 @@
 /**
- * The targets of issue 14, as ratios within one run (the legacy era: sessions, each with a GET
+ * The stream targets, as ratios within one run (the legacy era: sessions, each with a GET
  * stream), for both mounts of the library:
  *
  * - fan-out of one update to 1,000 subscribed streams: ≤ 1.0× tmcp's time and ≤ 1.3× the bare
  *   Nest floor's; linear to 10,000 (per-subscriber time at 10,000 ≤ LINEAR_TOLERANCE × the
- *   one at 1,000, as issue 6 counts it);
+ *   one at 1,000, as the throughput targets count it);
  * - the notifying `tools/call` (`bump`) answered within 1.5× a plain `echo`'s round trip, both
  *   measured in the fan-out phase on the same session (at 1,000 and at the largest N);
  * - `tools/call` at concurrency 16: controller mount ≥ 0.95× bare Nest; direct mount ≥ 0.5× bare
@@ -25,7 +25,7 @@ const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined &&
 const judge = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined ? null : ok(value));
 const ms = (value: number | undefined) => (value === undefined ? '?' : value.toFixed(value >= 10 ? 1 : 2));
 
-export function evaluateIssue14Targets(
+export function evaluateStreamTargets(
   echo: EchoResult[],
   fanout: FanoutResult[],
   memory: MemoryResult[],
@@ -54,7 +54,7 @@ export function evaluateIssue14Targets(
       const theirs = run(peer, 1_000)?.fanoutMs;
       const value = ratio(mine, theirs);
       targets.push({
-        id: `i14-fanout-1000-vs-${peer}${suffix(kind)}`,
+        id: `stream-fanout-1000-vs-${peer}${suffix(kind)}`,
         server: kind,
         text: `fan-out to 1,000 subscribed streams: time vs ${label}${mount(kind)}`,
         threshold: `<= ${max.toFixed(2)}x`,
@@ -71,7 +71,7 @@ export function evaluateIssue14Targets(
       .sort((a, b) => b.n - a.n)[0];
     const growth = small && large ? large.fanoutMs! / large.n / (small.fanoutMs! / small.n) : undefined;
     targets.push({
-      id: `i14-fanout-linear${suffix(kind)}`,
+      id: `stream-fanout-linear${suffix(kind)}`,
       server: kind,
       text: `fan-out linear from 1,000 to ${large?.n.toLocaleString('en-US') ?? '10,000'} (per-subscriber time, large ÷ 1,000)${mount(kind)}`,
       threshold: `<= ${LINEAR_TOLERANCE.toFixed(2)}x`,
@@ -90,7 +90,7 @@ export function evaluateIssue14Targets(
       const f = run(kind, n);
       const value = ratio(f?.bumpAnswerMedianMs, f?.echoMs);
       targets.push({
-        id: `i14-bump-vs-echo-${n}${suffix(kind)}`,
+        id: `stream-bump-vs-echo-${n}${suffix(kind)}`,
         server: kind,
         text: `the notifying tools/call (bump, ${n.toLocaleString('en-US')} subscribers) answered vs a plain echo${mount(kind)}`,
         threshold: `<= ${BUMP_VS_ECHO_MAX.toFixed(2)}x`,
@@ -105,7 +105,7 @@ export function evaluateIssue14Targets(
   const c16 = (kind: ServerKind, peer: ServerKind, label: string, min: number) => {
     const value = ratio(rps16(kind), rps16(peer));
     targets.push({
-      id: `i14-echo-c16-vs-${peer}${suffix(kind)}`,
+      id: `stream-echo-c16-vs-${peer}${suffix(kind)}`,
       server: kind,
       text: `tools/call at concurrency 16 vs ${label}${mount(kind)}`,
       threshold: `>= ${min.toFixed(2)}x`,
@@ -127,7 +127,7 @@ export function evaluateIssue14Targets(
     for (const point of memory.find((m) => m.server === kind)?.points ?? []) {
       const value = point.perSessionBytes / KB;
       targets.push({
-        id: `i14-memory-idle-${point.n}${suffix(kind)}`,
+        id: `stream-memory-idle-${point.n}${suffix(kind)}`,
         server: kind,
         text: `RSS per idle session at ${point.n.toLocaleString('en-US')} sessions${mount(kind)}`,
         threshold: `<= ${MEMORY_MAX_KB} KB`,
@@ -140,7 +140,7 @@ export function evaluateIssue14Targets(
       if (f.rssPerStreamSessionBytes === undefined) continue;
       const value = f.rssPerStreamSessionBytes / KB;
       targets.push({
-        id: `i14-memory-stream-${f.n}${suffix(kind)}`,
+        id: `stream-memory-stream-${f.n}${suffix(kind)}`,
         server: kind,
         text: `RSS per session with a subscribed stream at ${f.n.toLocaleString('en-US')} (+${f.unsubscribed.toLocaleString('en-US')} unsubscribed)${mount(kind)}`,
         threshold: `<= ${MEMORY_MAX_KB} KB`,
