@@ -18,6 +18,7 @@ import { Gates } from '../fixtures/gates.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { TaskTools } from '../fixtures/task.tools.js';
 import { legacySession } from '../support/legacy-task-wire.js';
+import { rawPost } from '../support/raw-http.js';
 import { until } from '../support/until.js';
 
 describe('Tasks of MCP 2025-11-25 with the SDK v1 client', () => {
@@ -243,5 +244,41 @@ describe('Tasks of MCP 2025-11-25 with the SDK v1 client', () => {
     }
     expect((await other.experimental.tasks.listTasks()).tasks).toEqual([]);
     gates.gate(k).open();
+  });
+});
+
+describe('Tasks of MCP 2025-11-25 on a stateless server without authorization', () => {
+  let app: FixtureApp;
+  let gates: Gates;
+  let id = 0;
+
+  beforeAll(async () => {
+    app = await startFixtureApp({ providers: [Gates, TaskTools], mcp: { sessions: false } });
+    gates = app.app.get(Gates);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  /** One stateless 2025-11-25 request: every client is as anonymous as every other. */
+  const rpc = async (method: string, params: Record<string, unknown>) =>
+    (
+      await rawPost(
+        app.endpoint,
+        { jsonrpc: '2.0', id: ++id, method, params },
+        { accept: 'application/json', 'mcp-protocol-version': '2025-11-25' },
+      )
+    ).json;
+
+  it("lists no task to anyone (nothing tells callers apart), and a task's id alone reaches it", async () => {
+    const created = await rpc('tools/call', { name: 'gated', arguments: { key: 'stateless' }, task: { ttl: 60_000 } });
+    const taskId = created.result.task.taskId;
+    expect(taskId).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    // Another anonymous client, or the same one: there is nobody to list the tasks of.
+    expect((await rpc('tasks/list', {})).result).toEqual({ tasks: [] });
+    expect((await rpc('tasks/get', { taskId })).result).toMatchObject({ taskId, status: 'working' });
+    gates.gate('stateless').open();
+    await until(async () => (await rpc('tasks/get', { taskId })).result.status === 'completed', 'the task completed');
   });
 });

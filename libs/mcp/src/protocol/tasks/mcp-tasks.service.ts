@@ -281,6 +281,14 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     return ctx.era === 'modern' ? `m:${principal}` : `l:${principal}:${ctx.sessionId ?? ''}`;
   }
 
+  /**
+   * Whether the caller is someone in particular: a principal, or (2025-11-25) a session. Without
+   * either, every anonymous caller shares one owner, so only a task's id tells tasks apart.
+   */
+  hasIdentity(ctx: Pick<McpRequestContext, 'auth' | 'era' | 'sessionId'>): boolean {
+    return principalDigest(ctx.auth) !== undefined || (ctx.era === 'legacy' && ctx.sessionId !== undefined);
+  }
+
   /** What an instance of the same id left running in an earlier life fails now; orphans are looked for from now on. */
   async onApplicationBootstrap(): Promise<void> {
     if (this.store.reapOrphans) {

@@ -142,6 +142,9 @@ export class TasksHandler implements McpMethodGroup {
     const cursor = params.cursor;
     if (cursor !== undefined && typeof cursor !== 'string')
       throw new McpInvalidParamsException("'cursor' must be a string");
+    // With neither a principal nor a session every anonymous caller has the same owner: there is
+    // nothing to list by, and the task id stays the only handle on a task.
+    if (!this.tasks.hasIdentity(ctx)) return { tasks: [] };
     try {
       const page = await this.tasks.store.list(this.tasks.ownerOf(ctx), cursor, this.options.pageSize);
       const result: Record<string, unknown> = { tasks: page.records.map(legacyTask) };
