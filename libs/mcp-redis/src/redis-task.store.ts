@@ -45,7 +45,16 @@ const REAP_BUDGET = 500;
 /** The fields of a record that never change, as stored in `b`. */
 type Base = Pick<
   McpTaskRecord,
-  'taskId' | 'owner' | 'caller' | 'instanceId' | 'era' | 'sessionId' | 'createdAt' | 'ttlMs' | 'pollIntervalMs'
+  | 'taskId'
+  | 'owner'
+  | 'caller'
+  | 'requiredScopes'
+  | 'instanceId'
+  | 'era'
+  | 'sessionId'
+  | 'createdAt'
+  | 'ttlMs'
+  | 'pollIntervalMs'
 >;
 
 /**
@@ -69,6 +78,7 @@ export class RedisTaskStore implements McpTaskStore {
       taskId: record.taskId,
       owner: record.owner,
       ...(record.caller !== undefined ? { caller: record.caller } : {}),
+      ...(record.requiredScopes !== undefined ? { requiredScopes: record.requiredScopes } : {}),
       instanceId: record.instanceId,
       era: record.era,
       ...(record.sessionId !== undefined ? { sessionId: record.sessionId } : {}),

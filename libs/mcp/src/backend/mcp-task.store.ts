@@ -38,6 +38,11 @@ export interface McpTaskRecord {
   readonly caller?: string;
   /** The instance running its handler (`McpInstanceMessaging.instanceId`). */
   readonly instanceId: string;
+  /**
+   * The scopes the tool needed when the call was made (`@RequireScopes()`): every lookup of the
+   * task checks them against the caller's current token, as a direct call of the tool would.
+   */
+  readonly requiredScopes?: readonly string[];
   /** The protocol era it was created in: its wire shapes and the meaning of `failed` follow it. */
   readonly era: 'legacy' | 'modern';
   /** 2025-11-25 era: the session, whose stream hears its status notifications. */

@@ -58,7 +58,12 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
 
     it('gives back what was created, every field; an unknown id is undefined', async () => {
       const { parts, tasks } = await single();
-      const record = liveRecord(parts, { era: 'legacy', sessionId: 's-1', statusMessage: 'starting' });
+      const record = liveRecord(parts, {
+        era: 'legacy',
+        sessionId: 's-1',
+        statusMessage: 'starting',
+        requiredScopes: ['notes:write', 'notes:read'],
+      });
       expect(await tasks.create(record, 10)).toBe(true);
       expect(await tasks.get(record.taskId)).toEqual(record);
       expect(await tasks.get(newTaskId())).toBeUndefined();

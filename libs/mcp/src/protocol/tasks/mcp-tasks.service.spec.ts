@@ -1,4 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import { McpInsufficientScopeException } from '../../auth/mcp-auth.exceptions.js';
+import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
 import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
 import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
 import { ORPHANED_TASK, type McpTaskRecord } from '../../backend/mcp-task.store.js';
@@ -34,17 +37,18 @@ function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, un
     {} as McpClientRequests,
     new McpErrorMapper(),
     new McpTelemetry(),
+    new McpAccessPolicy(new McpAuthenticator(options)),
     store,
   );
   return { tasks, events, store };
 }
 
-const ctx = (subject?: string) =>
+const ctx = (subject?: string, scopes: string[] = []) =>
   ({
     era: 'modern',
     method: 'tools/call',
     signal: new AbortController().signal,
-    auth: subject ? { issuer: 'https://issuer', subject, scopes: [], audience: [], claims: {} } : undefined,
+    auth: subject ? { issuer: 'https://issuer', subject, scopes, audience: [], claims: {} } : undefined,
   }) as unknown as McpRequestContext;
 
 const record = (overrides: Partial<McpTaskRecord>): McpTaskRecord => {
@@ -77,6 +81,27 @@ describe('McpTasks', () => {
     ] as const) {
       await expect(tasks.find(id, who)).rejects.toBeInstanceOf(McpTaskNotFoundException);
     }
+  });
+
+  it("keeps the tool's scopes with the task and checks them on every lookup with the caller's token", async () => {
+    const { tasks } = tasksWith();
+    const created = (await tasks.start(
+      { kind: 'task' },
+      ctx('alice', ['notes:write']),
+      async () => ({ content: [{ type: 'text', text: 'secret' }] }),
+      ['notes:write'],
+    )) as { taskId: string };
+    await expect(tasks.find(created.taskId, ctx('alice', ['notes:write']))).resolves.toMatchObject({
+      requiredScopes: ['notes:write'],
+    });
+    // The same principal with a narrower token: refused as a call of the tool would be.
+    await expect(tasks.find(created.taskId, ctx('alice', ['notes:read']))).rejects.toBeInstanceOf(
+      McpInsufficientScopeException,
+    );
+    // Another principal still learns nothing.
+    await expect(tasks.find(created.taskId, ctx('bob', ['notes:write']))).rejects.toBeInstanceOf(
+      McpTaskNotFoundException,
+    );
   });
 
   it('a read that finds a task just failed as orphaned tells the waiters once; an old or ordinary failure does not', async () => {

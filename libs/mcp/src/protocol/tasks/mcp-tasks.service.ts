@@ -7,6 +7,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
 import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
@@ -102,6 +103,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     clientRequests: McpClientRequests,
     errors: McpErrorMapper,
     telemetry: McpTelemetry,
+    private readonly access: McpAccessPolicy,
     @Optional() @Inject(MCP_TASK_STORE) store?: McpTaskStore | null,
   ) {
     if (!store && !(messaging instanceof LocalInstanceMessaging)) {
@@ -170,9 +172,15 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
    * Runs a call as a task (`mode.kind === 'task'`: created at once, answered with its
    * `CreateTaskResult`) or as a call that may become one (`handoff`: answered with its own result
    * if it ends within `tasks.handoffMs`, else created then). `work` runs the handler with the
-   * context it gets; its outcome settles the task.
+   * context it gets; its outcome settles the task. `requiredScopes` (the tool's) are kept with the
+   * task: its lookups need them as a call of the tool does.
    */
-  async start(mode: McpTaskMode, ctx: McpRequestContext, work: TaskWork): Promise<Record<string, unknown>> {
+  async start(
+    mode: McpTaskMode,
+    ctx: McpRequestContext,
+    work: TaskWork,
+    requiredScopes?: readonly string[],
+  ): Promise<Record<string, unknown>> {
     this.assertRoom();
     const run = new TaskRun(this.services, {
       era: ctx.era,
@@ -188,7 +196,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       let record: McpTaskRecord;
       try {
         context.enterTask();
-        record = await this.create(run, ctx, mode.requestedTtlMs);
+        record = await this.create(run, ctx, requiredScopes, mode.requestedTtlMs);
       } catch (error) {
         this.release(run);
         run.notCreated(error instanceof Error ? error : new Error(String(error)));
@@ -207,7 +215,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     context.enterTask();
     let record: McpTaskRecord;
     try {
-      record = await this.create(run, ctx);
+      record = await this.create(run, ctx, requiredScopes);
     } catch (error) {
       run.notCreated(error instanceof Error ? error : new Error(String(error)));
       void working.catch(() => undefined).finally(() => this.release(run));
@@ -217,13 +225,18 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     return createTaskResult(record);
   }
 
-  /** The task `taskId`, when the caller of `ctx` owns it; else `-32602` as for an unknown id. */
+  /**
+   * The task `taskId`, when the caller of `ctx` owns it; else `-32602` as for an unknown id. A
+   * caller whose token lacks the scopes of the task's tool gets the 403 `insufficient_scope` a
+   * call of the tool would get: the task's status and result are the tool's output.
+   */
   async find(taskId: unknown, ctx: McpRequestContext): Promise<McpTaskRecord> {
     if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH) {
       throw new McpTaskNotFoundException();
     }
     const record = await this.store.get(taskId);
     if (!record || record.owner !== this.ownerOf(ctx)) throw new McpTaskNotFoundException();
+    this.access.assert(record, ctx);
     this.announceIfOrphaned(record);
     return record;
   }
@@ -340,7 +353,17 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     }
   }
 
-  private async create(run: TaskRun, ctx: McpRequestContext, requestedTtlMs?: number): Promise<McpTaskRecord> {
+  /** Whether the caller of `ctx` may see `record` in a list (it has the scopes of its tool). */
+  visibleTo(ctx: McpRequestContext): (record: McpTaskRecord) => boolean {
+    return this.access.visibleTo(ctx) ?? (() => true);
+  }
+
+  private async create(
+    run: TaskRun,
+    ctx: McpRequestContext,
+    requiredScopes: readonly string[] | undefined,
+    requestedTtlMs?: number,
+  ): Promise<McpTaskRecord> {
     const now = Date.now();
     const ttlMs = Math.round(
       Math.min(this.options.maxTaskTtlMs, Math.max(MIN_TASK_TTL_MS, requestedTtlMs ?? this.options.taskTtlMs)),
@@ -350,6 +373,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       taskId: randomBytes(18).toString('base64url'),
       owner: this.ownerOf(ctx),
       ...(caller !== undefined ? { caller } : {}),
+      ...(requiredScopes !== undefined && requiredScopes.length > 0 ? { requiredScopes: [...requiredScopes] } : {}),
       instanceId: this.messaging.instanceId,
       era: ctx.era,
       ...(ctx.era === 'legacy' && ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),

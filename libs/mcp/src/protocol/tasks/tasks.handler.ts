@@ -147,7 +147,9 @@ export class TasksHandler implements McpMethodGroup {
     if (!this.tasks.hasIdentity(ctx)) return { tasks: [] };
     try {
       const page = await this.tasks.store.list(this.tasks.ownerOf(ctx), cursor, this.options.pageSize);
-      const result: Record<string, unknown> = { tasks: page.records.map(legacyTask) };
+      const result: Record<string, unknown> = {
+        tasks: page.records.filter(this.tasks.visibleTo(ctx)).map(legacyTask),
+      };
       if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
       return result;
     } catch (error) {
