@@ -14,6 +14,9 @@ import {
   RELATED_TASK_META_KEY,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { jest } from '@jest/globals';
+import { McpServerStats } from '@app/mcp';
+import { McpTaskChannels } from '@app/mcp/protocol/tasks/task-channels.js';
 import { Gates } from '../fixtures/gates.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { TaskTools } from '../fixtures/task.tools.js';
@@ -280,5 +283,58 @@ describe('Tasks of MCP 2025-11-25 on a stateless server without authorization', 
     expect((await rpc('tasks/get', { taskId })).result).toMatchObject({ taskId, status: 'working' });
     gates.gate('stateless').open();
     await until(async () => (await rpc('tasks/get', { taskId })).result.status === 'completed', 'the task completed');
+  });
+});
+
+describe('Tasks of MCP 2025-11-25: a session waiting in tasks/result', () => {
+  let app: FixtureApp;
+  let gates: Gates;
+
+  beforeAll(async () => {
+    app = await startFixtureApp({
+      providers: [Gates, TaskTools],
+      mcp: { sessions: { idleTimeoutMs: 300, cleanupIntervalMs: 50 }, tasks: { pollIntervalMs: 50 } },
+    });
+    gates = app.app.get(Gates);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('is not idle while the request is open: it outlives an idle session, and gets the result', async () => {
+    const waiting = await legacySession(app.endpoint);
+    const created = await waiting.rpc('tools/call', { name: 'gated', arguments: { key: 'long-wait' }, task: {} });
+    const { taskId } = created.result.task;
+    // The answer stream's headers come with its first message: wait for the request to be in
+    // flight on the server instead (it opens the task's channel).
+    const channels = app.app.get(McpTaskChannels);
+    const opened = new Promise<void>((resolve) => {
+      const open = channels.open.bind(channels);
+      jest.spyOn(channels, 'open').mockImplementation((...args) => {
+        resolve();
+        return open(...args);
+      });
+    });
+    const streaming = waiting.openResult(taskId);
+    await opened;
+    try {
+      // A session that does nothing meanwhile, opened after the waiting one's last request.
+      await legacySession(app.endpoint);
+      const stats = app.app.get(McpServerStats);
+      await until(async () => (await stats.openSessions()) < 2, 'the idle session expired', 10_000);
+      expect(await stats.openSessions()).toBe(1);
+      gates.gate('long-wait').open();
+      const stream = await streaming;
+      let answer = await stream.next();
+      while (answer.method !== undefined) answer = await stream.next();
+      expect(answer.result).toMatchObject({ content: [{ text: JSON.stringify({ passed: 'long-wait' }) }] });
+      stream.close();
+      expect((await waiting.rpc('tasks/get', { taskId })).result).toMatchObject({ status: 'completed' });
+    } finally {
+      gates.gate('long-wait').open();
+      await streaming.then((stream) => stream.close()).catch(() => undefined);
+      jest.restoreAllMocks();
+    }
   });
 });

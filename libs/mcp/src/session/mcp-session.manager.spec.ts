@@ -239,6 +239,38 @@ describe('McpSessionManager', () => {
       expect(await harness.store.get(session.id)).toBeUndefined();
     });
 
+    it('keeps a session with a request in flight alive through sweeps and idle checks; it idles again after', async () => {
+      harness.manager.onModuleInit();
+      const session = await newSession(harness.manager);
+      const [first, second] = [harness.manager.requestStarted(session.id), harness.manager.requestStarted(session.id)];
+
+      await jest.advanceTimersByTimeAsync(5 * IDLE_TIMEOUT_MS);
+      expect(harness.ended).not.toHaveBeenCalled();
+      first();
+      first();
+      await jest.advanceTimersByTimeAsync(2 * IDLE_TIMEOUT_MS);
+      expect(harness.ended).not.toHaveBeenCalled();
+      expect(await harness.manager.resolve(session.id)).toBeDefined();
+
+      second();
+      // The end of a long request is activity: a full idle period from there.
+      await jest.advanceTimersByTimeAsync(IDLE_TIMEOUT_MS - 2 * CLEANUP_INTERVAL_MS);
+      expect(harness.ended).not.toHaveBeenCalled();
+      await jest.advanceTimersByTimeAsync(4 * CLEANUP_INTERVAL_MS);
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+    });
+
+    it('a lookup never expires a session with a request in flight, even when its record looks idle', async () => {
+      const session = await newSession(harness.manager);
+      const done = harness.manager.requestStarted(session.id);
+      jest.setSystemTime(START + 3 * IDLE_TIMEOUT_MS);
+      expect(await harness.manager.resolve(session.id)).toBeDefined();
+      done();
+      jest.setSystemTime(START + 5 * IDLE_TIMEOUT_MS);
+      expect(await harness.manager.resolve(session.id)).toBeUndefined();
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+    });
+
     it('keeps a connected session alive on resolve even when its record looks idle', async () => {
       const session = await newSession(harness.manager);
       await harness.liveStreams.attach(session.id, fakeConnection());

@@ -21,6 +21,9 @@ import { ATTR_MCP_PROTOCOL_VERSION } from '../telemetry/semconv.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;
 
+/** A request that lasted this long restarts its session's idle clock when it ends (a sweep may have moved it meanwhile). */
+const LONG_REQUEST_MS = 1_000;
+
 /**
  * The life of sessions: creation under the `maxSessions` cap, lookup with sliding idle expiry,
  * termination and the periodic sweep. State lives in the backend's session store; the streams
@@ -31,6 +34,8 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpSessions');
   private sweepTimer?: NodeJS.Timeout;
   private readonly quota = new SessionQuota();
+  /** Requests in flight on this instance, by session: a session with one is never idle. */
+  private readonly busy = new Map<string, number>();
 
   constructor(
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
@@ -121,11 +126,37 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
    */
   async resolve(id: unknown, principal?: McpPrincipal): Promise<McpSessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
-    const idleTimeoutMs = this.liveStreams.holds(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
+    const idleTimeoutMs =
+      this.liveStreams.holds(id) || this.busy.has(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
     const binding = principal && principalBinding(principal);
     const session = await this.store.access(id, Date.now(), idleTimeoutMs, binding);
     // Checked here too: a store of its own that ignores `principal` still hands no session over.
     return session && isSamePrincipal(session.principal, binding) ? session : undefined;
+  }
+
+  /**
+   * A request of session `id` runs here until the returned function is called: meanwhile the
+   * session is not idle, as with an open stream (lookups never expire it, and every sweep of this
+   * instance restarts its clock in the store, which every instance's sweep reads). A client that
+   * only waits on a long request (a 2025-11-25 `tasks/result`, a slow tool call) keeps its
+   * session; a long request restarts the clock when it ends.
+   */
+  requestStarted(id: string): () => void {
+    this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
+    const startedAt = Date.now();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.busy.get(id) ?? 1) - 1;
+      if (left > 0) this.busy.set(id, left);
+      else this.busy.delete(id);
+      const now = Date.now();
+      if (now - startedAt < LONG_REQUEST_MS) return;
+      this.store
+        .touch([id], now)
+        .catch((error: unknown) => this.logger.warn(redactSecrets(`Session touch failed: ${describe(error)}`)));
+    };
   }
 
   /** Changes stored facts of a live session (its log level, ...); false when it ended. */
@@ -143,12 +174,13 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Ends every idle session. An open stream counts as activity: those this instance holds are
-   * touched first; the store keeps those held by other instances.
+   * Ends every idle session. An open stream and a request in flight count as activity: those of
+   * this instance are touched first; the store keeps the streams held by other instances, whose
+   * sweeps touch their requests in flight.
    */
   async sweep(): Promise<number> {
     const now = Date.now();
-    const held = [...this.liveStreams.heldSessions()];
+    const held = [...new Set([...this.liveStreams.heldSessions(), ...this.busy.keys()])];
     if (held.length > 0) await this.store.touch(held, now);
     const ended = await this.store.expireIdle(now - this.options.sessionIdleTimeoutMs);
     if (ended > 0) this.logger.debug(`Expired ${ended} idle session(s)`);
