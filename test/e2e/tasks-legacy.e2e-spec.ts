@@ -17,6 +17,9 @@ import {
 import { jest } from '@jest/globals';
 import { McpServerStats } from '@app/mcp';
 import { McpTaskChannels } from '@app/mcp/protocol/tasks/task-channels.js';
+import { McpTasks } from '@app/mcp/protocol/tasks/mcp-tasks.service.js';
+import { InMemoryTaskStore } from '@app/mcp/backend/in-memory/in-memory-task.store.js';
+import { RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
 import { Gates } from '../fixtures/gates.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { TaskTools } from '../fixtures/task.tools.js';
@@ -336,5 +339,68 @@ describe('Tasks of MCP 2025-11-25: a session waiting in tasks/result', () => {
       await streaming.then((stream) => stream.close()).catch(() => undefined);
       jest.restoreAllMocks();
     }
+  });
+});
+
+describe('Tasks of MCP 2025-11-25: what one caller may store', () => {
+  let app: FixtureApp;
+  let gates: Gates;
+
+  beforeAll(async () => {
+    app = await startFixtureApp({
+      providers: [Gates, TaskTools],
+      mcp: { tasks: { maxPerCaller: 3, maxStored: 10, maxBytesPerCaller: 4_000, maxResultBytes: 8_000 } },
+    });
+    gates = app.app.get(Gates);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('ended tasks count: each new one removes the oldest ended, and the store never holds more than the budget', async () => {
+    const session = await legacySession(app.endpoint);
+    const ids: string[] = [];
+    for (let n = 0; n < 12; n++) {
+      const created = await session.rpc('tools/call', { name: 'instant', arguments: { key: `k${n}` }, task: {} });
+      ids.push(created.result.task.taskId);
+      await until(
+        async () => (await session.rpc('tasks/get', { taskId: ids.at(-1) })).result?.status === 'completed',
+        'the task completed',
+      );
+    }
+    const listed = (await session.rpc('tasks/list', {})).result.tasks.map((task: { taskId: string }) => task.taskId);
+    expect(listed).toEqual(ids.slice(-3));
+    expect((await session.rpc('tasks/get', { taskId: ids[0] })).error).toMatchObject({ code: -32602 });
+    expect((app.app.get(McpTasks).store as InMemoryTaskStore).size).toBe(3);
+  });
+
+  it('refuses a new task (429) when every stored task of the caller still runs', async () => {
+    const session = await legacySession(app.endpoint);
+    const keys = ['full-1', 'full-2', 'full-3'];
+    for (const key of keys) {
+      const created = await session.rpc('tools/call', { name: 'gated', arguments: { key }, task: {} });
+      expect(created.result.task.status).toBe('working');
+    }
+    const refused = await session.rpc('tools/call', { name: 'gated', arguments: { key: 'full-4' }, task: {} });
+    expect(refused.error).toMatchObject({ code: -32004, data: { limit: 3 } });
+    for (const key of keys) gates.gate(key).open();
+  });
+
+  it("a result larger than the caller's byte budget is not kept: the task fails saying so", async () => {
+    const session = await legacySession(app.endpoint);
+    gates.gate('x'.repeat(5)).open();
+    const created = await session.rpc('tools/call', {
+      name: 'big_result',
+      arguments: { key: 'x'.repeat(5) },
+      task: {},
+    });
+    const { taskId } = created.result.task;
+    let task: any;
+    await until(async () => {
+      task = (await session.rpc('tasks/get', { taskId })).result;
+      return task.status !== 'working';
+    }, 'the task ended');
+    expect(task).toMatchObject({ status: 'failed', statusMessage: RESULT_NOT_KEPT });
   });
 });

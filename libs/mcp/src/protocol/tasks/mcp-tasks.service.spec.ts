@@ -16,6 +16,7 @@ import { McpTasks } from './mcp-tasks.service.js';
 import type { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { McpTaskNotFoundException } from './task.errors.js';
+import { taskLimits } from '../../testing/task-store-contract.js';
 
 function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, unknown> = {}) {
   const messaging = new LocalInstanceMessaging('here');
@@ -70,7 +71,7 @@ const record = (overrides: Partial<McpTaskRecord>): McpTaskRecord => {
 describe('McpTasks', () => {
   it('answers a task of another principal exactly as an unknown one', async () => {
     const { tasks, store } = tasksWith();
-    await store.create(record({ owner: tasks.ownerOf(ctx('alice')) }), 10);
+    await store.create(record({ owner: tasks.ownerOf(ctx('alice')) }), taskLimits({ maxPerCaller: 10 }));
     await expect(tasks.find('task-1', ctx('alice'))).resolves.toMatchObject({ taskId: 'task-1' });
     for (const [id, who] of [
       ['task-1', ctx('bob')],
@@ -112,11 +113,11 @@ describe('McpTasks', () => {
       statusMessage: ORPHANED_TASK.statusMessage,
       error: ORPHANED_TASK.error,
     };
-    await store.create(record({ taskId: 'fresh' }), 10);
+    await store.create(record({ taskId: 'fresh' }), taskLimits({ maxPerCaller: 10 }));
     await store.settle('fresh', orphaned, Date.now());
-    await store.create(record({ taskId: 'old' }), 10);
+    await store.create(record({ taskId: 'old' }), taskLimits({ maxPerCaller: 10 }));
     await store.settle('old', orphaned, Date.now() - 60_000);
-    await store.create(record({ taskId: 'plain' }), 10);
+    await store.create(record({ taskId: 'plain' }), taskLimits({ maxPerCaller: 10 }));
     await store.settle(
       'plain',
       { status: 'failed', statusMessage: 'boom', error: { code: 1, message: 'x' } },

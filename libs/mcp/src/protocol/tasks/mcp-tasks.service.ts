@@ -16,6 +16,7 @@ import type { McpInstanceMessaging } from '../../backend/mcp-instance-messaging.
 import {
   isTerminalTaskStatus,
   ORPHANED_TASK,
+  type McpTaskLimits,
   type McpTaskRecord,
   type McpTaskStore,
 } from '../../backend/mcp-task.store.js';
@@ -33,6 +34,7 @@ import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { taskModeOf, type McpTaskMode } from './task-mode.js';
+import { taskLimitsOf } from './task-options.js';
 import { TaskRequestContext } from './task-request-context.js';
 import { TaskRun, type TaskOutcome, type TaskRunServices } from './task-run.js';
 import { createTaskResult } from './task-wire.js';
@@ -87,6 +89,8 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
   /** Tasks running here, by id. */
   private readonly byId = new Map<string, TaskRun>();
   private readonly services: TaskRunServices;
+  /** What the store keeps per caller and in all. */
+  private readonly limits: McpTaskLimits;
   private closing = false;
   private orphanTimer?: NodeJS.Timeout;
   private readonly announcedOrphans = new Set<string>();
@@ -112,6 +116,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       );
     }
     this.store = store ?? new InMemoryTaskStore();
+    this.limits = taskLimitsOf(options);
     this.services = {
       store: this.store,
       events,
@@ -384,7 +389,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       ttlMs,
       pollIntervalMs: this.options.taskPollIntervalMs,
     };
-    if (!(await this.store.create(record, this.options.maxTasksPerPrincipal))) {
+    if (!(await this.store.create(record, this.limits))) {
       throw new McpTaskQuotaExceededException(this.options.maxTasksPerPrincipal);
     }
     run.attach(record);

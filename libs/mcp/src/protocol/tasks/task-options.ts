@@ -1,3 +1,4 @@
+import type { McpTaskLimits } from '../../backend/mcp-task.store.js';
 import type { McpTasksOptions, ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 
 /** The longest delay a Node.js timer takes (a task's time to live is one). */
@@ -14,6 +15,10 @@ export type ResolvedTaskOptions = Pick<
   | 'maxTasksPerInstance'
   | 'maxTaskResultBytes'
   | 'taskShutdownGraceMs'
+  | 'maxTaskBytesPerCaller'
+  | 'maxStoredTasks'
+  | 'maxStoredTaskBytes'
+  | 'taskResultTtlMs'
 >;
 
 /** Each option of the `tasks` group, by the resolved name it fills. */
@@ -26,6 +31,10 @@ const NAMES: Record<keyof McpTasksOptions, keyof ResolvedTaskOptions> = {
   maxPerInstance: 'maxTasksPerInstance',
   maxResultBytes: 'maxTaskResultBytes',
   shutdownGraceMs: 'taskShutdownGraceMs',
+  maxBytesPerCaller: 'maxTaskBytesPerCaller',
+  maxStored: 'maxStoredTasks',
+  maxStoredBytes: 'maxStoredTaskBytes',
+  resultTtlMs: 'taskResultTtlMs',
 };
 
 export const TASK_OPTION_DEFAULTS: ResolvedTaskOptions = {
@@ -37,6 +46,10 @@ export const TASK_OPTION_DEFAULTS: ResolvedTaskOptions = {
   maxTasksPerInstance: 1_000,
   maxTaskResultBytes: 1_048_576,
   taskShutdownGraceMs: 5_000,
+  maxTaskBytesPerCaller: 16_777_216,
+  maxStoredTasks: 10_000,
+  maxStoredTaskBytes: 268_435_456,
+  taskResultTtlMs: 600_000,
 };
 
 const POSITIVE_INTEGERS = [
@@ -46,6 +59,10 @@ const POSITIVE_INTEGERS = [
   'maxPerCaller',
   'maxPerInstance',
   'maxResultBytes',
+  'maxBytesPerCaller',
+  'maxStored',
+  'maxStoredBytes',
+  'resultTtlMs',
 ] as const;
 const NON_NEGATIVE = ['handoffMs', 'shutdownGraceMs'] as const;
 
@@ -64,7 +81,19 @@ export function taskOptionProblems(tasks: McpTasksOptions | undefined): string[]
       problems.push(`McpModule option 'tasks.${name}' must be zero or more, got ${String(value)}`);
     }
   }
-  for (const name of ['ttlMs', 'maxTtlMs'] as const) {
+  // No single caller may fill the store for everyone: its budget stays below the global bounds.
+  const resolved = resolveTaskOptions(tasks);
+  if (problems.length === 0 && resolved.maxTasksPerPrincipal >= resolved.maxStoredTasks) {
+    problems.push(
+      `McpModule option 'tasks.maxPerCaller' (${resolved.maxTasksPerPrincipal}) must be below 'tasks.maxStored' (${resolved.maxStoredTasks})`,
+    );
+  }
+  if (problems.length === 0 && resolved.maxTaskBytesPerCaller >= resolved.maxStoredTaskBytes) {
+    problems.push(
+      `McpModule option 'tasks.maxBytesPerCaller' (${resolved.maxTaskBytesPerCaller}) must be below 'tasks.maxStoredBytes' (${resolved.maxStoredTaskBytes})`,
+    );
+  }
+  for (const name of ['ttlMs', 'maxTtlMs', 'resultTtlMs'] as const) {
     const value = tasks?.[name];
     if (value !== undefined && value > MAX_TIMER_MS) {
       problems.push(`McpModule option 'tasks.${name}' must be at most ${MAX_TIMER_MS} ms, got ${String(value)}`);
@@ -82,4 +111,15 @@ export function resolveTaskOptions(tasks: McpTasksOptions | undefined): Resolved
   }
   resolved.taskTtlMs = Math.min(resolved.taskTtlMs, resolved.maxTaskTtlMs);
   return resolved;
+}
+
+/** The bounds a task store keeps for every task, from the resolved options. */
+export function taskLimitsOf(options: ResolvedTaskOptions): McpTaskLimits {
+  return Object.freeze({
+    maxPerCaller: options.maxTasksPerPrincipal,
+    maxBytesPerCaller: options.maxTaskBytesPerCaller,
+    maxStored: options.maxStoredTasks,
+    maxStoredBytes: options.maxStoredTaskBytes,
+    resultTtlMs: options.taskResultTtlMs,
+  });
 }

@@ -37,7 +37,7 @@ export class McpTaskQuotaExceededException extends McpException {
     super(
       JsonRpcErrorCode.TooManyRequests,
       'Too many tasks',
-      `This caller already has its limit of ${limit} tasks running; wait for one to end (or cancel one) before starting another`,
+      `This caller already has its limit of ${limit} tasks (or their bytes) stored, all still running; wait for one to end (or cancel one) before starting another`,
       { limit },
       { status: 429, headers: { 'Retry-After': '5' } },
     );
