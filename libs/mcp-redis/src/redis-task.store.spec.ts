@@ -67,4 +67,17 @@ describe('RedisTaskStore', () => {
     const commands = (await watch.stop()).filter((command) => command.source !== 'lua');
     expect(commands.map((command) => command.args[0].toLowerCase())).toEqual(['evalsha']);
   });
+
+  it('a status read leaves the result in Redis: its reply is as small for a 1 MiB result as for none', async () => {
+    const record = taskRecord({ instanceId: 'tasks-1' });
+    await tasks.create(record, taskLimits());
+    const result = { content: [{ type: 'text', text: 'x'.repeat(1_048_576) }] };
+    await tasks.settle(record.taskId, { status: 'completed', result }, Date.now());
+    expect((await tasks.get(record.taskId))?.result).toEqual(result);
+    const status = await tasks.get(record.taskId, { result: false });
+    expect(status).toMatchObject({ taskId: record.taskId, status: 'completed' });
+    expect(status?.result).toBeUndefined();
+    const page = await tasks.list(record.owner, undefined, 10);
+    expect(page.records.find((listed) => listed.taskId === record.taskId)?.result).toBeUndefined();
+  });
 });

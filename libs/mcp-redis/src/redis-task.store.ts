@@ -2,6 +2,7 @@ import {
   McpBackendUnavailableError,
   McpTaskCursorError,
   type McpTaskLimits,
+  type McpTaskReadOptions,
   type McpTaskInputRequest,
   type McpTaskPage,
   type McpTaskRecord,
@@ -75,8 +76,9 @@ export class RedisTaskStore implements McpTaskStore {
     return created === 1;
   }
 
-  async get(taskId: string): Promise<McpTaskRecord | undefined> {
-    const fields = await this.scripts.run<string[] | null>('mcpTaskGet', taskId, Date.now());
+  async get(taskId: string, options?: McpTaskReadOptions): Promise<McpTaskRecord | undefined> {
+    const withResult = options?.result === false ? '0' : '1';
+    const fields = await this.scripts.run<string[] | null>('mcpTaskGet', taskId, Date.now(), withResult);
     return fields ? recordOf(fields) : undefined;
   }
 
@@ -118,7 +120,7 @@ export class RedisTaskStore implements McpTaskStore {
     if (reply[0] === 'cursor') throw new McpTaskCursorError(cursor ?? '');
     const [more, ...ids] = reply as [number, ...string[]];
     // One round trip per task, all written in this turn (one socket write).
-    const records = (await Promise.all(ids.map((taskId) => this.get(taskId)))).filter(
+    const records = (await Promise.all(ids.map((taskId) => this.get(taskId, { result: false })))).filter(
       (record): record is McpTaskRecord => record !== undefined,
     );
     return more === 1 && ids.length > 0 ? { records, nextCursor: ids.at(-1) } : { records };

@@ -85,6 +85,7 @@ const GROUP_KEYS: { [Group in keyof McpOptionGroups]: Record<keyof McpOptionGrou
     maxStored: true,
     maxStoredBytes: true,
     resultTtlMs: true,
+    pollRateLimit: true,
   },
   telemetry: {
     tracing: true,

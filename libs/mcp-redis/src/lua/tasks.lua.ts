@@ -21,8 +21,9 @@ import { ORPHANED_TASK, RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
  *
  * Accounts, pruned of tasks whose time to live lapsed as they are used (at most `PRUNE` entries a
  * call): per caller, in one hash slot, `tc:{caller}` (ZSET: its stored tasks, score = expiry),
- * `te:{caller}` (ZSET: those that ended, score = end time: the oldest ended are removed first to
- * make room) and `tb:{caller}` (HASH: id → bytes, `#` = the total); for everyone, `{tall}` (ZSET:
+ * `te:{caller}` (ZSET: those that ended, score = the order they ended in: the first ended are
+ * removed first to make room) and `tb:{caller}` (HASH: id → bytes, `#` = the total, `^` = the
+ * count of ends); for everyone, `{tall}` (ZSET:
  * every stored task, score = expiry) and `{tall}:b` (HASH: id → bytes, `#` = the total).
  *
  * Indexes: `to:<owner>` (ZSET: the owner's tasks, score = creation), `ti:<instance>` (SET: tasks running
@@ -143,7 +144,8 @@ local function settle(key, id, status, message, now, result, err)
   redis.call('ZADD', GALL, 'XX', at, id)
   if caller ~= '' then
     redis.call('ZADD', ckey('tc', caller), 'XX', at, id)
-    redis.call('ZADD', ckey('te', caller), now, id)
+    -- In the order they ended (a counter: two ends in one millisecond keep their order).
+    redis.call('ZADD', ckey('te', caller), redis.call('HINCRBY', ckey('tb', caller), '^', 1), id)
     keepUntil(ckey('te', caller), at, now)
   end
   release(key, id)
@@ -230,15 +232,20 @@ redis.call('SADD', P .. 'tinst', instance)
 return 1
 `;
 
-/** ARGV: id, now → false | { b, s, sm, u, r, e, x, q1 key, q1 JSON, ... } ('' for an absent field). */
+/**
+ * ARGV: id, now, '1' to read the result ('0': left out, a poll of the status costs the same
+ * whatever its size) → false | { b, s, sm, u, r, e, x, q1 key, q1 JSON, ... } ('' for an absent field).
+ */
 export const TASK_GET =
   PRELUDE +
   `
 local id, now = ARGV[3], tonumber(ARGV[4])
 local key = tkey(id)
 if not live(key, id, now) then return false end
-local f = redis.call('HMGET', key, 'b', 's', 'sm', 'u', 'r', 'e', 'x')
-local out = { f[1], f[2], f[3] or '', f[4], f[5] or '', f[6] or '', f[7] }
+local f = redis.call('HMGET', key, 'b', 's', 'sm', 'u', 'e', 'x')
+local result = ''
+if ARGV[5] == '1' then result = redis.call('HGET', key, 'r') or '' end
+local out = { f[1], f[2], f[3] or '', f[4], result, f[5] or '', f[6] }
 for _, v in ipairs(redis.call('HGETALL', key .. ':q')) do out[#out + 1] = v end
 return out
 `;

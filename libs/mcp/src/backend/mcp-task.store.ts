@@ -92,7 +92,13 @@ export interface McpTaskLimits {
 /** The detail of the error a task fails with when its result does not fit its caller's budget. */
 export const RESULT_NOT_KEPT = 'The result was not kept: it does not fit the task storage of its caller';
 
-/** A page of a caller's tasks (2025-11-25 `tasks/list`). @publicApi */
+/** What a read of a task needs. @publicApi */
+export interface McpTaskReadOptions {
+  /** Whether the result of a completed task is read too. @default true */
+  readonly result?: boolean;
+}
+
+/** A page of a caller's tasks (2025-11-25 `tasks/list`), their results left out. @publicApi */
 export interface McpTaskPage {
   readonly records: McpTaskRecord[];
   /** Opaque; absent on the last page. */
@@ -142,8 +148,12 @@ export interface McpTaskStore {
    * `get` finds the task on every instance.
    */
   create(record: McpTaskRecord, limits: McpTaskLimits): Promise<boolean>;
-  /** The task, or undefined when it is unknown or its time to live lapsed. */
-  get(taskId: string): Promise<McpTaskRecord | undefined>;
+  /**
+   * The task, or undefined when it is unknown or its time to live lapsed. With `result: false`
+   * the store may leave its `result` out: a read that answers the status only then costs the
+   * same whatever the size of the result.
+   */
+  get(taskId: string, options?: McpTaskReadOptions): Promise<McpTaskRecord | undefined>;
   /** Sets the status message of a task that is not terminal. */
   setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<boolean>;
   /** Adds outstanding input requests (keys not used before in this task) and makes it `input_required`. */

@@ -340,6 +340,15 @@ export interface McpTasksOptions {
    */
   resultTtlMs?: number;
   /**
+   * Requests of the task methods (`tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`,
+   * `tasks/update`) one caller may make per window: the principal with `auth`, else the session,
+   * else the remote address, counted apart from `limits.toolRateLimit` (on every instance
+   * together with a shared backend). Past it `-32004` with `data.retryAfterMs` (HTTP 429 with
+   * `Retry-After`). `false` turns it off.
+   * @default { limit: 600, windowMs: 10_000 }
+   */
+  pollRateLimit?: { limit: number; windowMs: number } | false;
+  /**
    * Most task handlers one instance runs at once; past it a task-creating call answers 503
    * (`-32000`) with `Retry-After`.
    * @default 1_000
@@ -519,6 +528,7 @@ export interface ResolvedMcpOptions {
   maxStoredTasks: number;
   maxStoredTaskBytes: number;
   taskResultTtlMs: number;
+  taskPollRateLimit?: { limit: number; windowMs: number };
   telemetry: McpTelemetryOptions;
   auth?: McpAuthOptions;
 }

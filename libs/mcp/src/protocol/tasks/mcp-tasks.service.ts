@@ -17,6 +17,7 @@ import {
   isTerminalTaskStatus,
   ORPHANED_TASK,
   type McpTaskLimits,
+  type McpTaskReadOptions,
   type McpTaskRecord,
   type McpTaskStore,
 } from '../../backend/mcp-task.store.js';
@@ -233,13 +234,14 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
   /**
    * The task `taskId`, when the caller of `ctx` owns it; else `-32602` as for an unknown id. A
    * caller whose token lacks the scopes of the task's tool gets the 403 `insufficient_scope` a
-   * call of the tool would get: the task's status and result are the tool's output.
+   * call of the tool would get: the task's status and result are the tool's output. `read`
+   * says whether the result is needed (a status poll leaves it out).
    */
-  async find(taskId: unknown, ctx: McpRequestContext): Promise<McpTaskRecord> {
+  async find(taskId: unknown, ctx: McpRequestContext, read?: McpTaskReadOptions): Promise<McpTaskRecord> {
     if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH) {
       throw new McpTaskNotFoundException();
     }
-    const record = await this.store.get(taskId);
+    const record = await this.store.get(taskId, read);
     if (!record || record.owner !== this.ownerOf(ctx)) throw new McpTaskNotFoundException();
     this.access.assert(record, ctx);
     this.announceIfOrphaned(record);

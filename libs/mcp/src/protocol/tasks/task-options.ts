@@ -19,10 +19,14 @@ export type ResolvedTaskOptions = Pick<
   | 'maxStoredTasks'
   | 'maxStoredTaskBytes'
   | 'taskResultTtlMs'
+  | 'taskPollRateLimit'
 >;
 
 /** Each option of the `tasks` group, by the resolved name it fills. */
-const NAMES: Record<keyof McpTasksOptions, keyof ResolvedTaskOptions> = {
+const NAMES: Record<
+  Exclude<keyof McpTasksOptions, 'pollRateLimit'>,
+  Exclude<keyof ResolvedTaskOptions, 'taskPollRateLimit'>
+> = {
   ttlMs: 'taskTtlMs',
   maxTtlMs: 'maxTaskTtlMs',
   pollIntervalMs: 'taskPollIntervalMs',
@@ -50,6 +54,7 @@ export const TASK_OPTION_DEFAULTS: ResolvedTaskOptions = {
   maxStoredTasks: 10_000,
   maxStoredTaskBytes: 268_435_456,
   taskResultTtlMs: 600_000,
+  taskPollRateLimit: Object.freeze({ limit: 600, windowMs: 10_000 }),
 };
 
 const POSITIVE_INTEGERS = [
@@ -81,6 +86,23 @@ export function taskOptionProblems(tasks: McpTasksOptions | undefined): string[]
       problems.push(`McpModule option 'tasks.${name}' must be zero or more, got ${String(value)}`);
     }
   }
+  const poll = tasks?.pollRateLimit;
+  if (
+    poll !== undefined &&
+    poll !== false &&
+    !(
+      typeof poll === 'object' &&
+      poll !== null &&
+      Number.isSafeInteger(poll.limit) &&
+      poll.limit > 0 &&
+      Number.isFinite(poll.windowMs) &&
+      poll.windowMs > 0
+    )
+  ) {
+    problems.push(
+      "McpModule option 'tasks.pollRateLimit' needs a positive integer 'limit' and a positive 'windowMs', or false",
+    );
+  }
   // No single caller may fill the store for everyone: its budget stays below the global bounds.
   const resolved = resolveTaskOptions(tasks);
   if (problems.length === 0 && resolved.maxTasksPerPrincipal >= resolved.maxStoredTasks) {
@@ -105,10 +127,12 @@ export function taskOptionProblems(tasks: McpTasksOptions | undefined): string[]
 /** The task options with defaults; the default time to live never exceeds the longest. */
 export function resolveTaskOptions(tasks: McpTasksOptions | undefined): ResolvedTaskOptions {
   const resolved = { ...TASK_OPTION_DEFAULTS };
-  for (const [name, target] of Object.entries(NAMES) as [keyof McpTasksOptions, keyof ResolvedTaskOptions][]) {
+  for (const [name, target] of Object.entries(NAMES) as [keyof typeof NAMES, (typeof NAMES)[keyof typeof NAMES]][]) {
     const value = tasks?.[name];
     if (value !== undefined) resolved[target] = value;
   }
+  const poll = tasks?.pollRateLimit;
+  if (poll !== undefined) resolved.taskPollRateLimit = poll === false ? undefined : { ...poll };
   resolved.taskTtlMs = Math.min(resolved.taskTtlMs, resolved.maxTaskTtlMs);
   return resolved;
 }

@@ -10,12 +10,16 @@ import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.j
 import { McpMethods } from '../handlers/mcp-methods.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
+import { McpToolRateLimiter } from '../tool-rate-limiter.js';
 import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
 import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
 import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
+
+/** Reads of a task that answer its status, not its result. */
+const STATUS_ONLY = Object.freeze({ result: false });
 
 /** The least time between two reads of a task a `tasks/result` waits on, when no change hint came. */
 const MIN_RESULT_POLL_MS = 1_000;
@@ -46,16 +50,17 @@ export class TasksHandler implements McpMethodGroup {
   /** The methods of the tasks extension (MCP 2026-07-28). */
   readonly modern: McpMethodGroup = {
     available: () => this.available(),
-    methods: () => ({
-      'tasks/get': async (params, ctx) => detailedTask(await this.tasks.find(params.taskId, this.extended(ctx))),
-      'tasks/update': (params, ctx) => this.update(params, this.extended(ctx)),
-      'tasks/cancel': async (params, ctx) => {
-        const record = await this.tasks.find(params.taskId, this.extended(ctx));
-        // An acknowledgement whatever the task's status: cancellation is eventually consistent.
-        await this.tasks.cancel(record);
-        return {};
-      },
-    }),
+    methods: () =>
+      this.counted({
+        'tasks/get': async (params, ctx) => detailedTask(await this.tasks.find(params.taskId, this.extended(ctx))),
+        'tasks/update': (params, ctx) => this.update(params, this.extended(ctx)),
+        'tasks/cancel': async (params, ctx) => {
+          const record = await this.tasks.find(params.taskId, this.extended(ctx), STATUS_ONLY);
+          // An acknowledgement whatever the task's status: cancellation is eventually consistent.
+          await this.tasks.cancel(record);
+          return {};
+        },
+      }),
   };
 
   constructor(
@@ -63,6 +68,7 @@ export class TasksHandler implements McpMethodGroup {
     private readonly tasks: McpTasks,
     private readonly channels: McpTaskChannels,
     private readonly events: McpTaskEvents,
+    private readonly rateLimiter: McpToolRateLimiter,
     table: McpMethods,
   ) {
     table.add(this);
@@ -75,12 +81,25 @@ export class TasksHandler implements McpMethodGroup {
   }
 
   methods(): Record<string, McpMethodFn> {
-    return {
-      'tasks/get': async (params, ctx) => legacyTask(await this.tasks.find(params.taskId, ctx)),
+    return this.counted({
+      // The 2025-11-25 Task is the status only: the result is left out of the read.
+      'tasks/get': async (params, ctx) => legacyTask(await this.tasks.find(params.taskId, ctx, STATUS_ONLY)),
       'tasks/result': (params, ctx, dispatch) => this.result(params, ctx, dispatch),
       'tasks/list': (params, ctx) => this.list(params, ctx),
       'tasks/cancel': (params, ctx) => this.cancel(params, ctx),
-    };
+    });
+  }
+
+  /** The methods, each counting its request against the caller's `tasks.pollRateLimit` first. */
+  private counted(methods: Record<string, McpMethodFn>): Record<string, McpMethodFn> {
+    const counted: Record<string, McpMethodFn> = {};
+    for (const [name, method] of Object.entries(methods)) {
+      counted[name] = async (params, ctx, dispatch) => {
+        await this.rateLimiter.takeTaskRequest(ctx);
+        return method(params, ctx, dispatch);
+      };
+    }
+    return counted;
   }
 
   /** 2025-11-25: `tasks` with `list`, `cancel` and task-augmented `tools/call`. */
@@ -110,7 +129,7 @@ export class TasksHandler implements McpMethodGroup {
     if (!isObject(responses)) {
       throw new McpInvalidParamsException("'inputResponses' must be an object of results by input key");
     }
-    const record = await this.tasks.find(params.taskId, ctx);
+    const record = await this.tasks.find(params.taskId, ctx, STATUS_ONLY);
     const outstanding = record.status === 'input_required' ? (record.inputRequests ?? {}) : {};
     // Answers to keys that are not outstanding are ignored, as the extension asks.
     const answered: Record<string, unknown> = {};
@@ -130,7 +149,7 @@ export class TasksHandler implements McpMethodGroup {
   }
 
   private async cancel(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    const record = await this.tasks.find(params.taskId, ctx);
+    const record = await this.tasks.find(params.taskId, ctx, STATUS_ONLY);
     if (isTerminalTaskStatus(record.status)) throw new McpTaskAlreadyTerminalException(record.status);
     const cancelled = await this.tasks.cancel(record);
     if (!cancelled) throw new McpTaskNotFoundException();
