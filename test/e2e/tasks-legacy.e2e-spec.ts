@@ -15,7 +15,9 @@ import {
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { McpServerStats } from '@app/mcp';
+import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { McpTaskChannels } from '@app/mcp/protocol/tasks/task-channels.js';
 import { McpTasks } from '@app/mcp/protocol/tasks/mcp-tasks.service.js';
 import { InMemoryTaskStore } from '@app/mcp/backend/in-memory/in-memory-task.store.js';
@@ -402,5 +404,47 @@ describe('Tasks of MCP 2025-11-25: what one caller may store', () => {
       return task.status !== 'working';
     }, 'the task ended');
     expect(task).toMatchObject({ status: 'failed', statusMessage: RESULT_NOT_KEPT });
+  });
+});
+
+describe('Tasks of MCP 2025-11-25: the session of a waiting tasks/result ends', () => {
+  let app: FixtureApp;
+
+  beforeAll(async () => {
+    app = await startFixtureApp({ providers: [Gates, TaskTools] });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('the wait ends without an internal error (nothing can carry an answer) and nothing is logged as an error', async () => {
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    try {
+      const session = await legacySession(app.endpoint);
+      const created = await session.rpc('tools/call', { name: 'gated', arguments: { key: 'ended' }, task: {} });
+      const { taskId } = created.result.task;
+      const channels = app.app.get(McpTaskChannels);
+      const opened = new Promise<void>((resolve) => {
+        const open = channels.open.bind(channels);
+        jest.spyOn(channels, 'open').mockImplementation((...args) => {
+          resolve();
+          return open(...args);
+        });
+      });
+      const streaming = session.openResult(taskId);
+      await opened;
+      await app.app.get(McpSessionManager).end(session.sessionId, 'deleted');
+      const messages: any[] = [];
+      await streaming
+        .then(async (stream) => {
+          for (;;) messages.push(await stream.next());
+        })
+        .catch(() => undefined);
+      expect(messages.filter((message) => message.error)).toEqual([]);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 });

@@ -10,6 +10,7 @@ import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.j
 import { McpMethods } from '../handlers/mcp-methods.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
+import { McpRequestCancelledError } from '../inflight-requests.js';
 import { McpToolRateLimiter } from '../tool-rate-limiter.js';
 import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskChannels } from './task-channels.js';
@@ -17,6 +18,16 @@ import { McpTaskEvents } from './task-events.js';
 import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
 import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
 import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
+
+/**
+ * Why a `tasks/result` stopped waiting: a cancellation or a protocol error as it is; anything
+ * else (its session ended, the server shuts down) is a cancelled request, which nothing could
+ * answer anyway, not an internal error.
+ */
+function waitEnded(reason: unknown): Error {
+  if (reason instanceof McpRequestCancelledError || reason instanceof McpException) return reason;
+  return new McpRequestCancelledError(reason instanceof Error ? reason.message : undefined);
+}
 
 /** Reads of a task that answer its status, not its result. */
 const STATUS_ONLY = Object.freeze({ result: false });
@@ -229,7 +240,7 @@ export class TasksHandler implements McpMethodGroup {
         };
         const aborted = () => {
           cleanUp();
-          reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error('The request was cancelled'));
+          reject(waitEnded(ctx.signal.reason));
         };
         const timer = setTimeout(done, pollMs);
         const stopWatching = this.events.watch(record.taskId, done);
