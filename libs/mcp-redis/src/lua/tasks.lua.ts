@@ -122,8 +122,10 @@ local function settle(key, id, status, message, now, result, err)
   local function fits()
     return globalBytes() + size <= maxGlobal and (caller == '' or callerBytes(caller) + size <= maxCaller)
   end
+  -- Larger than a whole budget: nothing the caller holds is removed for a result that cannot fit.
+  local hopeless = size > maxCaller or size > maxGlobal
   while not fits() do
-    if not evictOldestEnded(caller) then
+    if hopeless or not evictOldestEnded(caller) then
       status, result = 'failed', ''
       message = NOT_KEPT
       err = cjson.encode({ code = -32603, message = 'Internal error', data = { detail = NOT_KEPT .. ' (' .. size .. ' bytes)' } })

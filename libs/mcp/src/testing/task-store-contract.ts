@@ -150,6 +150,8 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
       const refused = await tasks.get(third.taskId);
       expect(refused).toMatchObject({ status: 'failed', statusMessage: RESULT_NOT_KEPT, error: { code: -32603 } });
       expect(refused?.result).toBeUndefined();
+      // A result that could never fit removes nothing of the caller's.
+      expect((await tasks.get(second.taskId))?.result).toEqual(sized(3_000).result);
       expect(await tasks.get(other.taskId)).toMatchObject({ status: 'completed' });
     });
 

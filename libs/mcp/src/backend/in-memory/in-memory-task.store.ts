@@ -187,6 +187,8 @@ export class InMemoryTaskStore implements McpTaskStore {
   private fitted(entry: Entry, settlement: McpTaskSettlement): McpTaskSettlement {
     const bytes = settlementBytes(settlement);
     const { limits } = entry;
+    // Larger than a whole budget: nothing the caller holds is removed for a result that cannot fit.
+    if (bytes > limits.maxBytesPerCaller || bytes > limits.maxStoredBytes) return resultNotKept(bytes);
     const usage = entry.record.caller !== undefined ? this.byCaller.get(entry.record.caller) : undefined;
     const fits = () =>
       this.storedBytes + bytes <= limits.maxStoredBytes && (!usage || usage.bytes + bytes <= limits.maxBytesPerCaller);
