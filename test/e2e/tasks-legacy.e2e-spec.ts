@@ -17,6 +17,8 @@ import {
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { McpServerStats } from '@app/mcp';
+import { RedisMcpBackend } from '@nest-mcp/redis';
+import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { McpTaskChannels } from '@app/mcp/protocol/tasks/task-channels.js';
 import { McpTasks } from '@app/mcp/protocol/tasks/mcp-tasks.service.js';
@@ -291,20 +293,27 @@ describe('Tasks of MCP 2025-11-25 on a stateless server without authorization', 
   });
 });
 
-describe('Tasks of MCP 2025-11-25: a session waiting in tasks/result', () => {
+describe.each(['in memory', 'on Redis'])('Tasks of MCP 2025-11-25: a session waiting in tasks/result (%s)', (where) => {
   let app: FixtureApp;
   let gates: Gates;
+  let redis: TestRedis | undefined;
 
   beforeAll(async () => {
+    if (where === 'on Redis') redis = await startRedis();
     app = await startFixtureApp({
       providers: [Gates, TaskTools],
-      mcp: { sessions: { idleTimeoutMs: 300, cleanupIntervalMs: 50 }, tasks: { pollIntervalMs: 50 } },
+      mcp: {
+        sessions: { idleTimeoutMs: 300, cleanupIntervalMs: 50 },
+        tasks: { pollIntervalMs: 50 },
+        ...(redis ? { backend: new RedisMcpBackend({ url: redis.url, keyPrefix: redis.prefix() }) } : {}),
+      },
     });
     gates = app.app.get(Gates);
-  });
+  }, 30_000);
 
   afterAll(async () => {
     await app?.close();
+    await redis?.stop();
   });
 
   it('is not idle while the request is open: it outlives an idle session, and gets the result', async () => {
