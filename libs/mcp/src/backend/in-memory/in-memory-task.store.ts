@@ -6,6 +6,7 @@ import {
   type McpTaskLimits,
   type McpTaskInputRequest,
   type McpTaskPage,
+  type McpTaskReadOptions,
   type McpTaskRecord,
   type McpTaskSettlement,
   type McpTaskStatus,
@@ -103,7 +104,8 @@ export class InMemoryTaskStore implements McpTaskStore {
     return true;
   }
 
-  async get(taskId: string): Promise<McpTaskRecord | undefined> {
+  /** The record as held (a result costs nothing to hand out here, so it is always there). */
+  async get(taskId: string, _options?: McpTaskReadOptions): Promise<McpTaskRecord | undefined> {
     return this.live(taskId, this.clock())?.record;
   }
 

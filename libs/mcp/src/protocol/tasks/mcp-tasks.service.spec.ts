@@ -44,6 +44,15 @@ function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, un
   return { tasks, events, store };
 }
 
+/** Resolves once `condition()` holds (checked every few ms, at most 2 s). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met within 2 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 const ctx = (subject?: string, scopes: string[] = []) =>
   ({
     era: 'modern',
@@ -103,6 +112,31 @@ describe('McpTasks', () => {
     await expect(tasks.find(created.taskId, ctx('bob', ['notes:write']))).rejects.toBeInstanceOf(
       McpTaskNotFoundException,
     );
+  });
+
+  it('polls of a completed task read its status from the store each time, and its result once', async () => {
+    const store = new InMemoryTaskStore();
+    const { tasks } = tasksWith(store);
+    const created = (await tasks.start({ kind: 'task' }, ctx('alice'), async () => ({
+      content: [{ type: 'text', text: 'done' }],
+    }))) as { taskId: string };
+    await until(async () => (await store.get(created.taskId))?.status === 'completed');
+    // A store that leaves the result out when asked to, as a shared one does.
+    const reads: unknown[] = [];
+    const get = store.get.bind(store);
+    store.get = async (taskId, options) => {
+      reads.push(options?.result ?? true);
+      const record = await get(taskId);
+      if (!record || options?.result !== false) return record;
+      const { result: _left, ...status } = record;
+      return status;
+    };
+    for (let n = 0; n < 3; n++) {
+      expect(await tasks.find(created.taskId, ctx('alice'))).toMatchObject({ result: { content: [{ text: 'done' }] } });
+    }
+    expect(reads).toEqual([false, true, false, false]);
+    // Every read still checks who asks.
+    await expect(tasks.find(created.taskId, ctx('bob'))).rejects.toBeInstanceOf(McpTaskNotFoundException);
   });
 
   it('a read that finds a task just failed as orphaned tells the waiters once; an old or ordinary failure does not', async () => {

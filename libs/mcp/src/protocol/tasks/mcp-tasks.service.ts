@@ -37,6 +37,7 @@ import { McpTaskEvents } from './task-events.js';
 import { taskModeOf, type McpTaskMode } from './task-mode.js';
 import { taskLimitsOf } from './task-options.js';
 import { TaskRequestContext } from './task-request-context.js';
+import { NO_RESULT, TaskResultCache } from './task-result-cache.js';
 import { TaskRun, type TaskOutcome, type TaskRunServices } from './task-run.js';
 import { createTaskResult } from './task-wire.js';
 import { McpTaskNotFoundException, McpTaskQuotaExceededException, McpTooManyTasksException } from './task.errors.js';
@@ -55,6 +56,10 @@ const MAX_TASK_ID_LENGTH = 128;
 const ANNOUNCED_ORPHANS = 1_000;
 
 const INLINE: McpTaskMode = Object.freeze({ kind: 'inline' });
+/** A read of a task without its result. */
+const STATUS_ONLY = Object.freeze({ result: false });
+/** Bytes of results an instance keeps for polls of ended tasks. */
+const RESULT_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** Runs the work of one call, with the context it should see. */
 export type TaskWork = (context: McpRequestContext) => Promise<Record<string, unknown>>;
@@ -92,6 +97,8 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
   private readonly services: TaskRunServices;
   /** What the store keeps per caller and in all. */
   private readonly limits: McpTaskLimits;
+  /** Results of ended tasks read lately, by task id (they never change). */
+  private readonly results = new TaskResultCache(RESULT_CACHE_BYTES);
   private closing = false;
   private orphanTimer?: NodeJS.Timeout;
   private readonly announcedOrphans = new Set<string>();
@@ -241,11 +248,28 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH) {
       throw new McpTaskNotFoundException();
     }
-    const record = await this.store.get(taskId, read);
+    // The status first, always: who may see it, and whether it still exists, are never cached.
+    const record = await this.store.get(taskId, STATUS_ONLY);
     if (!record || record.owner !== this.ownerOf(ctx)) throw new McpTaskNotFoundException();
     this.access.assert(record, ctx);
     this.announceIfOrphaned(record);
-    return record;
+    if (read?.result === false || record.result !== undefined) return record;
+    if (record.status !== 'completed' && record.status !== 'failed') return record;
+    return this.withResult(record);
+  }
+
+  /**
+   * An ended task with its result. A result never changes once stored: it is read from the
+   * store once per instance and kept (bounded in bytes), so polling a completed task reads its
+   * status alone, whatever the size of its result.
+   */
+  private async withResult(record: McpTaskRecord): Promise<McpTaskRecord> {
+    const cached = this.results.get(record.taskId);
+    if (cached !== undefined) return cached === NO_RESULT ? record : { ...record, result: cached };
+    const full = await this.store.get(record.taskId);
+    if (!full) throw new McpTaskNotFoundException();
+    this.results.set(record.taskId, full.result ?? NO_RESULT);
+    return full;
   }
 
   /**

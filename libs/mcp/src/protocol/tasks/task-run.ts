@@ -271,7 +271,7 @@ export class TaskRun {
     if (before === undefined || isTerminalTaskStatus(before)) return;
     // What the store kept: a result past its caller's budget fails the task instead, and an ended
     // task's time to live shrinks to `tasks.resultTtlMs`.
-    const stored = await this.services.store.get(this.taskId).catch(() => undefined);
+    const stored = await this.services.store.get(this.taskId, { result: false }).catch(() => undefined);
     if (stored && this.record) this.record = { ...this.record, ttlMs: stored.ttlMs };
     this.changed(stored?.status ?? settlement.status, stored?.statusMessage ?? settlement.statusMessage);
   }
