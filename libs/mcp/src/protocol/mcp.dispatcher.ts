@@ -266,7 +266,9 @@ export class McpDispatcher {
     let finish: (() => void) | undefined;
     // A session with a request in flight is not idle, however long the request waits.
     const busy =
-      ctx.session && request.method !== 'initialize' ? this.sessions.requestStarted(ctx.session.id) : undefined;
+      ctx.session && request.method !== 'initialize'
+        ? this.sessions.requestStarted(ctx.session.id, ctx.request)
+        : undefined;
     try {
       if (scope !== undefined && request.method !== 'initialize') {
         finish = this.inflight.start(scope, request.id, controller);

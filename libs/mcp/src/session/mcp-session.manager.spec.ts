@@ -1,6 +1,7 @@
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { InMemoryMcpBackend } from '../backend/in-memory/in-memory.backend.js';
@@ -258,6 +259,20 @@ describe('McpSessionManager', () => {
       expect(harness.ended).not.toHaveBeenCalled();
       await jest.advanceTimersByTimeAsync(4 * CLEANUP_INTERVAL_MS);
       expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+    });
+
+    it('a request whose HTTP client left no longer keeps its session alive, even if its handler runs on', async () => {
+      harness.manager.onModuleInit();
+      const session = await newSession(harness.manager);
+      const socket = new EventEmitter();
+      const done = harness.manager.requestStarted(session.id, { socket });
+      await jest.advanceTimersByTimeAsync(2 * IDLE_TIMEOUT_MS);
+      expect(harness.ended).not.toHaveBeenCalled();
+      socket.emit('close');
+      await jest.advanceTimersByTimeAsync(IDLE_TIMEOUT_MS + 2 * CLEANUP_INTERVAL_MS);
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+      done();
+      expect(socket.listenerCount('close')).toBe(0);
     });
 
     it('a lookup never expires a session with a request in flight, even when its record looks idle', async () => {

@@ -12,6 +12,7 @@ import type {
 import { McpSessionQuotaExceededException, McpTooManySessionsException } from '../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { onClientDeparture } from './client-departure.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
 import { isSamePrincipal, principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
 import { SessionQuota } from './session-quota.js';
@@ -139,15 +140,17 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
    * session is not idle, as with an open stream (lookups never expire it, and every sweep of this
    * instance restarts its clock in the store, which every instance's sweep reads). A client that
    * only waits on a long request (a 2025-11-25 `tasks/result`, a slow tool call) keeps its
-   * session; a long request restarts the clock when it ends.
+   * session; a long request restarts the clock when it ends. Over HTTP, a client that left (its
+   * connection closed) no longer keeps the session alive through its request.
    */
-  requestStarted(id: string): () => void {
+  requestStarted(id: string, request?: unknown): () => void {
     this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
     const startedAt = Date.now();
     let ended = false;
-    return () => {
+    const done = () => {
       if (ended) return;
       ended = true;
+      stopWatching?.();
       const left = (this.busy.get(id) ?? 1) - 1;
       if (left > 0) this.busy.set(id, left);
       else this.busy.delete(id);
@@ -157,6 +160,10 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
         .touch([id], now)
         .catch((error: unknown) => this.logger.warn(redactSecrets(`Session touch failed: ${describe(error)}`)));
     };
+    // A client that left awaits nothing here any more (it may resume the answer on a new
+    // request): from then on the request no longer keeps its session alive.
+    const stopWatching = onClientDeparture(request, done);
+    return done;
   }
 
   /** Changes stored facts of a live session (its log level, ...); false when it ended. */
