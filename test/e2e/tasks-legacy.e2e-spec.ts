@@ -14,10 +14,21 @@ import {
   RELATED_TASK_META_KEY,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { McpServerStats } from '@app/mcp';
+import { RedisMcpBackend } from '@nest-mcp/redis';
+import { startRedis, type TestRedis } from '../support/redis-server.js';
+import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
+import { McpTaskChannels } from '@app/mcp/protocol/tasks/task-channels.js';
+import { McpTasks } from '@app/mcp/protocol/tasks/mcp-tasks.service.js';
+import { InMemoryTaskStore } from '@app/mcp/backend/in-memory/in-memory-task.store.js';
+import { RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
 import { Gates } from '../fixtures/gates.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { TaskTools } from '../fixtures/task.tools.js';
 import { legacySession } from '../support/legacy-task-wire.js';
+import { rawPost } from '../support/raw-http.js';
 import { until } from '../support/until.js';
 
 describe('Tasks of MCP 2025-11-25 with the SDK v1 client', () => {
@@ -243,5 +254,206 @@ describe('Tasks of MCP 2025-11-25 with the SDK v1 client', () => {
     }
     expect((await other.experimental.tasks.listTasks()).tasks).toEqual([]);
     gates.gate(k).open();
+  });
+});
+
+describe('Tasks of MCP 2025-11-25 on a stateless server without authorization', () => {
+  let app: FixtureApp;
+  let gates: Gates;
+  let id = 0;
+
+  beforeAll(async () => {
+    app = await startFixtureApp({ providers: [Gates, TaskTools], mcp: { sessions: false } });
+    gates = app.app.get(Gates);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  /** One stateless 2025-11-25 request: every client is as anonymous as every other. */
+  const rpc = async (method: string, params: Record<string, unknown>) =>
+    (
+      await rawPost(
+        app.endpoint,
+        { jsonrpc: '2.0', id: ++id, method, params },
+        { accept: 'application/json', 'mcp-protocol-version': '2025-11-25' },
+      )
+    ).json;
+
+  it("lists no task to anyone (nothing tells callers apart), and a task's id alone reaches it", async () => {
+    const created = await rpc('tools/call', { name: 'gated', arguments: { key: 'stateless' }, task: { ttl: 60_000 } });
+    const taskId = created.result.task.taskId;
+    expect(taskId).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    // Another anonymous client, or the same one: there is nobody to list the tasks of.
+    expect((await rpc('tasks/list', {})).result).toEqual({ tasks: [] });
+    expect((await rpc('tasks/get', { taskId })).result).toMatchObject({ taskId, status: 'working' });
+    gates.gate('stateless').open();
+    await until(async () => (await rpc('tasks/get', { taskId })).result.status === 'completed', 'the task completed');
+  });
+});
+
+describe.each(['in memory', 'on Redis'])('Tasks of MCP 2025-11-25: a session waiting in tasks/result (%s)', (where) => {
+  let app: FixtureApp;
+  let gates: Gates;
+  let redis: TestRedis | undefined;
+
+  beforeAll(async () => {
+    if (where === 'on Redis') redis = await startRedis();
+    app = await startFixtureApp({
+      providers: [Gates, TaskTools],
+      mcp: {
+        sessions: { idleTimeoutMs: 300, cleanupIntervalMs: 50 },
+        tasks: { pollIntervalMs: 50 },
+        ...(redis ? { backend: new RedisMcpBackend({ url: redis.url, keyPrefix: redis.prefix() }) } : {}),
+      },
+    });
+    gates = app.app.get(Gates);
+  }, 30_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await redis?.stop();
+  });
+
+  it('is not idle while the request is open: it outlives an idle session, and gets the result', async () => {
+    const waiting = await legacySession(app.endpoint);
+    const created = await waiting.rpc('tools/call', { name: 'gated', arguments: { key: 'long-wait' }, task: {} });
+    const { taskId } = created.result.task;
+    // The answer stream's headers come with its first message: wait for the request to be in
+    // flight on the server instead (it opens the task's channel).
+    const channels = app.app.get(McpTaskChannels);
+    const opened = new Promise<void>((resolve) => {
+      const open = channels.open.bind(channels);
+      jest.spyOn(channels, 'open').mockImplementation((...args) => {
+        resolve();
+        return open(...args);
+      });
+    });
+    const streaming = waiting.openResult(taskId);
+    await opened;
+    try {
+      // A session that does nothing meanwhile, opened after the waiting one's last request.
+      await legacySession(app.endpoint);
+      const stats = app.app.get(McpServerStats);
+      await until(async () => (await stats.openSessions()) < 2, 'the idle session expired', 10_000);
+      expect(await stats.openSessions()).toBe(1);
+      gates.gate('long-wait').open();
+      const stream = await streaming;
+      let answer = await stream.next();
+      while (answer.method !== undefined) answer = await stream.next();
+      expect(answer.result).toMatchObject({ content: [{ text: JSON.stringify({ passed: 'long-wait' }) }] });
+      stream.close();
+      expect((await waiting.rpc('tasks/get', { taskId })).result).toMatchObject({ status: 'completed' });
+    } finally {
+      gates.gate('long-wait').open();
+      await streaming.then((stream) => stream.close()).catch(() => undefined);
+      jest.restoreAllMocks();
+    }
+  });
+});
+
+describe('Tasks of MCP 2025-11-25: what one caller may store', () => {
+  let app: FixtureApp;
+  let gates: Gates;
+
+  beforeAll(async () => {
+    app = await startFixtureApp({
+      providers: [Gates, TaskTools],
+      mcp: { tasks: { maxPerCaller: 3, maxStored: 10, maxBytesPerCaller: 4_000, maxResultBytes: 8_000 } },
+    });
+    gates = app.app.get(Gates);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('ended tasks count: each new one removes the oldest ended, and the store never holds more than the budget', async () => {
+    const session = await legacySession(app.endpoint);
+    const ids: string[] = [];
+    for (let n = 0; n < 12; n++) {
+      const created = await session.rpc('tools/call', { name: 'instant', arguments: { key: `k${n}` }, task: {} });
+      ids.push(created.result.task.taskId);
+      await until(
+        async () => (await session.rpc('tasks/get', { taskId: ids.at(-1) })).result?.status === 'completed',
+        'the task completed',
+      );
+    }
+    const listed = (await session.rpc('tasks/list', {})).result.tasks.map((task: { taskId: string }) => task.taskId);
+    expect(listed).toEqual(ids.slice(-3));
+    expect((await session.rpc('tasks/get', { taskId: ids[0] })).error).toMatchObject({ code: -32602 });
+    expect((app.app.get(McpTasks).store as InMemoryTaskStore).size).toBe(3);
+  });
+
+  it('refuses a new task (429) when every stored task of the caller still runs', async () => {
+    const session = await legacySession(app.endpoint);
+    const keys = ['full-1', 'full-2', 'full-3'];
+    for (const key of keys) {
+      const created = await session.rpc('tools/call', { name: 'gated', arguments: { key }, task: {} });
+      expect(created.result.task.status).toBe('working');
+    }
+    const refused = await session.rpc('tools/call', { name: 'gated', arguments: { key: 'full-4' }, task: {} });
+    expect(refused.error).toMatchObject({ code: -32004, data: { limit: 3 } });
+    for (const key of keys) gates.gate(key).open();
+  });
+
+  it("a result larger than the caller's byte budget is not kept: the task fails saying so", async () => {
+    const session = await legacySession(app.endpoint);
+    gates.gate('x'.repeat(5)).open();
+    const created = await session.rpc('tools/call', {
+      name: 'big_result',
+      arguments: { key: 'x'.repeat(5) },
+      task: {},
+    });
+    const { taskId } = created.result.task;
+    let task: any;
+    await until(async () => {
+      task = (await session.rpc('tasks/get', { taskId })).result;
+      return task.status !== 'working';
+    }, 'the task ended');
+    expect(task).toMatchObject({ status: 'failed', statusMessage: RESULT_NOT_KEPT });
+  });
+});
+
+describe('Tasks of MCP 2025-11-25: the session of a waiting tasks/result ends', () => {
+  let app: FixtureApp;
+
+  beforeAll(async () => {
+    app = await startFixtureApp({ providers: [Gates, TaskTools] });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('the wait ends without an internal error (nothing can carry an answer) and nothing is logged as an error', async () => {
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    try {
+      const session = await legacySession(app.endpoint);
+      const created = await session.rpc('tools/call', { name: 'gated', arguments: { key: 'ended' }, task: {} });
+      const { taskId } = created.result.task;
+      const channels = app.app.get(McpTaskChannels);
+      const opened = new Promise<void>((resolve) => {
+        const open = channels.open.bind(channels);
+        jest.spyOn(channels, 'open').mockImplementation((...args) => {
+          resolve();
+          return open(...args);
+        });
+      });
+      const streaming = session.openResult(taskId);
+      await opened;
+      await app.app.get(McpSessionManager).end(session.sessionId, 'deleted');
+      const messages: any[] = [];
+      await streaming
+        .then(async (stream) => {
+          for (;;) messages.push(await stream.next());
+        })
+        .catch(() => undefined);
+      expect(messages.filter((message) => message.error)).toEqual([]);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 });

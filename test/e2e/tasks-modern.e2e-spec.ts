@@ -381,3 +381,39 @@ describe('Tasks when the task store cannot be reached', () => {
     expect((await pollUntil(app.endpoint, created.taskId, ['completed'])).status).toBe('completed');
   });
 });
+
+describe('Tasks extension (2026-07-28): polls are counted', () => {
+  let app: FixtureApp;
+  let gates: Gates;
+
+  beforeAll(async () => {
+    app = await startFixtureApp({
+      providers: [Gates, TaskTools],
+      mcp: { tasks: { handoffMs: 20, pollRateLimit: { limit: 3, windowMs: 60_000 } } },
+    });
+    gates = app.app.get(Gates);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('past tasks.pollRateLimit a poll is -32004 (HTTP 429 with Retry-After); tool calls keep their own budget', async () => {
+    const created = (await modernRequest(app.endpoint, 'tools/call', { name: 'gated', arguments: { key: 'polled' } }))
+      .message.result;
+    expect(created.resultType).toBe('task');
+    for (let n = 0; n < 3; n++) {
+      expect((await modernRequest(app.endpoint, 'tasks/get', { taskId: created.taskId })).message.result).toBeDefined();
+    }
+    const refused = await modernRequest(app.endpoint, 'tasks/get', { taskId: created.taskId });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.message.error).toMatchObject({ code: -32004, data: { limit: 3, windowMs: 60_000 } });
+    // The same window covers every task method.
+    const cancel = await modernRequest(app.endpoint, 'tasks/cancel', { taskId: created.taskId });
+    expect(cancel.message.error?.code).toBe(-32004);
+    const call = await modernRequest(app.endpoint, 'tools/call', { name: 'instant', arguments: { key: 'still' } });
+    expect(call.message.result).toMatchObject({ resultType: 'complete' });
+    gates.gate('polled').open();
+  });
+});

@@ -258,6 +258,14 @@ describe('README, docs/ and the package READMEs', () => {
     expect(output).toContain("result { format: 'json', count: 0, notes: [] }");
   }, 60_000);
 
+  it('Tasks: the ext-tasks client exports the notes of the reference gateway through the extension', async () => {
+    const gateway = await startGateway({ NOTES_EXPORT_STEP_MS: '0' });
+    closing.push(() => gateway.close());
+    const output = await runClient('ext-tasks-client.ts', gateway.endpoint);
+    expect(output).toMatch(/^completed /m);
+    expect(output).toContain("format: 'json'");
+  }, 60_000);
+
   it('Prompts: summarize renders one user message, with the default style and a chosen one', async () => {
     const client = await connect((await serve(await serverModule('summary.prompts.ts'))).endpoint);
     const brief = await client.getPrompt({ name: 'summarize', arguments: { text: 'Nest' } });

@@ -1,6 +1,6 @@
 /**
- * A client of the tasks extension (MCP 2026-07-28) over raw Streamable HTTP: no SDK has one (the
- * SDK v2 client treats `resultType: "task"` as an invalid result). Every request carries the
+ * A client of the tasks extension (MCP 2026-07-28) over raw Streamable HTTP, for exact wire checks
+ * (tasks-ext-client.e2e-spec.ts drives the same tasks with the official client). Every request carries the
  * modern `_meta` and the metadata headers the extension asks for (`Mcp-Method`, and `Mcp-Name`:
  * the tool or prompt name, the resource URI, or the task id of `tasks/*`).
  */

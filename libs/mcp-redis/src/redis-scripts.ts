@@ -3,6 +3,19 @@ import { ATTACH, DETACH, FANOUT, HEARTBEAT, HELD_SUBSCRIPTIONS, SEND } from './l
 import { POST_APPEND, POST_FINISH, POST_OPEN, POST_RESUME } from './lua/post-stream.lua.js';
 import { PRELUDE } from './lua/prelude.lua.js';
 import { ACCESS, CREATE, END, EXPIRE, RATE_HIT, SUBSCRIBE, TOUCH, UNSUBSCRIBE, UPDATE } from './lua/session.lua.js';
+import {
+  TASK_ANSWER,
+  TASK_ASK,
+  TASK_CREATE,
+  TASK_GET,
+  TASK_LIST,
+  TASK_REAP,
+  TASK_SETTLE,
+  TASK_SETTLE_INSTANCE,
+  TASK_STATUS_MESSAGE,
+  TASK_TAKE_ANSWERS,
+  TASK_WITHDRAW,
+} from './lua/tasks.lua.js';
 import { guarded } from './redis-errors.js';
 
 const SCRIPTS = {
@@ -25,6 +38,17 @@ const SCRIPTS = {
   mcpPostAppend: POST_APPEND,
   mcpPostFinish: POST_FINISH,
   mcpPostResume: POST_RESUME,
+  mcpTaskCreate: TASK_CREATE,
+  mcpTaskGet: TASK_GET,
+  mcpTaskStatusMessage: TASK_STATUS_MESSAGE,
+  mcpTaskAsk: TASK_ASK,
+  mcpTaskAnswer: TASK_ANSWER,
+  mcpTaskTakeAnswers: TASK_TAKE_ANSWERS,
+  mcpTaskWithdraw: TASK_WITHDRAW,
+  mcpTaskSettle: TASK_SETTLE,
+  mcpTaskList: TASK_LIST,
+  mcpTaskSettleInstance: TASK_SETTLE_INSTANCE,
+  mcpTaskReap: TASK_REAP,
 } as const;
 
 /** The name of one of the backend's Lua scripts. */

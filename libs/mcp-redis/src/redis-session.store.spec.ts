@@ -71,6 +71,23 @@ describe('RedisSessionStore.access', () => {
     expect(await pttl(session.id)).toBeGreaterThan(TTL_MS * 0.9);
   });
 
+  it('a touch (a request in flight, which makes no lookup) slides the TTL of the session keys as a lookup does', async () => {
+    const session = sessionRecord();
+    await a.sessions.create(session, 100);
+    const soon = Date.now() + TTL_MS * 0.4;
+    await redis.command('PEXPIRE', sessionKey(session.id), TTL_MS * 0.4);
+    await redis.command('HSET', sessionKey(session.id), 'xp', soon);
+    const now = Date.now();
+    await b.sessions.touch([session.id], now);
+    expect(await pttl(session.id)).toBeGreaterThan(TTL_MS * 0.9);
+    expect(Number(await redis.command('ZSCORE', `${keyPrefix}expiry`, session.id))).toBe(now);
+    // An ended session stays ended: a touch creates nothing.
+    await a.sessions.end(session.id, 'deleted');
+    await b.sessions.touch([session.id], Date.now());
+    expect(Number(await redis.command('EXISTS', sessionKey(session.id)))).toBe(0);
+    expect(await redis.command('ZSCORE', `${keyPrefix}expiry`, session.id)).toBeNull();
+  });
+
   it('answers every lookup of one turn from one batch: each caller its own record, the unknown and the idle apart', async () => {
     const [busy, other, idle] = [sessionRecord(), sessionRecord(), sessionRecord()];
     for (const session of [busy, other, idle]) await a.sessions.create(session, 100);

@@ -95,7 +95,7 @@ export class RedisSessionStore implements McpSessionStore {
 
   async touch(ids: readonly string[], now: number): Promise<void> {
     for (let i = 0; i < ids.length; i += EXPIRE_BATCH) {
-      await this.scripts.run('mcpTouch', now, ...ids.slice(i, i + EXPIRE_BATCH));
+      await this.scripts.run('mcpTouch', now, this.ttlMs, ...ids.slice(i, i + EXPIRE_BATCH));
     }
   }
 

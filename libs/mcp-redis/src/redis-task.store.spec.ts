@@ -9,6 +9,7 @@ import { startRedis, type TestRedis } from '../../../test/support/redis-server.j
 import { watchRedis } from '../../../test/support/redis-monitor.js';
 import { until } from '../../../test/support/until.js';
 import { RedisMcpBackend } from './redis.backend.js';
+import { taskLimits } from '@nest-mcp/server/testing';
 
 describe('RedisTaskStore', () => {
   let redis: TestRedis;
@@ -34,7 +35,7 @@ describe('RedisTaskStore', () => {
 
   it('lets every key of a task and of its indexes expire with it', async () => {
     const record = taskRecord({ instanceId: 'tasks-1', owner: 'm:expiring', caller: 'p:expiring', ttlMs: 300 });
-    expect(await tasks.create(record, 10)).toBe(true);
+    expect(await tasks.create(record, taskLimits({ maxPerCaller: 10 }))).toBe(true);
     expect(
       await tasks.ask(
         record.taskId,
@@ -44,7 +45,14 @@ describe('RedisTaskStore', () => {
     ).toBe(true);
     expect(await tasks.answer(record.taskId, { a: { roots: [] } }, Date.now())).toEqual(['a']);
     const task = `${prefix}t:{${record.taskId}}`;
-    const keys = [task, `${task}:q`, `${task}:a`, `${prefix}tc:p:expiring`, `${prefix}to:m:expiring`];
+    const keys = [
+      task,
+      `${task}:q`,
+      `${task}:a`,
+      `${prefix}tc:{p:expiring}`,
+      `${prefix}tb:{p:expiring}`,
+      `${prefix}to:m:expiring`,
+    ];
     expect(await redis.command('EXISTS', ...keys)).toBe(keys.length);
     for (const key of keys) expect(Number(await redis.command('PTTL', key))).toBeGreaterThan(0);
     await until(async () => (await redis.command('EXISTS', ...keys)) === 0, 'every key of the task gone', 5_000);
@@ -52,7 +60,7 @@ describe('RedisTaskStore', () => {
 
   it('answers a poll with one command: the script', async () => {
     const record = taskRecord({ instanceId: 'tasks-1' });
-    await tasks.create(record, 10);
+    await tasks.create(record, taskLimits({ maxPerCaller: 10 }));
     await tasks.get(record.taskId); // the script is in Redis's cache from here on
     const watch = await watchRedis(redis.url);
     try {
@@ -62,5 +70,18 @@ describe('RedisTaskStore', () => {
     }
     const commands = watch.commands.filter((command) => command.source !== 'lua');
     expect(commands.map((command) => command.args[0].toLowerCase())).toEqual(['evalsha']);
+  });
+
+  it('a status read leaves the result in Redis: its reply is as small for a 1 MiB result as for none', async () => {
+    const record = taskRecord({ instanceId: 'tasks-1' });
+    await tasks.create(record, taskLimits());
+    const result = { content: [{ type: 'text', text: 'x'.repeat(1_048_576) }] };
+    await tasks.settle(record.taskId, { status: 'completed', result }, Date.now());
+    expect((await tasks.get(record.taskId))?.result).toEqual(result);
+    const status = await tasks.get(record.taskId, { result: false });
+    expect(status).toMatchObject({ taskId: record.taskId, status: 'completed' });
+    expect(status?.result).toBeUndefined();
+    const page = await tasks.list(record.owner, undefined, 10);
+    expect(page.records.find((listed) => listed.taskId === record.taskId)?.result).toBeUndefined();
   });
 });

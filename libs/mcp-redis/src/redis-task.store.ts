@@ -1,6 +1,8 @@
-import type { Redis } from 'ioredis';
 import {
+  McpBackendUnavailableError,
   McpTaskCursorError,
+  type McpTaskLimits,
+  type McpTaskReadOptions,
   type McpTaskInputRequest,
   type McpTaskPage,
   type McpTaskRecord,
@@ -8,36 +10,7 @@ import {
   type McpTaskStatus,
   type McpTaskStore,
 } from '@nest-mcp/server/backend';
-import {
-  TASK_ANSWER,
-  TASK_ASK,
-  TASK_CREATE,
-  TASK_GET,
-  TASK_LIST,
-  TASK_REAP,
-  TASK_SETTLE,
-  TASK_SETTLE_INSTANCE,
-  TASK_STATUS_MESSAGE,
-  TASK_TAKE_ANSWERS,
-  TASK_WITHDRAW,
-} from './lua/tasks.lua.js';
-import { guarded } from './redis-errors.js';
-
-const SCRIPTS = {
-  mcpTaskCreate: TASK_CREATE,
-  mcpTaskGet: TASK_GET,
-  mcpTaskStatusMessage: TASK_STATUS_MESSAGE,
-  mcpTaskAsk: TASK_ASK,
-  mcpTaskAnswer: TASK_ANSWER,
-  mcpTaskTakeAnswers: TASK_TAKE_ANSWERS,
-  mcpTaskWithdraw: TASK_WITHDRAW,
-  mcpTaskSettle: TASK_SETTLE,
-  mcpTaskList: TASK_LIST,
-  mcpTaskSettleInstance: TASK_SETTLE_INSTANCE,
-  mcpTaskReap: TASK_REAP,
-} as const;
-
-type ScriptClient = Record<keyof typeof SCRIPTS, (...args: (string | number)[]) => Promise<unknown>>;
+import type { RedisScripts } from './redis-scripts.js';
 
 /** Tasks failed at most by one look for orphans (a dead instance's next ones follow at the next look). */
 const REAP_BUDGET = 500;
@@ -45,7 +18,16 @@ const REAP_BUDGET = 500;
 /** The fields of a record that never change, as stored in `b`. */
 type Base = Pick<
   McpTaskRecord,
-  'taskId' | 'owner' | 'caller' | 'instanceId' | 'era' | 'sessionId' | 'createdAt' | 'ttlMs' | 'pollIntervalMs'
+  | 'taskId'
+  | 'owner'
+  | 'caller'
+  | 'requiredScopes'
+  | 'instanceId'
+  | 'era'
+  | 'sessionId'
+  | 'createdAt'
+  | 'ttlMs'
+  | 'pollIntervalMs'
 >;
 
 /**
@@ -57,18 +39,14 @@ type Base = Pick<
  * `reapOrphans` of any instance.
  */
 export class RedisTaskStore implements McpTaskStore {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {
-    for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 0, lua });
-  }
+  constructor(private readonly scripts: RedisScripts) {}
 
-  async create(record: McpTaskRecord, maxActivePerCaller: number): Promise<boolean> {
+  async create(record: McpTaskRecord, limits: McpTaskLimits): Promise<boolean> {
     const base: Base = {
       taskId: record.taskId,
       owner: record.owner,
       ...(record.caller !== undefined ? { caller: record.caller } : {}),
+      ...(record.requiredScopes !== undefined ? { requiredScopes: record.requiredScopes } : {}),
       instanceId: record.instanceId,
       era: record.era,
       ...(record.sessionId !== undefined ? { sessionId: record.sessionId } : {}),
@@ -76,7 +54,7 @@ export class RedisTaskStore implements McpTaskStore {
       ttlMs: record.ttlMs,
       pollIntervalMs: record.pollIntervalMs,
     };
-    const created = await this.run<number>(
+    const created = await this.scripts.run<number>(
       'mcpTaskCreate',
       record.taskId,
       JSON.stringify(base),
@@ -86,52 +64,63 @@ export class RedisTaskStore implements McpTaskStore {
       record.createdAt,
       record.createdAt + record.ttlMs,
       record.lastUpdatedAt,
-      maxActivePerCaller,
       record.statusMessage ?? '',
+      limits.maxPerCaller,
+      limits.maxBytesPerCaller,
+      limits.maxStored,
+      limits.maxStoredBytes,
+      limits.resultTtlMs,
     );
+    if (created === 2)
+      throw new McpBackendUnavailableError('The task store is full: retry when some tasks have expired');
     return created === 1;
   }
 
-  async get(taskId: string): Promise<McpTaskRecord | undefined> {
-    const fields = await this.run<string[] | null>('mcpTaskGet', taskId, Date.now());
+  async get(taskId: string, options?: McpTaskReadOptions): Promise<McpTaskRecord | undefined> {
+    const withResult = options?.result === false ? '0' : '1';
+    const fields = await this.scripts.run<string[] | null>('mcpTaskGet', taskId, Date.now(), withResult);
     return fields ? recordOf(fields) : undefined;
   }
 
   async setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<boolean> {
-    return (await this.run<number>('mcpTaskStatusMessage', taskId, statusMessage, now)) === 1;
+    return (await this.scripts.run<number>('mcpTaskStatusMessage', taskId, statusMessage, now)) === 1;
   }
 
   async ask(taskId: string, requests: Readonly<Record<string, McpTaskInputRequest>>, now: number): Promise<boolean> {
     const pairs = Object.entries(requests).flatMap(([key, request]) => [key, JSON.stringify(request)]);
     if (pairs.length === 0) return false;
-    return (await this.run<number>('mcpTaskAsk', taskId, now, ...pairs)) === 1;
+    return (await this.scripts.run<number>('mcpTaskAsk', taskId, now, ...pairs)) === 1;
   }
 
   async answer(taskId: string, responses: Readonly<Record<string, unknown>>, now: number): Promise<string[]> {
     const pairs = Object.entries(responses).flatMap(([key, response]) => [key, JSON.stringify(response)]);
     if (pairs.length === 0) return [];
-    return this.run<string[]>('mcpTaskAnswer', taskId, now, ...pairs);
+    return this.scripts.run<string[]>('mcpTaskAnswer', taskId, now, ...pairs);
   }
 
   async takeAnswers(taskId: string): Promise<Record<string, unknown>> {
-    return parsePairs(await this.run<string[]>('mcpTaskTakeAnswers', taskId));
+    return parsePairs(await this.scripts.run<string[]>('mcpTaskTakeAnswers', taskId));
   }
 
   async withdraw(taskId: string, keys: readonly string[], now: number): Promise<boolean> {
-    return (await this.run<number>('mcpTaskWithdraw', taskId, now, ...keys)) === 1;
+    return (await this.scripts.run<number>('mcpTaskWithdraw', taskId, now, ...keys)) === 1;
   }
 
   async settle(taskId: string, settlement: McpTaskSettlement, now: number): Promise<McpTaskStatus | undefined> {
-    const before = await this.run<McpTaskStatus | null>('mcpTaskSettle', taskId, ...settlementArgs(settlement, now));
+    const before = await this.scripts.run<McpTaskStatus | null>(
+      'mcpTaskSettle',
+      taskId,
+      ...settlementArgs(settlement, now),
+    );
     return before ?? undefined;
   }
 
   async list(owner: string, cursor: string | undefined, limit: number): Promise<McpTaskPage> {
-    const reply = await this.run<Array<string | number>>('mcpTaskList', owner, cursor ?? '', limit);
+    const reply = await this.scripts.run<Array<string | number>>('mcpTaskList', owner, cursor ?? '', limit);
     if (reply[0] === 'cursor') throw new McpTaskCursorError(cursor ?? '');
     const [more, ...ids] = reply as [number, ...string[]];
     // One round trip per task, all written in this turn (one socket write).
-    const records = (await Promise.all(ids.map((taskId) => this.get(taskId)))).filter(
+    const records = (await Promise.all(ids.map((taskId) => this.get(taskId, { result: false })))).filter(
       (record): record is McpTaskRecord => record !== undefined,
     );
     return more === 1 && ids.length > 0 ? { records, nextCursor: ids.at(-1) } : { records };
@@ -139,16 +128,11 @@ export class RedisTaskStore implements McpTaskStore {
 
   async settleInstance(instanceId: string, settlement: McpTaskSettlement, now: number): Promise<string[]> {
     const [status, message, , result, error] = settlementArgs(settlement, now);
-    return this.run<string[]>('mcpTaskSettleInstance', instanceId, status, message, now, result, error);
+    return this.scripts.run<string[]>('mcpTaskSettleInstance', instanceId, status, message, now, result, error);
   }
 
   async reapOrphans(now: number): Promise<string[]> {
-    return this.run<string[]>('mcpTaskReap', now, REAP_BUDGET);
-  }
-
-  private run<T>(name: keyof typeof SCRIPTS, ...args: (string | number)[]): Promise<T> {
-    const client = this.redis as unknown as ScriptClient;
-    return guarded(client[name](this.prefix, ...args) as Promise<T>);
+    return this.scripts.run<string[]>('mcpTaskReap', now, REAP_BUDGET);
   }
 }
 
@@ -162,9 +146,12 @@ function settlementArgs(settlement: McpTaskSettlement, now: number): [string, st
   ];
 }
 
-function recordOf([base, status, statusMessage, updated, result, error, ...requests]: string[]): McpTaskRecord {
+function recordOf([base, status, statusMessage, updated, result, error, expiry, ...requests]: string[]): McpTaskRecord {
+  const fixed = JSON.parse(base) as Base;
   const record: McpTaskRecord = {
-    ...(JSON.parse(base) as Base),
+    ...fixed,
+    // Brought forward when it ended (`tasks.resultTtlMs`): the time to live says when it is gone.
+    ttlMs: Number(expiry) - fixed.createdAt,
     status: status as McpTaskStatus,
     lastUpdatedAt: Number(updated),
     ...(statusMessage !== '' ? { statusMessage } : {}),

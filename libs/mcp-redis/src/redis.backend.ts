@@ -196,7 +196,7 @@ export class RedisMcpBackend implements McpBackend {
       messaging: pubsub,
       rateWindows: new RedisRateWindows(scripts),
       requestStateNonces: new RedisRequestStateNonces(redis, keys),
-      tasks: new RedisTaskStore(redis, keys.prefix),
+      tasks: new RedisTaskStore(scripts),
       close: async () => {
         delivery.stop();
         pubsub.stop();

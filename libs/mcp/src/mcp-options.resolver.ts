@@ -81,6 +81,11 @@ const GROUP_KEYS: { [Group in keyof McpOptionGroups]: Record<keyof McpOptionGrou
     maxPerInstance: true,
     maxResultBytes: true,
     shutdownGraceMs: true,
+    maxBytesPerCaller: true,
+    maxStored: true,
+    maxStoredBytes: true,
+    resultTtlMs: true,
+    pollRateLimit: true,
   },
   telemetry: {
     tracing: true,

@@ -140,8 +140,9 @@ class BenchResources {
         // One key for every instance of the Redis phase (and no warning at startup).
         requestStateKeys: ['bench-request-state-key-0123456789abcdef'],
       },
-      // Every task of the tasks phase comes from one caller (the bench, one address).
-      tasks: { maxPerCaller: 1_000_000 },
+      // Every task of the tasks phase comes from one caller (the bench, one address), and polls
+      // all of them at their interval.
+      tasks: { maxPerCaller: 10_000, maxStored: 10_001, pollRateLimit: false },
       ...(backend ? { backend } : {}),
       ...(telemetryMode === 'off' ? { telemetry: { tracing: false, metrics: false } } : {}),
     }),

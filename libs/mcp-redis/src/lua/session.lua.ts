@@ -78,9 +78,24 @@ for i = 4, #ARGV, 2 do redis.call('HSET', s, 'p:' .. ARGV[i], ARGV[i + 1]) end
 return 1
 `;
 
-/** ARGV: now, then session ids: their activity clock moves to now (ended ones stay ended). */
+/**
+ * ARGV: now, ttl ms, then session ids: their activity clock moves to now, and their keys get a
+ * fresh TTL as a lookup gives them (a session kept alive by a request in flight, which makes no
+ * lookup, must not lose its keys). Ended ones stay ended.
+ */
 export const TOUCH = `
-for i = 4, #ARGV do redis.call('ZADD', P .. 'expiry', 'XX', 'GT', ARGV[3], ARGV[i]) end
+local now, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
+for i = 5, #ARGV do
+  local sid = ARGV[i]
+  local s = skey(sid)
+  redis.call('ZADD', P .. 'expiry', 'XX', 'GT', now, sid)
+  if redis.call('EXISTS', s) == 1 and tonumber(redis.call('HGET', s, 'xp') or 0) - now < ttl / 2 then
+    redis.call('PEXPIRE', s, ttl)
+    redis.call('PEXPIRE', s .. ':subs', ttl)
+    redis.call('PEXPIRE', s .. ':out', ttl)
+    redis.call('HSET', s, 'xp', now + ttl)
+  end
+end
 return 1
 `;
 

@@ -19,7 +19,7 @@ export type * from './mcp-rate-windows.js';
 export type * from './mcp-request-state-nonces.js';
 export type * from './mcp-instance-messaging.js';
 export type * from './mcp-task.store.js';
-export { isTerminalTaskStatus, McpTaskCursorError, ORPHANED_TASK } from './mcp-task.store.js';
+export { isTerminalTaskStatus, McpTaskCursorError, ORPHANED_TASK, RESULT_NOT_KEPT } from './mcp-task.store.js';
 export { MCP_ALL_INSTANCES } from './mcp-instance-messaging.js';
 
 // Logging as the core does: client text redacted, escaped onto one line, bounded

@@ -69,7 +69,11 @@ export interface McpSessionStore {
   ): Promise<McpSessionRecord | undefined>;
   /** Changes stored facts of a live session; false when it is gone (it is never re-created). */
   update(id: string, patch: McpSessionPatch): Promise<boolean>;
-  /** Marks activity at `now` for live sessions (open streams count as activity). */
+  /**
+   * Marks activity at `now` for live sessions (open streams and requests in flight count as
+   * activity), with whatever a lookup would refresh too (a shared store's key expiry): a session
+   * kept alive this way makes no lookup.
+   */
   touch(ids: readonly string[], now: number): Promise<void>;
   /**
    * Ends a session and removes everything stored for it, as one operation. True when it

@@ -34,10 +34,15 @@ export interface McpTaskRecord {
    * the 2025-11-25 era the session). Lookups by anyone else answer as for an unknown task.
    */
   readonly owner: string;
-  /** Whose concurrency budget it counts against while it runs (`maxTasksPerPrincipal`); none: not counted. */
+  /** Whose storage budget it counts against while it is stored (`McpTaskLimits`); none: only the global bounds. */
   readonly caller?: string;
   /** The instance running its handler (`McpInstanceMessaging.instanceId`). */
   readonly instanceId: string;
+  /**
+   * The scopes the tool needed when the call was made (`@RequireScopes()`): every lookup of the
+   * task checks them against the caller's current token, as a direct call of the tool would.
+   */
+  readonly requiredScopes?: readonly string[];
   /** The protocol era it was created in: its wire shapes and the meaning of `failed` follow it. */
   readonly era: 'legacy' | 'modern';
   /** 2025-11-25 era: the session, whose stream hears its status notifications. */
@@ -65,7 +70,35 @@ export interface McpTaskSettlement {
   readonly error?: McpTaskError;
 }
 
-/** A page of a caller's tasks (2025-11-25 `tasks/list`). @publicApi */
+/**
+ * What one caller, and everyone together, may keep in a task store: every stored task counts,
+ * running or ended, with the bytes of its record and result, until it is gone. Given with each
+ * `create` and kept with the task (its `settle` checks the bytes of its result against them).
+ * @publicApi
+ */
+export interface McpTaskLimits {
+  /** Tasks one caller may have stored at once (`tasks.maxPerCaller`). */
+  readonly maxPerCaller: number;
+  /** Bytes of JSON (records and results) one caller may have stored at once (`tasks.maxBytesPerCaller`). */
+  readonly maxBytesPerCaller: number;
+  /** Tasks stored at once, every caller together (`tasks.maxStored`). */
+  readonly maxStored: number;
+  /** Bytes of JSON stored at once, every caller together (`tasks.maxStoredBytes`). */
+  readonly maxStoredBytes: number;
+  /** How long a task stays once it ended, at most until its time to live lapses (`tasks.resultTtlMs`). */
+  readonly resultTtlMs: number;
+}
+
+/** The detail of the error a task fails with when its result does not fit its caller's budget. */
+export const RESULT_NOT_KEPT = 'The result was not kept: it does not fit the task storage of its caller';
+
+/** What a read of a task needs. @publicApi */
+export interface McpTaskReadOptions {
+  /** Whether the result of a completed task is read too. @default true */
+  readonly result?: boolean;
+}
+
+/** A page of a caller's tasks (2025-11-25 `tasks/list`), their results left out. @publicApi */
 export interface McpTaskPage {
   readonly records: McpTaskRecord[];
   /** Opaque; absent on the last page. */
@@ -93,8 +126,14 @@ export class McpTaskCursorError extends Error {
  * Rules every store keeps:
  * - a terminal status never changes: every change but `create` applies only to a task that is
  *   not terminal, and says whether it applied;
- * - a record is gone everywhere once `createdAt + ttlMs` has passed;
- * - a task counts against its `caller`'s budget from `create` until it is terminal (or gone);
+ * - a record is gone everywhere once `createdAt + ttlMs` has passed; a task that ended is gone
+ *   `limits.resultTtlMs` after its end at the latest (its `ttlMs` shrinks to say so);
+ * - a task counts against its `caller`'s budget (`McpTaskLimits`: tasks and bytes) from `create`
+ *   until it is gone, ended or not, and against the global bounds whoever its caller;
+ * - what does not fit makes room by removing that caller's oldest ended tasks, never another
+ *   caller's; when that is not enough, `create` resolves `false` (the caller's budget) or rejects
+ *   with `McpBackendUnavailableError` (the global bounds), and `settle` ends the task `failed`
+ *   with `RESULT_NOT_KEPT` instead of storing its result;
  * - a shared store settles every task whose instance is gone (its liveness lapsed) as
  *   `ORPHANED_TASK`: at the latest when the task is next read, so no task stays `working` for
  *   ever.
@@ -102,13 +141,19 @@ export class McpTaskCursorError extends Error {
  */
 export interface McpTaskStore {
   /**
-   * Stores a new task, unless its `caller` already has `maxActivePerCaller` tasks that are not
-   * terminal: then nothing is stored and it resolves `false`. Once it resolved `true`, `get`
-   * finds the task on every instance.
+   * Stores a new task within `limits` (kept with it), removing the oldest ended tasks of its
+   * caller when that makes room. Resolves `false`, storing nothing, when its `caller` would still
+   * pass its budget (its stored tasks are all running); rejects with
+   * `McpBackendUnavailableError` when the store as a whole is full. Once it resolved `true`,
+   * `get` finds the task on every instance.
    */
-  create(record: McpTaskRecord, maxActivePerCaller: number): Promise<boolean>;
-  /** The task, or undefined when it is unknown or its time to live lapsed. */
-  get(taskId: string): Promise<McpTaskRecord | undefined>;
+  create(record: McpTaskRecord, limits: McpTaskLimits): Promise<boolean>;
+  /**
+   * The task, or undefined when it is unknown or its time to live lapsed. With `result: false`
+   * the store may leave its `result` out: a read that answers the status only then costs the
+   * same whatever the size of the result.
+   */
+  get(taskId: string, options?: McpTaskReadOptions): Promise<McpTaskRecord | undefined>;
   /** Sets the status message of a task that is not terminal. */
   setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<boolean>;
   /** Adds outstanding input requests (keys not used before in this task) and makes it `input_required`. */
@@ -125,8 +170,10 @@ export interface McpTaskStore {
   /** Withdraws outstanding requests (answered on another channel, or given up); `working` when none is left. */
   withdraw(taskId: string, keys: readonly string[], now: number): Promise<boolean>;
   /**
-   * Ends a task. Resolves to its status before (a terminal one means nothing changed), or
-   * undefined when the task is unknown or gone.
+   * Ends a task: from now it stays at most the `resultTtlMs` of its limits. A result (or error)
+   * that does not fit the limits, even after the oldest ended tasks of its caller were removed,
+   * is not stored: the task ends `failed` with `RESULT_NOT_KEPT`. Resolves to its status before
+   * (a terminal one means nothing changed), or undefined when the task is unknown or gone.
    */
   settle(taskId: string, settlement: McpTaskSettlement, now: number): Promise<McpTaskStatus | undefined>;
   /**

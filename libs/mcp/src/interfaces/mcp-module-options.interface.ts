@@ -308,12 +308,48 @@ export interface McpTasksOptions {
    */
   handoffMs?: number;
   /**
-   * Most tasks one caller has running (not yet ended) at once, on every instance together: the
+   * Most tasks one caller has stored at once, running or ended, on every instance together: the
    * principal in resource-server mode (`auth`), the remote address otherwise (see
-   * `modern.maxListensPerCaller`). Past it a task-creating call answers 429 (`-32004`).
+   * `modern.maxListensPerCaller`). A new task past it removes the caller's oldest ended task;
+   * with none ended, the call answers 429 (`-32004`). Below `maxStored`.
    * @default 100
    */
   maxPerCaller?: number;
+  /**
+   * Most bytes of JSON (task records and results) one caller has stored at once, on every
+   * instance together. What passes it removes the caller's oldest ended tasks; a result that
+   * still does not fit fails its task (`failed`, saying the result was not kept). Below
+   * `maxStoredBytes`.
+   * @default 16_777_216 (16 MiB)
+   */
+  maxBytesPerCaller?: number;
+  /**
+   * Most tasks stored at once, every caller together; past it a task-creating call answers 503
+   * (`-32000`) with `Retry-After` until some expire.
+   * @default 10_000
+   */
+  maxStored?: number;
+  /**
+   * Most bytes of JSON stored for tasks at once, every caller together; past it a task-creating
+   * call answers 503, and a result that does not fit fails its task.
+   * @default 268_435_456 (256 MiB)
+   */
+  maxStoredBytes?: number;
+  /**
+   * How long a task and its result stay once it ended (never past its time to live): a client
+   * reads a result soon after the end, and an ended task only holds room meanwhile.
+   * @default 600_000 (10 minutes)
+   */
+  resultTtlMs?: number;
+  /**
+   * Requests of the task methods (`tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`,
+   * `tasks/update`) one caller may make per window: the principal with `auth`, else the session,
+   * else the remote address, counted apart from `limits.toolRateLimit` (on every instance
+   * together with a shared backend). Past it `-32004` with `data.retryAfterMs` (HTTP 429 with
+   * `Retry-After`). `false` turns it off.
+   * @default { limit: 600, windowMs: 10_000 }
+   */
+  pollRateLimit?: { limit: number; windowMs: number } | false;
   /**
    * Most task handlers one instance runs at once; past it a task-creating call answers 503
    * (`-32000`) with `Retry-After`.
@@ -434,6 +470,11 @@ export interface ResolvedMcpOptions {
   maxTasksPerInstance: number;
   maxTaskResultBytes: number;
   taskShutdownGraceMs: number;
+  maxTaskBytesPerCaller: number;
+  maxStoredTasks: number;
+  maxStoredTaskBytes: number;
+  taskResultTtlMs: number;
+  taskPollRateLimit?: { limit: number; windowMs: number };
   telemetry: McpTelemetryOptions;
   auth?: McpAuthOptions;
 }

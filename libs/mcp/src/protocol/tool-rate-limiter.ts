@@ -49,13 +49,25 @@ export class McpToolRateLimiter implements OnModuleInit {
    * past the limit. Without `toolRateLimit` it costs nothing.
    */
   take(ctx: McpRequestContext): void | Promise<void> {
-    const rule = this.options.toolRateLimit;
-    if (!rule) return;
     const key = keyOf(ctx);
-    if (!key) return;
+    return key === undefined ? undefined : this.hit(key, this.options.toolRateLimit, 'tool calls');
+  }
+
+  /**
+   * Counts one `tasks/*` request (a poll, a result, a cancel...) of the caller of `ctx` against
+   * `tasks.pollRateLimit`, in windows of their own: polls do not use up the tool calls' budget,
+   * nor are they free.
+   */
+  takeTaskRequest(ctx: McpRequestContext): void | Promise<void> {
+    const key = keyOf(ctx);
+    return key === undefined ? undefined : this.hit(`tp:${key}`, this.options.taskPollRateLimit, 'task requests');
+  }
+
+  private hit(key: string, rule: RateRule | undefined, what: string): void | Promise<void> {
+    if (!rule) return;
     const now = Date.now();
-    if (this.shared) return this.shared.hit(key, rule.windowMs, now).then((window) => check(window, rule, now));
-    check(this.hitLocal(key, rule.windowMs, now), rule, now);
+    if (this.shared) return this.shared.hit(key, rule.windowMs, now).then((window) => check(window, rule, now, what));
+    check(this.hitLocal(key, rule.windowMs, now), rule, now, what);
   }
 
   private hitLocal(key: string, windowMs: number, now: number): McpRateWindow {
@@ -85,14 +97,19 @@ export class McpToolRateLimiter implements OnModuleInit {
   }
 }
 
+interface RateRule {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
 /** Throws `-32004` when the window is past the limit. */
-function check(window: McpRateWindow, rule: { limit: number; windowMs: number }, now: number): void {
+function check(window: McpRateWindow, rule: RateRule, now: number, what: string): void {
   if (window.count <= rule.limit) return;
   const retryAfterMs = window.start + rule.windowMs - now;
   throw new McpException(
     JsonRpcErrorCode.TooManyRequests,
     'Too many requests',
-    `At most ${rule.limit} tool calls per ${rule.windowMs} ms; retry in ${retryAfterMs} ms`,
+    `At most ${rule.limit} ${what} per ${rule.windowMs} ms; retry in ${retryAfterMs} ms`,
     { retryAfterMs, limit: rule.limit, windowMs: rule.windowMs },
     // Over HTTP the answer is a 429 a client or proxy can act on.
     { status: 429, headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } },

@@ -1,6 +1,7 @@
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import { InMemoryMcpBackend } from '../backend/in-memory/in-memory.backend.js';
@@ -237,6 +238,52 @@ describe('McpSessionManager', () => {
 
       expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
       expect(await harness.store.get(session.id)).toBeUndefined();
+    });
+
+    it('keeps a session with a request in flight alive through sweeps and idle checks; it idles again after', async () => {
+      harness.manager.onModuleInit();
+      const session = await newSession(harness.manager);
+      const [first, second] = [harness.manager.requestStarted(session.id), harness.manager.requestStarted(session.id)];
+
+      await jest.advanceTimersByTimeAsync(5 * IDLE_TIMEOUT_MS);
+      expect(harness.ended).not.toHaveBeenCalled();
+      first();
+      first();
+      await jest.advanceTimersByTimeAsync(2 * IDLE_TIMEOUT_MS);
+      expect(harness.ended).not.toHaveBeenCalled();
+      expect(await harness.manager.resolve(session.id)).toBeDefined();
+
+      second();
+      // The end of a long request is activity: a full idle period from there.
+      await jest.advanceTimersByTimeAsync(IDLE_TIMEOUT_MS - 2 * CLEANUP_INTERVAL_MS);
+      expect(harness.ended).not.toHaveBeenCalled();
+      await jest.advanceTimersByTimeAsync(4 * CLEANUP_INTERVAL_MS);
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+    });
+
+    it('a request whose HTTP client left no longer keeps its session alive, even if its handler runs on', async () => {
+      harness.manager.onModuleInit();
+      const session = await newSession(harness.manager);
+      const socket = new EventEmitter();
+      const done = harness.manager.requestStarted(session.id, { socket });
+      await jest.advanceTimersByTimeAsync(2 * IDLE_TIMEOUT_MS);
+      expect(harness.ended).not.toHaveBeenCalled();
+      socket.emit('close');
+      await jest.advanceTimersByTimeAsync(IDLE_TIMEOUT_MS + 2 * CLEANUP_INTERVAL_MS);
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+      done();
+      expect(socket.listenerCount('close')).toBe(0);
+    });
+
+    it('a lookup never expires a session with a request in flight, even when its record looks idle', async () => {
+      const session = await newSession(harness.manager);
+      const done = harness.manager.requestStarted(session.id);
+      jest.setSystemTime(START + 3 * IDLE_TIMEOUT_MS);
+      expect(await harness.manager.resolve(session.id)).toBeDefined();
+      done();
+      jest.setSystemTime(START + 5 * IDLE_TIMEOUT_MS);
+      expect(await harness.manager.resolve(session.id)).toBeUndefined();
+      expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
     });
 
     it('keeps a connected session alive on resolve even when its record looks idle', async () => {

@@ -11,6 +11,7 @@ import type {
 import { McpSessionQuotaExceededException, McpTooManySessionsException } from '../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { onClientDeparture } from './client-departure.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
 import { isSamePrincipal, principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
 import { SessionQuota } from './session-quota.js';
@@ -20,6 +21,9 @@ import { ATTR_MCP_PROTOCOL_VERSION } from '../telemetry/semconv.js';
 import { McpLogger } from '../logging/mcp-logger.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;
+
+/** A request that lasted this long restarts its session's idle clock when it ends (a sweep may have moved it meanwhile). */
+const LONG_REQUEST_MS = 1_000;
 
 /**
  * The life of sessions: creation under the `maxSessions` cap, lookup with sliding idle expiry,
@@ -31,6 +35,8 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new McpLogger('McpSessions');
   private sweepTimer?: NodeJS.Timeout;
   private readonly quota = new SessionQuota();
+  /** Requests in flight on this instance, by session: a session with one is never idle. */
+  private readonly busy = new Map<string, number>();
 
   constructor(
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
@@ -119,11 +125,43 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
    */
   async resolve(id: unknown, principal?: McpPrincipal): Promise<McpSessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
-    const idleTimeoutMs = this.liveStreams.holds(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
+    const idleTimeoutMs =
+      this.liveStreams.holds(id) || this.busy.has(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
     const binding = principal && principalBinding(principal);
     const session = await this.store.access(id, Date.now(), idleTimeoutMs, binding);
     // Checked here too: a store of its own that ignores `principal` still hands no session over.
     return session && isSamePrincipal(session.principal, binding) ? session : undefined;
+  }
+
+  /**
+   * A request of session `id` runs here until the returned function is called: meanwhile the
+   * session is not idle, as with an open stream (lookups never expire it, and every sweep of this
+   * instance restarts its clock in the store, which every instance's sweep reads). A client that
+   * only waits on a long request (a 2025-11-25 `tasks/result`, a slow tool call) keeps its
+   * session; a long request restarts the clock when it ends. Over HTTP, a client that left (its
+   * connection closed) no longer keeps the session alive through its request.
+   */
+  requestStarted(id: string, request?: unknown): () => void {
+    this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
+    const startedAt = Date.now();
+    let ended = false;
+    const done = () => {
+      if (ended) return;
+      ended = true;
+      stopWatching?.();
+      const left = (this.busy.get(id) ?? 1) - 1;
+      if (left > 0) this.busy.set(id, left);
+      else this.busy.delete(id);
+      const now = Date.now();
+      if (now - startedAt < LONG_REQUEST_MS) return;
+      this.store
+        .touch([id], now)
+        .catch((error: unknown) => this.logger.warn(`Session touch failed: ${describe(error)}`));
+    };
+    // A client that left awaits nothing here any more (it may resume the answer on a new
+    // request): from then on the request no longer keeps its session alive.
+    const stopWatching = onClientDeparture(request, done);
+    return done;
   }
 
   /** Changes stored facts of a live session (its log level, ...); false when it ended. */
@@ -141,12 +179,13 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Ends every idle session. An open stream counts as activity: those this instance holds are
-   * touched first; the store keeps those held by other instances.
+   * Ends every idle session. An open stream and a request in flight count as activity: those of
+   * this instance are touched first; the store keeps the streams held by other instances, whose
+   * sweeps touch their requests in flight.
    */
   async sweep(): Promise<number> {
     const now = Date.now();
-    const held = [...this.liveStreams.heldSessions()];
+    const held = [...new Set([...this.liveStreams.heldSessions(), ...this.busy.keys()])];
     if (held.length > 0) await this.store.touch(held, now);
     const ended = await this.store.expireIdle(now - this.options.sessionIdleTimeoutMs);
     if (ended > 0) this.logger.debug(`Expired ${ended} idle session(s)`);

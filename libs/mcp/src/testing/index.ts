@@ -3,5 +3,5 @@
 // connection. Written against Jest's globals.
 export * from './backend-contract.js';
 export * from './faulty-backend.js';
-export { describeTaskStoreContract, taskRecord } from './task-store-contract.js';
+export { describeTaskStoreContract, taskLimits, taskRecord } from './task-store-contract.js';
 export * from './fake-connection.js';

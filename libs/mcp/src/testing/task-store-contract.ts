@@ -5,8 +5,15 @@
  * live, listing, and (shared backends) orphaned tasks. Written with Jest's globals.
  */
 import { randomBytes } from 'node:crypto';
-import type { McpBackendParts } from '../backend/mcp-backend.interface.js';
-import { McpTaskCursorError, ORPHANED_TASK, type McpTaskRecord, type McpTaskStore } from '../backend/mcp-task.store.js';
+import { McpBackendUnavailableError, type McpBackendParts } from '../backend/mcp-backend.interface.js';
+import {
+  McpTaskCursorError,
+  ORPHANED_TASK,
+  RESULT_NOT_KEPT,
+  type McpTaskLimits,
+  type McpTaskRecord,
+  type McpTaskStore,
+} from '../backend/mcp-task.store.js';
 import type { BackendDeployment, BackendUnderTest } from './backend-deployment.js';
 
 const newTaskId = (): string => randomBytes(18).toString('base64url');
@@ -25,6 +32,18 @@ export function taskRecord(overrides: Partial<McpTaskRecord> = {}): McpTaskRecor
     lastUpdatedAt: now,
     ttlMs: 60_000,
     pollIntervalMs: 1_000,
+    ...overrides,
+  };
+}
+
+/** Limits for `McpTaskStore.create`: roomy, but for what a test narrows. */
+export function taskLimits(overrides: Partial<McpTaskLimits> = {}): McpTaskLimits {
+  return {
+    maxPerCaller: 100,
+    maxBytesPerCaller: 16 * 1024 * 1024,
+    maxStored: 10_000,
+    maxStoredBytes: 256 * 1024 * 1024,
+    resultTtlMs: 3_600_000,
     ...overrides,
   };
 }
@@ -58,32 +77,116 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
 
     it('gives back what was created, every field; an unknown id is undefined', async () => {
       const { parts, tasks } = await single();
-      const record = liveRecord(parts, { era: 'legacy', sessionId: 's-1', statusMessage: 'starting' });
-      expect(await tasks.create(record, 10)).toBe(true);
+      const record = liveRecord(parts, {
+        era: 'legacy',
+        sessionId: 's-1',
+        statusMessage: 'starting',
+        requiredScopes: ['notes:write', 'notes:read'],
+      });
+      expect(await tasks.create(record, taskLimits({ maxPerCaller: 10 }))).toBe(true);
       expect(await tasks.get(record.taskId)).toEqual(record);
       expect(await tasks.get(newTaskId())).toBeUndefined();
     });
 
-    it('counts the tasks of a caller that have not ended against its budget; an end frees a place', async () => {
+    it('counts the tasks of a caller against its budget; one that ended makes room for a new one', async () => {
       const { parts, tasks } = await single();
       const [first, second, third] = [1, 2, 3].map(() => liveRecord(parts, { caller: 'p:busy' }));
-      expect(await tasks.create(first, 2)).toBe(true);
-      expect(await tasks.create(second, 2)).toBe(true);
-      expect(await tasks.create(third, 2)).toBe(false);
+      expect(await tasks.create(first, taskLimits({ maxPerCaller: 2 }))).toBe(true);
+      expect(await tasks.create(second, taskLimits({ maxPerCaller: 2 }))).toBe(true);
+      expect(await tasks.create(third, taskLimits({ maxPerCaller: 2 }))).toBe(false);
       expect(await tasks.get(third.taskId)).toBeUndefined();
       // Another caller, and tasks counted for nobody, have their own room.
-      expect(await tasks.create(liveRecord(parts, { caller: 'p:other' }), 2)).toBe(true);
-      expect(await tasks.create(liveRecord(parts, { caller: undefined }), 2)).toBe(true);
+      expect(await tasks.create(liveRecord(parts, { caller: 'p:other' }), taskLimits({ maxPerCaller: 2 }))).toBe(true);
+      expect(await tasks.create(liveRecord(parts, { caller: undefined }), taskLimits({ maxPerCaller: 2 }))).toBe(true);
       expect(await tasks.settle(first.taskId, { status: 'completed', result: { content: [] } }, Date.now())).toBe(
         'working',
       );
-      expect(await tasks.create(third, 2)).toBe(true);
+      expect(await tasks.create(third, taskLimits({ maxPerCaller: 2 }))).toBe(true);
+    });
+
+    it("counts ended tasks too: a new task removes the caller's oldest ended one, never another caller's", async () => {
+      const { parts, tasks } = await single();
+      const limits = taskLimits({ maxPerCaller: 2 });
+      const done = { status: 'completed' as const, result: { content: [] } };
+      const [first, second, third, fourth] = [1, 2, 3, 4].map(() => liveRecord(parts, { caller: 'p:filler' }));
+      const other = liveRecord(parts, { caller: 'p:other' });
+      expect(await tasks.create(other, limits)).toBe(true);
+      await tasks.settle(other.taskId, done, Date.now());
+      expect(await tasks.create(first, limits)).toBe(true);
+      expect(await tasks.create(second, limits)).toBe(true);
+      await tasks.settle(second.taskId, done, Date.now());
+      await tasks.settle(first.taskId, done, Date.now());
+      // Both ended: the one that ended first goes.
+      expect(await tasks.create(third, limits)).toBe(true);
+      expect(await tasks.get(second.taskId)).toBeUndefined();
+      expect(await tasks.get(first.taskId)).toMatchObject({ status: 'completed' });
+      expect(await tasks.create(fourth, limits)).toBe(true);
+      expect(await tasks.get(first.taskId)).toBeUndefined();
+      // Nothing of its own ended: refused; the other caller's ended task is never taken.
+      expect(await tasks.create(liveRecord(parts, { caller: 'p:filler' }), limits)).toBe(false);
+      expect(await tasks.get(other.taskId)).toMatchObject({ status: 'completed' });
+      expect((await tasks.get(third.taskId))?.status).toBe('working');
+    });
+
+    it("bounds a caller's bytes: a result that does not fit removes its oldest ended task, else is not kept", async () => {
+      const { parts, tasks } = await single();
+      const limits = taskLimits({ maxBytesPerCaller: 6_000 });
+      const sized = (bytes: number) => ({
+        status: 'completed' as const,
+        result: { content: [{ type: 'text', text: 'x'.repeat(bytes) }] },
+      });
+      const [first, second, third] = [1, 2, 3].map(() => liveRecord(parts, { caller: 'p:bulky' }));
+      const other = liveRecord(parts, { caller: 'p:light' });
+      for (const record of [other, first, second, third]) expect(await tasks.create(record, limits)).toBe(true);
+      await tasks.settle(other.taskId, sized(3_000), Date.now());
+      await tasks.settle(first.taskId, sized(3_000), Date.now());
+      expect((await tasks.get(first.taskId))?.result).toBeDefined();
+      // Does not fit beside the first: the first (ended) goes.
+      expect(await tasks.settle(second.taskId, sized(3_000), Date.now())).toBe('working');
+      expect(await tasks.get(first.taskId)).toBeUndefined();
+      expect((await tasks.get(second.taskId))?.result).toEqual(sized(3_000).result);
+      // Larger than the whole budget: the task fails, saying so, and nothing more is removed.
+      expect(await tasks.settle(third.taskId, sized(8_000), Date.now())).toBe('working');
+      const refused = await tasks.get(third.taskId);
+      expect(refused).toMatchObject({ status: 'failed', statusMessage: RESULT_NOT_KEPT, error: { code: -32603 } });
+      expect(refused?.result).toBeUndefined();
+      // A result that could never fit removes nothing of the caller's.
+      expect((await tasks.get(second.taskId))?.result).toEqual(sized(3_000).result);
+      expect(await tasks.get(other.taskId)).toMatchObject({ status: 'completed' });
+    });
+
+    it('bounds the store as a whole: past it a caller can only make room with its own ended tasks', async () => {
+      const { parts, tasks } = await single();
+      const limits = taskLimits({ maxPerCaller: 2, maxStored: 3 });
+      const busy = [1, 2].map(() => liveRecord(parts, { caller: 'p:busy' }));
+      const mine = liveRecord(parts, { caller: 'p:late' });
+      for (const record of [...busy, mine]) expect(await tasks.create(record, limits)).toBe(true);
+      await expect(tasks.create(liveRecord(parts, { caller: 'p:late' }), limits)).rejects.toBeInstanceOf(
+        McpBackendUnavailableError,
+      );
+      await tasks.settle(mine.taskId, { status: 'completed', result: { content: [] } }, Date.now());
+      expect(await tasks.create(liveRecord(parts, { caller: 'p:late' }), limits)).toBe(true);
+      expect(await tasks.get(mine.taskId)).toBeUndefined();
+      for (const record of busy) expect((await tasks.get(record.taskId))?.status).toBe('working');
+    });
+
+    it('keeps an ended task only resultTtlMs more (its ttlMs says so), a running one its whole time to live', async () => {
+      const { parts, tasks } = await single();
+      const limits = taskLimits({ resultTtlMs: 100 });
+      const [ended, running] = [liveRecord(parts, { ttlMs: 60_000 }), liveRecord(parts, { ttlMs: 60_000 })];
+      for (const record of [ended, running]) expect(await tasks.create(record, limits)).toBe(true);
+      const now = Date.now();
+      await tasks.settle(ended.taskId, { status: 'completed', result: { content: [] } }, now);
+      const settled = await tasks.get(ended.taskId);
+      expect(settled!.ttlMs).toBeLessThanOrEqual(now + 100 - ended.createdAt);
+      await eventually(async () => (await tasks.get(ended.taskId)) === undefined, 'the ended task gone');
+      expect((await tasks.get(running.taskId))?.status).toBe('working');
     });
 
     it('never changes a terminal status: later settles, messages, asks and answers change nothing', async () => {
       const { parts, tasks } = await single();
       const record = liveRecord(parts);
-      await tasks.create(record, 10);
+      await tasks.create(record, taskLimits({ maxPerCaller: 10 }));
       const result = { content: [{ type: 'text', text: 'done' }], structuredContent: { list: [], map: {} } };
       expect(await tasks.settle(record.taskId, { status: 'completed', result, statusMessage: 'ok' }, Date.now())).toBe(
         'working',
@@ -103,7 +206,7 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
     it('sets the status message of a running task and its last update', async () => {
       const { parts, tasks } = await single();
       const record = liveRecord(parts, { lastUpdatedAt: Date.now() - 1_000 });
-      await tasks.create(record, 10);
+      await tasks.create(record, taskLimits({ maxPerCaller: 10 }));
       const now = Date.now();
       expect(await tasks.setStatusMessage(record.taskId, 'step 2 of 5', now)).toBe(true);
       expect(await tasks.get(record.taskId)).toMatchObject({ statusMessage: 'step 2 of 5', lastUpdatedAt: now });
@@ -112,7 +215,7 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
     it('input: asks make it input_required; answers to outstanding keys are taken once; none left is working', async () => {
       const { parts, tasks } = await single();
       const record = liveRecord(parts);
-      await tasks.create(record, 10);
+      await tasks.create(record, taskLimits({ maxPerCaller: 10 }));
       // Params go back exactly as written: empty lists stay lists, empty objects objects.
       const first = {
         method: 'elicitation/create' as const,
@@ -146,17 +249,17 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
     it('forgets a task once its time to live lapsed, and frees its place in the budget', async () => {
       const { parts, tasks } = await single();
       const short = liveRecord(parts, { ttlMs: 50, caller: 'p:brief' });
-      expect(await tasks.create(short, 1)).toBe(true);
+      expect(await tasks.create(short, taskLimits({ maxPerCaller: 1 }))).toBe(true);
       await eventually(async () => (await tasks.get(short.taskId)) === undefined, 'the task gone after its ttl');
-      expect(await tasks.create(liveRecord(parts, { caller: 'p:brief' }), 1)).toBe(true);
+      expect(await tasks.create(liveRecord(parts, { caller: 'p:brief' }), taskLimits({ maxPerCaller: 1 }))).toBe(true);
     });
 
     it("lists one owner's tasks oldest first, a page at a time; an unknown cursor is refused", async () => {
       const { parts, tasks } = await single();
       const base = Date.now();
       const mine = [0, 1, 2].map((n) => liveRecord(parts, { owner: 'l:me:s', createdAt: base + n }));
-      for (const record of mine) await tasks.create(record, 10);
-      await tasks.create(liveRecord(parts, { owner: 'l:someone-else:s' }), 10);
+      for (const record of mine) await tasks.create(record, taskLimits({ maxPerCaller: 10 }));
+      await tasks.create(liveRecord(parts, { owner: 'l:someone-else:s' }), taskLimits({ maxPerCaller: 10 }));
       const first = await tasks.list('l:me:s', undefined, 2);
       expect(first.records.map((record) => record.taskId)).toEqual([mine[0].taskId, mine[1].taskId]);
       expect(first.nextCursor).toBeDefined();
@@ -171,8 +274,8 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
       const { parts, tasks } = await single();
       const me = parts.messaging?.instanceId ?? 'instance';
       const [running, ended] = [liveRecord(parts), liveRecord(parts)];
-      await tasks.create(running, 10);
-      await tasks.create(ended, 10);
+      await tasks.create(running, taskLimits({ maxPerCaller: 10 }));
+      await tasks.create(ended, taskLimits({ maxPerCaller: 10 }));
       await tasks.settle(ended.taskId, { status: 'completed', result: { content: [] } }, Date.now());
       const settlement = {
         status: 'failed' as const,
@@ -191,7 +294,7 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
         const world = await deploy();
         const [a, b] = [await world.instance(), await world.instance()];
         const record = liveRecord(a);
-        expect(await tasksOf(a).create(record, 10)).toBe(true);
+        expect(await tasksOf(a).create(record, taskLimits({ maxPerCaller: 10 }))).toBe(true);
         expect(await tasksOf(b).get(record.taskId)).toEqual(record);
         expect(await tasksOf(b).settle(record.taskId, { status: 'cancelled' }, Date.now())).toBe('working');
         expect((await tasksOf(a).get(record.taskId))?.status).toBe('cancelled');
@@ -201,7 +304,9 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
         const world = await deploy();
         const [a, b] = [await world.instance(), await world.instance()];
         const records = Array.from({ length: 8 }, () => liveRecord(a, { caller: 'p:racer' }));
-        const outcomes = await Promise.all(records.map((record, i) => tasksOf(i % 2 ? a : b).create(record, 3)));
+        const outcomes = await Promise.all(
+          records.map((record, i) => tasksOf(i % 2 ? a : b).create(record, taskLimits({ maxPerCaller: 3 }))),
+        );
         expect(outcomes.filter(Boolean)).toHaveLength(3);
       });
 
@@ -211,7 +316,8 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
         const tasks = tasksOf(a);
         const [read, reaped] = [taskRecord({ instanceId: 'gone-1' }), taskRecord({ instanceId: 'gone-2' })];
         const alive = liveRecord(a);
-        for (const record of [read, reaped, alive]) expect(await tasks.create(record, 10)).toBe(true);
+        for (const record of [read, reaped, alive])
+          expect(await tasks.create(record, taskLimits({ maxPerCaller: 10 }))).toBe(true);
         expect(await tasks.get(read.taskId)).toMatchObject({
           status: ORPHANED_TASK.status,
           statusMessage: ORPHANED_TASK.statusMessage,

@@ -274,6 +274,11 @@ export class McpDispatcher {
     // initialize cannot be cancelled; without a scope a cancellation could not be attributed.
     const scope = ctx.connectionId ?? ctx.session?.id;
     let finish: (() => void) | undefined;
+    // A session with a request in flight is not idle, however long the request waits.
+    const busy =
+      ctx.session && request.method !== 'initialize'
+        ? this.sessions.requestStarted(ctx.session.id, ctx.request)
+        : undefined;
     try {
       if (scope !== undefined && request.method !== 'initialize') {
         finish = this.inflight.start(scope, request.id, controller);
@@ -300,6 +305,7 @@ export class McpDispatcher {
       return failure(request.id, exception, request.method);
     } finally {
       finish?.();
+      busy?.();
     }
   }
 

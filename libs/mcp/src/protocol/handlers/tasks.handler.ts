@@ -10,6 +10,8 @@ import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
 import type { McpDispatchContext } from '../mcp-dispatch-context.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
+import { McpRequestCancelledError } from '../inflight-requests.js';
+import { McpToolRateLimiter } from '../tool-rate-limiter.js';
 import { McpTasks } from '../tasks/mcp-tasks.service.js';
 import { McpTaskChannels } from '../tasks/task-channels.js';
 import { McpTaskEvents } from '../tasks/task-events.js';
@@ -17,6 +19,19 @@ import { declaresTasksExtension, missingTasksExtension } from '../tasks/task-mod
 import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from '../tasks/task-wire.js';
 import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from '../tasks/task.errors.js';
 import { isObject } from '../../model/is-object.js';
+
+/**
+ * Why a `tasks/result` stopped waiting: a cancellation or a protocol error as it is; anything
+ * else (its session ended, the server shuts down) is a cancelled request, which nothing could
+ * answer anyway, not an internal error.
+ */
+function waitEnded(reason: unknown): Error {
+  if (reason instanceof McpRequestCancelledError || reason instanceof McpException) return reason;
+  return new McpRequestCancelledError(reason instanceof Error ? reason.message : undefined);
+}
+
+/** Reads of a task that answer its status, not its result. */
+const STATUS_ONLY = Object.freeze({ result: false });
 
 /** The least time between two reads of a task a `tasks/result` waits on, when no change hint came. */
 const MIN_RESULT_POLL_MS = 1_000;
@@ -44,16 +59,17 @@ export class TasksHandler implements McpMethodGroup {
   /** The methods of the tasks extension (MCP 2026-07-28). */
   readonly modern: McpMethodGroup = {
     available: () => this.available(),
-    methods: () => ({
-      'tasks/get': async (params, ctx) => detailedTask(await this.tasks.find(params.taskId, this.extended(ctx))),
-      'tasks/update': (params, ctx) => this.update(params, this.extended(ctx)),
-      'tasks/cancel': async (params, ctx) => {
-        const record = await this.tasks.find(params.taskId, this.extended(ctx));
-        // An acknowledgement whatever the task's status: cancellation is eventually consistent.
-        await this.tasks.cancel(record);
-        return {};
-      },
-    }),
+    methods: () =>
+      this.counted({
+        'tasks/get': async (params, ctx) => detailedTask(await this.tasks.find(params.taskId, this.extended(ctx))),
+        'tasks/update': (params, ctx) => this.update(params, this.extended(ctx)),
+        'tasks/cancel': async (params, ctx) => {
+          const record = await this.tasks.find(params.taskId, this.extended(ctx), STATUS_ONLY);
+          // An acknowledgement whatever the task's status: cancellation is eventually consistent.
+          await this.tasks.cancel(record);
+          return {};
+        },
+      }),
   };
 
   constructor(
@@ -61,6 +77,7 @@ export class TasksHandler implements McpMethodGroup {
     private readonly tasks: McpTasks,
     private readonly channels: McpTaskChannels,
     private readonly events: McpTaskEvents,
+    private readonly rateLimiter: McpToolRateLimiter,
     table: McpMethods,
   ) {
     table.add(this);
@@ -73,12 +90,25 @@ export class TasksHandler implements McpMethodGroup {
   }
 
   methods(): Record<string, McpMethodFn> {
-    return {
-      'tasks/get': async (params, ctx) => legacyTask(await this.tasks.find(params.taskId, ctx)),
+    return this.counted({
+      // The 2025-11-25 Task is the status only: the result is left out of the read.
+      'tasks/get': async (params, ctx) => legacyTask(await this.tasks.find(params.taskId, ctx, STATUS_ONLY)),
       'tasks/result': (params, ctx, dispatch) => this.result(params, ctx, dispatch),
       'tasks/list': (params, ctx) => this.list(params, ctx),
       'tasks/cancel': (params, ctx) => this.cancel(params, ctx),
-    };
+    });
+  }
+
+  /** The methods, each counting its request against the caller's `tasks.pollRateLimit` first. */
+  private counted(methods: Record<string, McpMethodFn>): Record<string, McpMethodFn> {
+    const counted: Record<string, McpMethodFn> = {};
+    for (const [name, method] of Object.entries(methods)) {
+      counted[name] = async (params, ctx, dispatch) => {
+        await this.rateLimiter.takeTaskRequest(ctx);
+        return method(params, ctx, dispatch);
+      };
+    }
+    return counted;
   }
 
   /** 2025-11-25: `tasks` with `list`, `cancel` and task-augmented `tools/call`. */
@@ -108,7 +138,7 @@ export class TasksHandler implements McpMethodGroup {
     if (!isObject(responses)) {
       throw new McpInvalidParamsException("'inputResponses' must be an object of results by input key");
     }
-    const record = await this.tasks.find(params.taskId, ctx);
+    const record = await this.tasks.find(params.taskId, ctx, STATUS_ONLY);
     const outstanding = record.status === 'input_required' ? (record.inputRequests ?? {}) : {};
     // Answers to keys that are not outstanding are ignored, as the extension asks.
     const answered: Record<string, unknown> = {};
@@ -128,7 +158,7 @@ export class TasksHandler implements McpMethodGroup {
   }
 
   private async cancel(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    const record = await this.tasks.find(params.taskId, ctx);
+    const record = await this.tasks.find(params.taskId, ctx, STATUS_ONLY);
     if (isTerminalTaskStatus(record.status)) throw new McpTaskAlreadyTerminalException(record.status);
     const cancelled = await this.tasks.cancel(record);
     if (!cancelled) throw new McpTaskNotFoundException();
@@ -140,9 +170,14 @@ export class TasksHandler implements McpMethodGroup {
     const cursor = params.cursor;
     if (cursor !== undefined && typeof cursor !== 'string')
       throw new McpInvalidParamsException("'cursor' must be a string");
+    // With neither a principal nor a session every anonymous caller has the same owner: there is
+    // nothing to list by, and the task id stays the only handle on a task.
+    if (!this.tasks.hasIdentity(ctx)) return { tasks: [] };
     try {
       const page = await this.tasks.store.list(this.tasks.ownerOf(ctx), cursor, this.options.pageSize);
-      const result: Record<string, unknown> = { tasks: page.records.map(legacyTask) };
+      const result: Record<string, unknown> = {
+        tasks: page.records.filter(this.tasks.visibleTo(ctx)).map(legacyTask),
+      };
       if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
       return result;
     } catch (error) {
@@ -203,7 +238,7 @@ export class TasksHandler implements McpMethodGroup {
         };
         const aborted = () => {
           cleanUp();
-          reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error('The request was cancelled'));
+          reject(waitEnded(ctx.signal.reason));
         };
         const timer = setTimeout(done, pollMs);
         const stopWatching = this.events.watch(record.taskId, done);

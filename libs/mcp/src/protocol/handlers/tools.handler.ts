@@ -102,7 +102,7 @@ export class ToolsHandler implements McpMethodGroup {
     }
     const args = validation.value;
     if (mode.kind === 'inline') return this.execute(tool, args, ctx, hooked);
-    return this.tasks.start(mode, ctx, (context) => this.execute(tool, args, context, hooked));
+    return this.tasks.start(mode, ctx, (context) => this.execute(tool, args, context, hooked), tool.requiredScopes);
   }
 
   /** Runs the tool with its hooks and shapes its result (in its request, or as a task). */

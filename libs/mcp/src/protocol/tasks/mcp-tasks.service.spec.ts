@@ -1,4 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import { McpInsufficientScopeException } from '../../auth/mcp-auth.exceptions.js';
+import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
 import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
 import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
 import { ORPHANED_TASK, type McpTaskRecord } from '../../backend/mcp-task.store.js';
@@ -13,6 +16,7 @@ import { McpTasks } from './mcp-tasks.service.js';
 import type { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { McpTaskNotFoundException } from './task.errors.js';
+import { taskLimits } from '../../testing/task-store-contract.js';
 
 function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, unknown> = {}) {
   const messaging = new LocalInstanceMessaging('here');
@@ -34,17 +38,27 @@ function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, un
     {} as McpClientRequests,
     new McpErrorMapper(),
     new McpTelemetry(),
+    new McpAccessPolicy(new McpAuthenticator(options)),
     store,
   );
   return { tasks, events, store };
 }
 
-const ctx = (subject?: string) =>
+/** Resolves once `condition()` holds (checked every few ms, at most 2 s). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met within 2 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const ctx = (subject?: string, scopes: string[] = []) =>
   ({
     era: 'modern',
     method: 'tools/call',
     signal: new AbortController().signal,
-    auth: subject ? { issuer: 'https://issuer', subject, scopes: [], audience: [], claims: {} } : undefined,
+    auth: subject ? { issuer: 'https://issuer', subject, scopes, audience: [], claims: {} } : undefined,
   }) as unknown as McpRequestContext;
 
 const record = (overrides: Partial<McpTaskRecord>): McpTaskRecord => {
@@ -66,7 +80,7 @@ const record = (overrides: Partial<McpTaskRecord>): McpTaskRecord => {
 describe('McpTasks', () => {
   it('answers a task of another principal exactly as an unknown one', async () => {
     const { tasks, store } = tasksWith();
-    await store.create(record({ owner: tasks.ownerOf(ctx('alice')) }), 10);
+    await store.create(record({ owner: tasks.ownerOf(ctx('alice')) }), taskLimits({ maxPerCaller: 10 }));
     await expect(tasks.find('task-1', ctx('alice'))).resolves.toMatchObject({ taskId: 'task-1' });
     for (const [id, who] of [
       ['task-1', ctx('bob')],
@@ -79,6 +93,52 @@ describe('McpTasks', () => {
     }
   });
 
+  it("keeps the tool's scopes with the task and checks them on every lookup with the caller's token", async () => {
+    const { tasks } = tasksWith();
+    const created = (await tasks.start(
+      { kind: 'task' },
+      ctx('alice', ['notes:write']),
+      async () => ({ content: [{ type: 'text', text: 'secret' }] }),
+      ['notes:write'],
+    )) as { taskId: string };
+    await expect(tasks.find(created.taskId, ctx('alice', ['notes:write']))).resolves.toMatchObject({
+      requiredScopes: ['notes:write'],
+    });
+    // The same principal with a narrower token: refused as a call of the tool would be.
+    await expect(tasks.find(created.taskId, ctx('alice', ['notes:read']))).rejects.toBeInstanceOf(
+      McpInsufficientScopeException,
+    );
+    // Another principal still learns nothing.
+    await expect(tasks.find(created.taskId, ctx('bob', ['notes:write']))).rejects.toBeInstanceOf(
+      McpTaskNotFoundException,
+    );
+  });
+
+  it('polls of a completed task read its status from the store each time, and its result once', async () => {
+    const store = new InMemoryTaskStore();
+    const { tasks } = tasksWith(store);
+    const created = (await tasks.start({ kind: 'task' }, ctx('alice'), async () => ({
+      content: [{ type: 'text', text: 'done' }],
+    }))) as { taskId: string };
+    await until(async () => (await store.get(created.taskId))?.status === 'completed');
+    // A store that leaves the result out when asked to, as a shared one does.
+    const reads: unknown[] = [];
+    const get = store.get.bind(store);
+    store.get = async (taskId, options) => {
+      reads.push(options?.result ?? true);
+      const record = await get(taskId);
+      if (!record || options?.result !== false) return record;
+      const { result: _left, ...status } = record;
+      return status;
+    };
+    for (let n = 0; n < 3; n++) {
+      expect(await tasks.find(created.taskId, ctx('alice'))).toMatchObject({ result: { content: [{ text: 'done' }] } });
+    }
+    expect(reads).toEqual([false, true, false, false]);
+    // Every read still checks who asks.
+    await expect(tasks.find(created.taskId, ctx('bob'))).rejects.toBeInstanceOf(McpTaskNotFoundException);
+  });
+
   it('a read that finds a task just failed as orphaned tells the waiters once; an old or ordinary failure does not', async () => {
     const { tasks, events, store } = tasksWith();
     const changed = jest.spyOn(events, 'changed');
@@ -87,11 +147,11 @@ describe('McpTasks', () => {
       statusMessage: ORPHANED_TASK.statusMessage,
       error: ORPHANED_TASK.error,
     };
-    await store.create(record({ taskId: 'fresh' }), 10);
+    await store.create(record({ taskId: 'fresh' }), taskLimits({ maxPerCaller: 10 }));
     await store.settle('fresh', orphaned, Date.now());
-    await store.create(record({ taskId: 'old' }), 10);
+    await store.create(record({ taskId: 'old' }), taskLimits({ maxPerCaller: 10 }));
     await store.settle('old', orphaned, Date.now() - 60_000);
-    await store.create(record({ taskId: 'plain' }), 10);
+    await store.create(record({ taskId: 'plain' }), taskLimits({ maxPerCaller: 10 }));
     await store.settle(
       'plain',
       { status: 'failed', statusMessage: 'boom', error: { code: 1, message: 'x' } },

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { McpLogger } from '../../logging/mcp-logger.js';
 import { randomBytes } from 'node:crypto';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
 import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
@@ -15,6 +16,8 @@ import type { McpInstanceMessaging } from '../../backend/mcp-instance-messaging.
 import {
   isTerminalTaskStatus,
   ORPHANED_TASK,
+  type McpTaskLimits,
+  type McpTaskReadOptions,
   type McpTaskRecord,
   type McpTaskStore,
 } from '../../backend/mcp-task.store.js';
@@ -32,7 +35,9 @@ import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { taskModeOf, type McpTaskMode } from './task-mode.js';
+import { taskLimitsOf } from './task-options.js';
 import { TaskRequestContext } from './task-request-context.js';
+import { NO_RESULT, TaskResultCache } from './task-result-cache.js';
 import { TaskRun, type TaskOutcome, type TaskRunServices } from './task-run.js';
 import { createTaskResult } from './task-wire.js';
 import { McpTaskNotFoundException, McpTaskQuotaExceededException, McpTooManyTasksException } from './task.errors.js';
@@ -51,6 +56,10 @@ const MAX_TASK_ID_LENGTH = 128;
 const ANNOUNCED_ORPHANS = 1_000;
 
 const INLINE: McpTaskMode = Object.freeze({ kind: 'inline' });
+/** A read of a task without its result. */
+const STATUS_ONLY = Object.freeze({ result: false });
+/** Bytes of results an instance keeps for polls of ended tasks. */
+const RESULT_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** Runs the work of one call, with the context it should see. */
 export type TaskWork = (context: McpRequestContext) => Promise<Record<string, unknown>>;
@@ -86,6 +95,10 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
   /** Tasks running here, by id. */
   private readonly byId = new Map<string, TaskRun>();
   private readonly services: TaskRunServices;
+  /** What the store keeps per caller and in all. */
+  private readonly limits: McpTaskLimits;
+  /** Results of ended tasks read lately, by task id (they never change). */
+  private readonly results = new TaskResultCache(RESULT_CACHE_BYTES);
   private closing = false;
   private orphanTimer?: NodeJS.Timeout;
   private readonly announcedOrphans = new Set<string>();
@@ -102,6 +115,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     clientRequests: McpClientRequests,
     errors: McpErrorMapper,
     telemetry: McpTelemetry,
+    private readonly access: McpAccessPolicy,
     @Optional() @Inject(MCP_TASK_STORE) store?: McpTaskStore | null,
   ) {
     if (!store && !(messaging instanceof LocalInstanceMessaging)) {
@@ -110,6 +124,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       );
     }
     this.store = store ?? new InMemoryTaskStore();
+    this.limits = taskLimitsOf(options);
     this.services = {
       store: this.store,
       events,
@@ -170,9 +185,15 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
    * Runs a call as a task (`mode.kind === 'task'`: created at once, answered with its
    * `CreateTaskResult`) or as a call that may become one (`handoff`: answered with its own result
    * if it ends within `tasks.handoffMs`, else created then). `work` runs the handler with the
-   * context it gets; its outcome settles the task.
+   * context it gets; its outcome settles the task. `requiredScopes` (the tool's) are kept with the
+   * task: its lookups need them as a call of the tool does.
    */
-  async start(mode: McpTaskMode, ctx: McpRequestContext, work: TaskWork): Promise<Record<string, unknown>> {
+  async start(
+    mode: McpTaskMode,
+    ctx: McpRequestContext,
+    work: TaskWork,
+    requiredScopes?: readonly string[],
+  ): Promise<Record<string, unknown>> {
     this.assertRoom();
     const run = new TaskRun(this.services, {
       era: ctx.era,
@@ -188,7 +209,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       let record: McpTaskRecord;
       try {
         context.enterTask();
-        record = await this.create(run, ctx, mode.requestedTtlMs);
+        record = await this.create(run, ctx, requiredScopes, mode.requestedTtlMs);
       } catch (error) {
         this.release(run);
         run.notCreated(error instanceof Error ? error : new Error(String(error)));
@@ -207,7 +228,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     context.enterTask();
     let record: McpTaskRecord;
     try {
-      record = await this.create(run, ctx);
+      record = await this.create(run, ctx, requiredScopes);
     } catch (error) {
       run.notCreated(error instanceof Error ? error : new Error(String(error)));
       void working.catch(() => undefined).finally(() => this.release(run));
@@ -217,15 +238,38 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     return createTaskResult(record);
   }
 
-  /** The task `taskId`, when the caller of `ctx` owns it; else `-32602` as for an unknown id. */
-  async find(taskId: unknown, ctx: McpRequestContext): Promise<McpTaskRecord> {
+  /**
+   * The task `taskId`, when the caller of `ctx` owns it; else `-32602` as for an unknown id. A
+   * caller whose token lacks the scopes of the task's tool gets the 403 `insufficient_scope` a
+   * call of the tool would get: the task's status and result are the tool's output. `read`
+   * says whether the result is needed (a status poll leaves it out).
+   */
+  async find(taskId: unknown, ctx: McpRequestContext, read?: McpTaskReadOptions): Promise<McpTaskRecord> {
     if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH) {
       throw new McpTaskNotFoundException();
     }
-    const record = await this.store.get(taskId);
+    // The status first, always: who may see it, and whether it still exists, are never cached.
+    const record = await this.store.get(taskId, STATUS_ONLY);
     if (!record || record.owner !== this.ownerOf(ctx)) throw new McpTaskNotFoundException();
+    this.access.assert(record, ctx);
     this.announceIfOrphaned(record);
-    return record;
+    if (read?.result === false || record.result !== undefined) return record;
+    if (record.status !== 'completed' && record.status !== 'failed') return record;
+    return this.withResult(record);
+  }
+
+  /**
+   * An ended task with its result. A result never changes once stored: it is read from the
+   * store once per instance and kept (bounded in bytes), so polling a completed task reads its
+   * status alone, whatever the size of its result.
+   */
+  private async withResult(record: McpTaskRecord): Promise<McpTaskRecord> {
+    const cached = this.results.get(record.taskId);
+    if (cached !== undefined) return cached === NO_RESULT ? record : { ...record, result: cached };
+    const full = await this.store.get(record.taskId);
+    if (!full) throw new McpTaskNotFoundException();
+    this.results.set(record.taskId, full.result ?? NO_RESULT);
+    return full;
   }
 
   /**
@@ -281,6 +325,14 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     return ctx.era === 'modern' ? `m:${principal}` : `l:${principal}:${ctx.sessionId ?? ''}`;
   }
 
+  /**
+   * Whether the caller is someone in particular: a principal, or (2025-11-25) a session. Without
+   * either, every anonymous caller shares one owner, so only a task's id tells tasks apart.
+   */
+  hasIdentity(ctx: Pick<McpRequestContext, 'auth' | 'era' | 'sessionId'>): boolean {
+    return principalDigest(ctx.auth) !== undefined || (ctx.era === 'legacy' && ctx.sessionId !== undefined);
+  }
+
   /** What an instance of the same id left running in an earlier life fails now; orphans are looked for from now on. */
   async onApplicationBootstrap(): Promise<void> {
     if (this.store.reapOrphans) {
@@ -332,7 +384,17 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     }
   }
 
-  private async create(run: TaskRun, ctx: McpRequestContext, requestedTtlMs?: number): Promise<McpTaskRecord> {
+  /** Whether the caller of `ctx` may see `record` in a list (it has the scopes of its tool). */
+  visibleTo(ctx: McpRequestContext): (record: McpTaskRecord) => boolean {
+    return this.access.visibleTo(ctx) ?? (() => true);
+  }
+
+  private async create(
+    run: TaskRun,
+    ctx: McpRequestContext,
+    requiredScopes: readonly string[] | undefined,
+    requestedTtlMs?: number,
+  ): Promise<McpTaskRecord> {
     const now = Date.now();
     const ttlMs = Math.round(
       Math.min(this.options.maxTaskTtlMs, Math.max(MIN_TASK_TTL_MS, requestedTtlMs ?? this.options.taskTtlMs)),
@@ -342,6 +404,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       taskId: randomBytes(18).toString('base64url'),
       owner: this.ownerOf(ctx),
       ...(caller !== undefined ? { caller } : {}),
+      ...(requiredScopes !== undefined && requiredScopes.length > 0 ? { requiredScopes: [...requiredScopes] } : {}),
       instanceId: this.messaging.instanceId,
       era: ctx.era,
       ...(ctx.era === 'legacy' && ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
@@ -352,7 +415,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       ttlMs,
       pollIntervalMs: this.options.taskPollIntervalMs,
     };
-    if (!(await this.store.create(record, this.options.maxTasksPerPrincipal))) {
+    if (!(await this.store.create(record, this.limits))) {
       throw new McpTaskQuotaExceededException(this.options.maxTasksPerPrincipal);
     }
     run.attach(record);

@@ -16,7 +16,19 @@ describe('the task options', () => {
       maxTasksPerInstance: 1_000,
       maxTaskResultBytes: 1_048_576,
       taskShutdownGraceMs: 5_000,
+      maxTaskBytesPerCaller: 16_777_216,
+      maxStoredTasks: 10_000,
+      maxStoredTaskBytes: 268_435_456,
+      taskResultTtlMs: 600_000,
     });
+  });
+
+  it("refuse a caller's budget that reaches the global bound: no single caller may fill the store", () => {
+    expect(() => resolve({ tasks: { maxPerCaller: 50, maxStored: 50 } })).toThrow(
+      /'tasks\.maxPerCaller'.*'tasks\.maxStored'/,
+    );
+    expect(() => resolve({ tasks: { maxBytesPerCaller: 2_000_000_000 } })).toThrow(/'tasks\.maxBytesPerCaller'/);
+    expect(resolve({ tasks: { maxPerCaller: 49, maxStored: 50 } })).toMatchObject({ maxStoredTasks: 50 });
   });
 
   it('never let the default time to live pass the longest one; zero handoff and grace are allowed', () => {
@@ -35,6 +47,10 @@ describe('the task options', () => {
     ['handoffMs', -1],
     ['shutdownGraceMs', Infinity],
     ['maxTtlMs', 2 ** 31],
+    ['maxBytesPerCaller', 0],
+    ['maxStored', -5],
+    ['maxStoredBytes', 1.5],
+    ['resultTtlMs', 2 ** 31],
   ])('refuses tasks.%s = %p at startup, naming it', (name, value) => {
     expect(() => resolve({ tasks: { [name]: value } })).toThrow(McpDefinitionError);
     expect(() => resolve({ tasks: { [name]: value } })).toThrow(new RegExp(`'tasks\\.${name}'`));

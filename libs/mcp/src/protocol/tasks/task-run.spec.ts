@@ -7,6 +7,7 @@ import type { McpTaskChannels } from './task-channels.js';
 import type { McpTaskEvents } from './task-events.js';
 import { TaskRun, type TaskRunInit } from './task-run.js';
 import { McpTaskAbandonedError } from './task.errors.js';
+import { taskLimits } from '../../testing/task-store-contract.js';
 
 function setup(era: 'legacy' | 'modern', options: { maxResultBytes?: number; store?: McpTaskStore } = {}) {
   const store = options.store ?? new InMemoryTaskStore();
@@ -42,7 +43,7 @@ function setup(era: 'legacy' | 'modern', options: { maxResultBytes?: number; sto
 
 async function created(era: 'legacy' | 'modern', options?: { maxResultBytes?: number; store?: McpTaskStore }) {
   const fixture = setup(era, options);
-  await fixture.store.create(fixture.record, 10);
+  await fixture.store.create(fixture.record, taskLimits({ maxPerCaller: 10 }));
   fixture.run.attach(fixture.record);
   return fixture;
 }

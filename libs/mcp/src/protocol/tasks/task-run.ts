@@ -268,8 +268,12 @@ export class TaskRun {
       this.logger.warn(`Could not write the end of task ${this.taskId.slice(0, 8)}…: ${String(error)}`);
       return;
     }
-    if (before !== undefined && !isTerminalTaskStatus(before))
-      this.changed(settlement.status, settlement.statusMessage);
+    if (before === undefined || isTerminalTaskStatus(before)) return;
+    // What the store kept: a result past its caller's budget fails the task instead, and an ended
+    // task's time to live shrinks to `tasks.resultTtlMs`.
+    const stored = await this.services.store.get(this.taskId, { result: false }).catch(() => undefined);
+    if (stored && this.record) this.record = { ...this.record, ttlMs: stored.ttlMs };
+    this.changed(stored?.status ?? settlement.status, stored?.statusMessage ?? settlement.statusMessage);
   }
 
   private settlementOf(outcome: TaskOutcome): McpTaskSettlement {

@@ -37,12 +37,15 @@ export function modernTask(record: McpTaskRecord): Record<string, unknown> {
 
 /**
  * The tasks extension's `DetailedTask` (`tasks/get`, `notifications/tasks`): the task with what
- * its status carries inlined: the outstanding `inputRequests`, the `result`, or the `error`.
+ * its status carries inlined: the outstanding `inputRequests`, the `result`, or the `error`. The
+ * result is the `CallToolResult` the call would have answered in its request, so it carries
+ * `resultType: "complete"` as every 2026-07-28 result does (clients of the extension check it).
  */
 export function detailedTask(record: McpTaskRecord): Record<string, unknown> {
   const task = modernTask(record);
   if (record.status === 'input_required') task.inputRequests = record.inputRequests ?? {};
-  else if (record.status === 'completed') task.result = record.result ?? { content: [] };
+  else if (record.status === 'completed')
+    task.result = { ...(record.result ?? { content: [] }), resultType: 'complete' };
   else if (record.status === 'failed') task.error = record.error ?? { code: -32603, message: 'Internal error' };
   return task;
 }

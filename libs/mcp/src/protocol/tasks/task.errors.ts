@@ -1,3 +1,4 @@
+import { IntrinsicException } from '@nestjs/common';
 import { McpException } from '../../errors/mcp.exception.js';
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 
@@ -37,7 +38,7 @@ export class McpTaskQuotaExceededException extends McpException {
     super(
       JsonRpcErrorCode.TooManyRequests,
       'Too many tasks',
-      `This caller already has its limit of ${limit} tasks running; wait for one to end (or cancel one) before starting another`,
+      `This caller already has its limit of ${limit} tasks (or their bytes) stored, all still running; wait for one to end (or cancel one) before starting another`,
       { limit },
       { status: 429, headers: { 'Retry-After': '5' } },
     );
@@ -57,8 +58,14 @@ export class McpTooManyTasksException extends McpException {
   }
 }
 
+/*
+ * The reasons a task's signal carries. A handler ends by throwing them (`throw ctx.signal.reason`,
+ * as docs/tasks.md shows): they extend `IntrinsicException` so that Nest's fallback exception
+ * filter does not log an expected stop as an unexpected error with its stack.
+ */
+
 /** The reason a task's signal carries when it was cancelled with `tasks/cancel`. @publicApi */
-export class McpTaskCancelledError extends Error {
+export class McpTaskCancelledError extends IntrinsicException {
   constructor() {
     super('The task was cancelled by request');
     this.name = 'McpTaskCancelledError';
@@ -66,7 +73,7 @@ export class McpTaskCancelledError extends Error {
 }
 
 /** The reason a task's signal carries when it ended without its handler: time to live, shutdown. @publicApi */
-export class McpTaskAbandonedError extends Error {
+export class McpTaskAbandonedError extends IntrinsicException {
   constructor(why: string) {
     super(why);
     this.name = 'McpTaskAbandonedError';
