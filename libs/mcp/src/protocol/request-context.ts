@@ -1,4 +1,5 @@
 import type { McpDispatchContext } from './mcp-dispatch-context.js';
+import { progressTokenOf } from '../model/progress-token.js';
 import type { JsonRpcRequest } from '../model/json-rpc.js';
 import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';
 import type { McpLogLevel } from '../model/log-level.js';
@@ -118,9 +119,9 @@ export class RequestContext implements McpRequestContext, EraRequest {
 
   get reportProgress(): McpRequestContext['reportProgress'] {
     return this.bind('reportProgress', async (progress: number, total?: number, message?: string) => {
-      const progressToken = this.meta?.progressToken;
+      const progressToken = progressTokenOf(this.meta);
       // Only when the client asked (a progress token), and strictly increasing (MCP MUST).
-      if (!isProgressToken(progressToken) || !(progress > this.lastProgress)) return;
+      if (progressToken === undefined || !(progress > this.lastProgress)) return;
       this.lastProgress = progress;
       this.sendRelated({
         jsonrpc: '2.0',
@@ -219,6 +220,3 @@ export class RequestContext implements McpRequestContext, EraRequest {
     return (bound[name] ??= fn) as T;
   }
 }
-
-const isProgressToken = (value: unknown): value is string | number =>
-  typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));

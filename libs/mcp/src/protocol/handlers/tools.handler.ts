@@ -1,4 +1,5 @@
 import { HttpException, Inject, Injectable } from '@nestjs/common';
+import { errorTextOf } from '../../results/error-text.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
@@ -126,7 +127,7 @@ export class ToolsHandler implements McpMethodGroup {
     }
     if (!hooked) return result;
     const durationMs = performance.now() - started;
-    if (result.isError) await this.hooks.failed({ ...event, error: new Error(errorText(result)), durationMs });
+    if (result.isError) await this.hooks.failed({ ...event, error: new Error(errorTextOf(result)), durationMs });
     else await this.hooks.completed({ ...event, result, durationMs });
     return result;
   }
@@ -181,10 +182,3 @@ export class ToolsHandler implements McpMethodGroup {
     return { content: [textContent(typeof value === 'string' ? value : JSON.stringify(value))] };
   }
 }
-
-/** The text of an `isError` result, for hooks. */
-const errorText = (result: McpToolResult): string =>
-  result.content
-    .map((block) => (typeof block.text === 'string' ? block.text : ''))
-    .join(' ')
-    .trim() || 'The tool reported an error';

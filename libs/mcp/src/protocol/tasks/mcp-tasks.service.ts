@@ -6,6 +6,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { McpLogger } from '../../logging/mcp-logger.js';
+import { progressTokenOf } from '../../model/progress-token.js';
 import { randomBytes } from 'node:crypto';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
@@ -490,11 +491,6 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
 const taskIdOf = (payload: unknown): string => {
   const taskId = (payload as { taskId?: unknown } | null)?.taskId;
   return typeof taskId === 'string' ? taskId : '';
-};
-
-const progressTokenOf = (meta: Record<string, unknown> | undefined): string | number | undefined => {
-  const token = meta?.progressToken;
-  return typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token)) ? token : undefined;
 };
 
 const abandonedSettlement = (detail: string) =>

@@ -1,4 +1,5 @@
 import { McpLogger } from '../../logging/mcp-logger.js';
+import { errorTextOf } from '../../results/error-text.js';
 import {
   isTerminalTaskStatus,
   type McpTaskInputRequest,
@@ -299,7 +300,7 @@ export class TaskRun {
     // Plain JSON, as a shared store would give it back.
     const result = JSON.parse(json) as Record<string, unknown>;
     if (this.init.era === 'legacy' && result.isError === true) {
-      return { status: 'failed', statusMessage: errorText(result), result };
+      return { status: 'failed', statusMessage: errorTextOf(result), result };
     }
     return { status: 'completed', result };
   }
@@ -441,13 +442,3 @@ const failure = (code: number, message: string, detail: string): McpTaskSettleme
   statusMessage: detail,
   error: { code, message, data: { detail } },
 });
-
-/** The text of an `isError` result, as the status message of its (2025-11-25) failed task. */
-const errorText = (result: Record<string, unknown>): string => {
-  const blocks = Array.isArray(result.content) ? (result.content as Array<{ text?: unknown }>) : [];
-  const text = blocks
-    .map((block) => (typeof block.text === 'string' ? block.text : ''))
-    .join(' ')
-    .trim();
-  return text.slice(0, 1_000) || 'The tool reported an error';
-};
