@@ -260,7 +260,8 @@ export class McpHttpHandler implements McpServedTransport {
       onDropped: (listener) => (dropped ? listener() : (drop = listener)),
       sendRelated: (json) => {
         if (!accept.sse) return false;
-        stream ??= this.openPostStream(res, undefined, auth, onClosed);
+        // A listen's own owner ends it at the token's expiry, with its completion result first.
+        stream ??= this.openPostStream(res, undefined, isListen(inbound) ? undefined : auth, onClosed);
         stream.send(json);
         return true;
       },
@@ -472,6 +473,12 @@ class McpTransportFailure extends McpException {
     super(inner.code, inner.message, inner.detail, inner.data, { status: 500 });
   }
 }
+
+/** A `subscriptions/listen` request (MCP 2026-07-28), whose stream `McpListens` ends. */
+const isListen = (inbound: Inbound): boolean =>
+  inbound.kind === 'single' &&
+  inbound.message.kind === 'request' &&
+  inbound.message.request.method === 'subscriptions/listen';
 
 const readableId = (payload: unknown): JsonRpcId | null => {
   const id = (payload as { id?: unknown } | null)?.id;
