@@ -7,7 +7,6 @@ import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { InMemoryMcpBackend } from '../backend/in-memory/in-memory.backend.js';
 import type { McpSessionRecord, McpSessionStore } from '../backend/mcp-session.store.js';
-import { McpSessionQuotaExceededException } from '../errors/mcp-transport.exceptions.js';
 import { resolveMcpOptions } from '../mcp-options.resolver.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
@@ -78,7 +77,7 @@ describe('sessions bound to their principal', () => {
   it('caps the sessions of one principal and gives the place back when one ends', async () => {
     const sessions = start(1);
     const first = await create(sessions, principal('alice'));
-    await expect(create(sessions, principal('alice'))).rejects.toBeInstanceOf(McpSessionQuotaExceededException);
+    await expect(create(sessions, principal('alice'))).rejects.toMatchObject({ capacity: 'sessionsPerCaller' });
     await expect(create(sessions, principal('bob'))).resolves.toBeDefined();
     await sessions.end(first.id, 'deleted');
     await expect(create(sessions, principal('alice'))).resolves.toBeDefined();

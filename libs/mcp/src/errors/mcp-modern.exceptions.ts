@@ -52,35 +52,6 @@ export class McpModernEraDisabledException extends McpException {
   }
 }
 
-/** 503 `-32000`: the instance holds its `maxListens` listen streams already. */
-export class McpTooManyListensException extends McpException {
-  constructor(limit: number) {
-    super(
-      JsonRpcErrorCode.ServerError,
-      'Too many listens',
-      `This server already holds its limit of ${limit} subscriptions/listen streams; retry later`,
-      { limit },
-      { status: 503, headers: { 'Retry-After': '5' } },
-    );
-  }
-}
-
-/**
- * 429 `-32004`: the caller (the principal in resource-server mode, else the remote address)
- * already holds `maxListensPerCaller` listen streams on this instance; one must end first.
- */
-export class McpListenQuotaExceededException extends McpException {
-  constructor(limit: number) {
-    super(
-      JsonRpcErrorCode.TooManyRequests,
-      'Too many listens',
-      `This caller already holds its limit of ${limit} subscriptions/listen streams; close one before opening another`,
-      { limit },
-      { status: 429, headers: { 'Retry-After': '5' } },
-    );
-  }
-}
-
 /** 400 `-32602`: a modern request whose `_meta` lacks a required field or has a malformed one. */
 export class McpInvalidMetaException extends McpInvalidParamsException {
   constructor(detail: string) {

@@ -70,21 +70,3 @@ export class McpResourceNotFoundException extends McpException {
     super(code, 'Resource not found', `Resource '${uri}' is not registered`, { uri });
   }
 }
-
-/**
- * `-32000` Too many subscriptions, with `data.limit`: the session is subscribed to
- * `maxSubscriptionsPerSession` URIs already. A server limit on what the session holds, like
- * `maxSessions`, not a fault of the params: the same `resources/subscribe` succeeds once the
- * session unsubscribes from another URI. Answered as a JSON-RPC error (HTTP 200), since retrying
- * later does not help.
- */
-export class McpTooManySubscriptionsException extends McpException {
-  constructor(limit: number) {
-    super(
-      JsonRpcErrorCode.ServerError,
-      'Too many subscriptions',
-      `This session is already subscribed to its limit of ${limit} resources; unsubscribe from one first`,
-      { limit },
-    );
-  }
-}

@@ -107,52 +107,6 @@ export class McpSessionNotFoundException extends McpException {
   }
 }
 
-/** 503: the server holds `maxSessions` already; `initialize` may be retried later. */
-export class McpTooManySessionsException extends McpException {
-  constructor(limit: number) {
-    super(
-      JsonRpcErrorCode.ServerError,
-      'Too many sessions',
-      `The server already holds its limit of ${limit} sessions; retry later or end unused sessions`,
-      { limit },
-      { status: 503, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
-    );
-  }
-}
-
-/**
- * 429: the caller (the principal in resource-server mode, else the remote address) already
- * holds `maxSessionsPerPrincipal` sessions; `initialize` may be retried once one of them ends.
- */
-export class McpSessionQuotaExceededException extends McpException {
-  constructor(limit: number) {
-    super(
-      JsonRpcErrorCode.TooManyRequests,
-      'Too many sessions',
-      `This caller already holds its limit of ${limit} sessions; end one (DELETE) or let one expire`,
-      { limit },
-      { status: 429, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
-    );
-  }
-}
-
-/**
- * 429: the caller (the principal in resource-server mode, else the remote address) already holds
- * `maxStreamsPerCaller` event streams open (standalone GET streams, legacy SSE streams); one
- * must close first.
- */
-export class McpStreamQuotaExceededException extends McpException {
-  constructor(limit: number) {
-    super(
-      JsonRpcErrorCode.TooManyRequests,
-      'Too many streams',
-      `This caller already holds its limit of ${limit} open event streams; close one before opening another`,
-      { limit },
-      { status: 429, headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } },
-    );
-  }
-}
-
 /**
  * 503: the backend that holds sessions and subscriptions (Redis, ...) cannot be reached. Never a
  * 404: the session may well exist. Backends throw `McpBackendUnavailableError`; the mapper turns
@@ -164,22 +118,6 @@ export class McpServiceUnavailableException extends McpException {
       status: 503,
       headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
     });
-  }
-}
-
-/**
- * `-32004`: a WebSocket, stdio or legacy SSE connection already has `maxInFlightRequests`
- * requests running; this one is refused at once (reading on is what lets answers to the
- * server's own questions arrive, so the connection is never paused for it).
- */
-export class McpTooManyInFlightException extends McpException {
-  constructor(limit: number) {
-    super(
-      JsonRpcErrorCode.TooManyRequests,
-      'Too many requests in flight',
-      `At most ${limit} requests may run at once on one connection; wait for answers before sending more`,
-      { limit },
-    );
   }
 }
 

@@ -8,7 +8,6 @@ import type {
   McpSessionRecord,
   McpSessionStore,
 } from '../backend/mcp-session.store.js';
-import { McpSessionQuotaExceededException, McpTooManySessionsException } from '../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { onClientDeparture } from './client-departure.js';
@@ -19,6 +18,7 @@ import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { networkAttributes } from '../telemetry/transport-attributes.js';
 import { ATTR_MCP_PROTOCOL_VERSION } from '../telemetry/semconv.js';
 import { McpLogger } from '../logging/mcp-logger.js';
+import { McpCapacityException } from '../errors/mcp-capacity.exception.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;
 
@@ -76,8 +76,8 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Creates a session; refused with `McpTooManySessionsException` at `maxSessions`, and with
-   * `McpSessionQuotaExceededException` when `caller` (a principal key, or a remote address)
+   * Creates a session; refused with `McpCapacityException` ('sessions') at `maxSessions`, and with
+   * `McpCapacityException` ('sessionsPerCaller') when `caller` (a principal key, or a remote address)
    * already holds `maxSessionsPerPrincipal` sessions.
    */
   async create(init: NewSession, caller?: string): Promise<McpSessionRecord> {
@@ -92,7 +92,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     const perCaller = this.options.maxSessionsPerPrincipal;
     const counted = perCaller !== undefined && caller !== undefined;
     if (counted && !this.quota.take(caller, record.id, perCaller)) {
-      throw new McpSessionQuotaExceededException(perCaller);
+      throw new McpCapacityException('sessionsPerCaller', perCaller);
     }
     try {
       let created = await this.store.create(record, this.options.maxSessions);
@@ -113,7 +113,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
       throw error;
     }
     this.quota.release(record.id);
-    throw new McpTooManySessionsException(this.options.maxSessions);
+    throw new McpCapacityException('sessions', this.options.maxSessions);
   }
 
   /**

@@ -7,7 +7,6 @@ import {
   McpHeaderMismatchException,
   McpInvalidMetaException,
   McpModernEraDisabledException,
-  McpTooManyListensException,
 } from '../../errors/mcp-modern.exceptions.js';
 import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
 import {
@@ -16,16 +15,14 @@ import {
   McpNotAcceptableException,
   McpPayloadTooLargeException,
   McpSessionRequiredException,
-  McpTooManyInFlightException,
-  McpTooManySessionsException,
   McpUnsupportedMediaTypeException,
   McpUnsupportedProtocolVersionException,
 } from '../../errors/mcp-transport.exceptions.js';
 import type { McpException } from '../../errors/mcp.exception.js';
+import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import type { McpRefusalReason, McpTelemetry } from '../../telemetry/mcp-telemetry.js';
-import { McpTooManyTasksException } from '../tasks/task.errors.js';
 
 /** The exceptions that refuse a request for a reason other than their class's, by class. */
 const BY_CLASS: ReadonlyArray<readonly [abstract new (...args: never[]) => McpException, McpRefusalReason]> = [
@@ -40,11 +37,6 @@ const BY_CLASS: ReadonlyArray<readonly [abstract new (...args: never[]) => McpEx
   // version no session speaks).
   [McpModernEraDisabledException, 'era'],
   [McpUnsupportedProtocolVersionException, 'era'],
-  // The instance's bounds (503, or the connection's in-flight bound).
-  [McpTooManySessionsException, 'capacity'],
-  [McpTooManyInFlightException, 'capacity'],
-  [McpTooManyListensException, 'capacity'],
-  [McpTooManyTasksException, 'capacity'],
   // What is not a well-formed MCP request: JSON, JSON-RPC, the envelope, the headers, the HTTP
   // method and media types, a session id a legacy request must carry.
   [McpParseErrorException, 'invalid'],
@@ -64,6 +56,12 @@ const BY_CLASS: ReadonlyArray<readonly [abstract new (...args: never[]) => McpEx
  * (sessions, streams, listens, tasks), and a guard's 429.
  */
 export function refusalReasonOf(exception: McpException): McpRefusalReason | undefined {
+  // The instance's bounds (503) and a connection's in-flight bound are its capacity; a caller's
+  // budget is a rate refusal (`-32004`, below); a session's own bound refuses nothing.
+  if (exception instanceof McpCapacityException) {
+    if (exception.holder === 'server' || exception.holder === 'connection') return 'capacity';
+    return exception.holder === 'caller' ? 'rate' : undefined;
+  }
   for (const [type, reason] of BY_CLASS) if (exception instanceof type) return reason;
   return exception.code === (JsonRpcErrorCode.TooManyRequests as number) ? 'rate' : undefined;
 }

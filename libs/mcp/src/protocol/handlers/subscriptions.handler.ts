@@ -3,10 +3,7 @@ import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpException } from '../../errors/mcp.exception.js';
-import {
-  McpResourceNotFoundException,
-  McpTooManySubscriptionsException,
-} from '../../errors/mcp-protocol.exceptions.js';
+import { McpResourceNotFoundException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpSessionNotFoundException, McpSessionRequiredException } from '../../errors/mcp-transport.exceptions.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { MCP_SUBSCRIPTION_STORE } from '../../backend/mcp-backend.tokens.js';
@@ -15,6 +12,7 @@ import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
+import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 
 /**
  * `resources/subscribe` and `resources/unsubscribe`: exact URIs, per session (docs/subscriptions.md).
@@ -57,7 +55,7 @@ export class SubscriptionsHandler implements McpMethodGroup {
     // Conditional on the session (one that ended while the lookup ran is not re-subscribed) and
     // on its cap, in the same atomic step of the store.
     const stored = await this.subscriptions.subscribe(sessionId, uri, this.limit);
-    if (stored === 'full') throw new McpTooManySubscriptionsException(this.limit);
+    if (stored === 'full') throw new McpCapacityException('subscriptions', this.limit);
     if (!stored) throw new McpSessionNotFoundException();
     return this.strict ? {} : { subscribed: true, uri };
   }

@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { InMemoryMcpBackend } from '../../backend/in-memory/in-memory.backend.js';
 import type { McpListener } from '../../backend/mcp-fanout.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
-import { McpListenQuotaExceededException, McpTooManyListensException } from '../../errors/mcp-modern.exceptions.js';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
 import { CANCEL_PROOF_MS, McpListens } from './listens.registry.js';
+import { thrownBy } from '../../testing/thrown.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 
 const NOW = 1_700_000_000_000;
@@ -74,12 +74,12 @@ describe('McpListens', () => {
     const controller = new AbortController();
     const first = listens.start(listener(), controller.signal, { caller: 'a:127.0.0.2' });
     listens.start(listener(), new AbortController().signal, { caller: 'a:127.0.0.2' });
-    expect(() => listens.assertRoom('a:127.0.0.2')).toThrow(McpListenQuotaExceededException);
-    expect(() => listens.start(listener(), new AbortController().signal, { caller: 'a:127.0.0.2' })).toThrow(
-      McpListenQuotaExceededException,
-    );
+    expect(thrownBy(() => listens.assertRoom('a:127.0.0.2'))).toMatchObject({ capacity: 'listensPerCaller', limit: 2 });
+    expect(
+      thrownBy(() => listens.start(listener(), new AbortController().signal, { caller: 'a:127.0.0.2' })),
+    ).toMatchObject({ capacity: 'listensPerCaller', limit: 2 });
     listens.start(listener(), new AbortController().signal, { caller: 'a:127.0.0.3' });
-    expect(() => listens.assertRoom('a:127.0.0.4')).toThrow(McpTooManyListensException);
+    expect(thrownBy(() => listens.assertRoom('a:127.0.0.4'))).toMatchObject({ capacity: 'listens', limit: 3 });
 
     controller.abort();
     await expect(first.ended).rejects.toThrow();

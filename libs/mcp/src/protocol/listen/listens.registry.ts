@@ -7,9 +7,9 @@ import type { McpPrincipal } from '../../model/mcp-principal.js';
 import type { JsonRpcId } from '../../model/json-rpc.js';
 import { McpRequestCancelledError } from '../inflight-requests.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
-import { McpListenQuotaExceededException, McpTooManyListensException } from '../../errors/mcp-modern.exceptions.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 
 /** An open listen: it ends when its request is cancelled, its token expires or the server shuts down. */
 export interface OpenListen {
@@ -77,13 +77,13 @@ export class McpListens implements OnModuleInit {
   }
 
   /**
-   * Throws `McpTooManyListensException` when the instance holds `maxListens` already, and
-   * `McpListenQuotaExceededException` when `caller` holds `maxListensPerCaller`.
+   * Throws `McpCapacityException` ('listens') when the instance holds `maxListens` already, and
+   * `McpCapacityException` ('listensPerCaller') when `caller` holds `maxListensPerCaller`.
    */
   assertRoom(caller?: string): void {
-    if (this.open.size >= this.options.maxListens) throw new McpTooManyListensException(this.options.maxListens);
+    if (this.open.size >= this.options.maxListens) throw new McpCapacityException('listens', this.options.maxListens);
     if (caller !== undefined && this.perCaller.count(caller) >= this.options.maxListensPerCaller) {
-      throw new McpListenQuotaExceededException(this.options.maxListensPerCaller);
+      throw new McpCapacityException('listensPerCaller', this.options.maxListensPerCaller);
     }
   }
 
@@ -91,7 +91,7 @@ export class McpListens implements OnModuleInit {
   start(listener: McpListener, signal: AbortSignal, owner: ListenOwner = {}): OpenListen {
     this.assertRoom(owner.caller);
     const release = this.perCaller.take(owner.caller);
-    if (!release) throw new McpListenQuotaExceededException(this.options.maxListensPerCaller);
+    if (!release) throw new McpCapacityException('listensPerCaller', this.options.maxListensPerCaller);
     const remove = this.fanout.addListener(listener);
     let expiry: { cancel(): void } | undefined;
     let finish!: () => void;

@@ -41,7 +41,8 @@ import { TaskRequestContext } from './task-request-context.js';
 import { NO_RESULT, TaskResultCache } from './task-result-cache.js';
 import { TaskRun, type TaskOutcome, type TaskRunServices } from './task-run.js';
 import { createTaskResult } from './task-wire.js';
-import { McpTaskNotFoundException, McpTaskQuotaExceededException, McpTooManyTasksException } from './task.errors.js';
+import { McpTaskNotFoundException } from './task.errors.js';
+import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 
 /** `tasks/cancel` routed to the instance that runs the task. */
 const CANCEL_TOPIC = 'task-cancel';
@@ -375,13 +376,15 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
   }
 
   private assertRoom(): void {
-    if (this.closing) throw new McpTooManyTasksException('This server instance is shutting down: retry the call');
+    if (this.closing)
+      throw new McpCapacityException(
+        'taskHandlers',
+        undefined,
+        'This server instance is shutting down: retry the call',
+      );
     const limit = this.options.maxTasksPerInstance;
     if (this.running.size >= limit) {
-      throw new McpTooManyTasksException(
-        `This server instance already runs its limit of ${limit} tasks; retry later`,
-        limit,
-      );
+      throw new McpCapacityException('taskHandlers', limit);
     }
   }
 
@@ -417,7 +420,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       pollIntervalMs: this.options.taskPollIntervalMs,
     };
     if (!(await this.store.create(record, this.limits))) {
-      throw new McpTaskQuotaExceededException(this.options.maxTasksPerPrincipal);
+      throw new McpCapacityException('tasksPerCaller', this.options.maxTasksPerPrincipal);
     }
     run.attach(record);
     this.byId.set(record.taskId, run);

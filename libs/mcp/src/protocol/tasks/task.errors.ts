@@ -29,35 +29,6 @@ export class McpTaskAlreadyTerminalException extends McpException {
   }
 }
 
-/**
- * 429 `-32004`: the caller already has `tasks.maxPerCaller` tasks that have not ended (on
- * every instance together); one must end first. @publicApi
- */
-export class McpTaskQuotaExceededException extends McpException {
-  constructor(limit: number) {
-    super(
-      JsonRpcErrorCode.TooManyRequests,
-      'Too many tasks',
-      `This caller already has its limit of ${limit} tasks (or their bytes) stored, all still running; wait for one to end (or cancel one) before starting another`,
-      { limit },
-      { status: 429, headers: { 'Retry-After': '5' } },
-    );
-  }
-}
-
-/**
- * 503 `-32000`: this instance already runs `tasks.maxPerInstance` task handlers, or is shutting
- * down. @publicApi
- */
-export class McpTooManyTasksException extends McpException {
-  constructor(detail: string, limit?: number) {
-    super(JsonRpcErrorCode.ServerError, 'Too many tasks', detail, limit === undefined ? undefined : { limit }, {
-      status: 503,
-      headers: { 'Retry-After': '5' },
-    });
-  }
-}
-
 /*
  * The reasons a task's signal carries. A handler ends by throwing them (`throw ctx.signal.reason`,
  * as docs/tasks.md shows): they extend `IntrinsicException` so that Nest's fallback exception

@@ -1,7 +1,6 @@
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import type { McpConnection, McpSessionRecord } from '../../backend/mcp-session.store.js';
-import { McpTooManyInFlightException } from '../../errors/mcp-transport.exceptions.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import type { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
 import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
@@ -17,6 +16,7 @@ import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import type { McpRefusalReason, McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { countRefusal, refusalReasonOf } from '../../protocol/dispatch/refusals.js';
+import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 
 /** The services a connection-oriented transport needs (WebSocket, legacy SSE, stdio). */
 export interface ConnectionSessionServices {
@@ -95,7 +95,7 @@ export class ConnectionSession {
     const requests = requestsIn(payload);
     if (requests > 0) {
       if (this.inFlight + requests > this.maxInFlight) {
-        const exception = new McpTooManyInFlightException(this.maxInFlight);
+        const exception = new McpCapacityException('requestsInFlight', this.maxInFlight);
         if (isRequest(payload)) this.refuse(payload.id, exception, undefined, payload, receivedAt);
         else this.refuse(null, exception);
         return;

@@ -2,11 +2,11 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { CallerSlots } from '../../auth/caller-slots.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
-import { McpStreamQuotaExceededException } from '../../errors/mcp-transport.exceptions.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { SseStream } from './sse.stream.js';
+import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 
 /** How soon a client whose answer stream was ended by a shutdown should come back. */
 const SHUTDOWN_RETRY_MS = 1_000;
@@ -44,11 +44,11 @@ export class McpEventStreams implements OnModuleInit {
   /**
    * Takes a place for `stream` of `caller` (`callerKeyOf`), given back when it closes; the
    * streams under one `key` (the GETs of one session) share a place. Throws
-   * `McpStreamQuotaExceededException` when the caller holds `maxStreamsPerCaller` others.
+   * `McpCapacityException` ('streamsPerCaller') when the caller holds `maxStreamsPerCaller` others.
    */
   hold(stream: SseStream, caller: string | undefined, key?: string): void {
     const release = this.perCaller.take(caller, key);
-    if (!release) throw new McpStreamQuotaExceededException(this.options.maxStreamsPerCaller);
+    if (!release) throw new McpCapacityException('streamsPerCaller', this.options.maxStreamsPerCaller);
     stream.onClose(release);
   }
 

@@ -5,7 +5,6 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import {
   McpNotAcceptableException,
   McpSessionNotFoundException,
-  McpTooManySessionsException,
   McpUnsupportedProtocolVersionException,
 } from '../../errors/mcp-transport.exceptions.js';
 import { generateSessionId } from '../../session/session-id.js';
@@ -32,6 +31,7 @@ import type { McpServedTransport } from '../connection/served-transport.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { countRefusal } from '../../protocol/dispatch/refusals.js';
+import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 
 /** DI token of the legacy transport's paths (from the module extras). */
 export const MCP_LEGACY_SSE_PATHS = Symbol('MCP_LEGACY_SSE_PATHS');
@@ -94,7 +94,7 @@ export class McpLegacySseHandler implements McpServedTransport {
       return;
     }
     if (this.streams.size >= this.options.maxSessions) {
-      this.reject(req, res, new McpTooManySessionsException(this.options.maxSessions));
+      this.reject(req, res, new McpCapacityException('sessions', this.options.maxSessions));
       return;
     }
     const principal = requestPrincipal(req);
