@@ -12,6 +12,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { McpDefinitionError } from '@app/mcp';
 import { bootstrapFixtureApp, startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
+import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { openSession, rawPost } from '../support/raw-http.js';
 import { modernRequest } from '../support/modern-tasks-client.js';
 
@@ -280,5 +281,42 @@ describe('a server without skills', () => {
 
     expect(failure).toBeInstanceOf(McpDefinitionError);
     expect((failure as Error).message).toContain(`Skills folder '${missing}' does not exist`);
+  });
+});
+
+describe("the reference gateway's notes skill", () => {
+  let gateway: RunningGateway;
+  let client: Client;
+
+  beforeAll(async () => {
+    gateway = await startGateway();
+    client = new Client({ name: 'skills-e2e', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.endpoint)));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await gateway?.close();
+  });
+
+  it('is published with its references, each linked from SKILL.md, and every file verifies', async () => {
+    const skills = new SkillsClient(client);
+
+    const { skills: entries } = await skills.list();
+
+    expect(entries.map((entry) => entry.uri)).toEqual(['skill://notes/SKILL.md']);
+    const [notes] = entries;
+    expect(notes.frontmatter.name).toBe('notes');
+    const files = (notes.resources as { uri: string }[]).map((file) => file.uri);
+    expect(files).toEqual([
+      'skill://notes/SKILL.md',
+      'skill://notes/references/export.md',
+      'skill://notes/references/search.md',
+    ]);
+    const manifest = await skills.read(notes);
+    // Every relative link of SKILL.md names a file of the skill (a host resolves it against the skill root).
+    const links = [...manifest.body!.matchAll(/\]\(([^)]+)\)/g)].map((match) => match[1]);
+    expect(links).toEqual(['references/search.md', 'references/export.md']);
+    for (const link of links) await expect(skills.read(notes, link)).resolves.toMatchObject({ verified: true });
+    expect(client.getInstructions()).toContain('skill://notes/SKILL.md');
   });
 });
