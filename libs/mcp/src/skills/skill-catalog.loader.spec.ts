@@ -205,8 +205,8 @@ describe('loadSkillCatalog', () => {
     expect((await failure()).message).toContain('a loop');
 
     await rm(join(root, 'notes', 'again'));
-    await put('docs/a.md', 'a', outside);
-    await symlink(join(outside, 'docs'), join(root, 'notes', 'docs'));
+    await put('guides/a.md', 'a', outside);
+    await symlink(join(outside, 'guides'), join(root, 'notes', 'guides'));
     expect((await failure()).message).toContain('is a symbolic link out of the skills folder');
   });
 
