@@ -80,6 +80,10 @@ function describeTheWire(era: 'legacy' | 'modern', send: () => Send) {
     expect(JSON.stringify(unknown.error)).toContain('No skill is served at skill://weekly-report/templates/summary.md');
     const missing = await send()('skills/get', {});
     expect(missing.error).toMatchObject({ code: -32602 });
+    const tooLong = await send()('skills/get', { uri: `skill://${'a'.repeat(9_000)}/SKILL.md` });
+    expect(tooLong.error).toMatchObject({ code: -32602 });
+    expect(JSON.stringify(tooLong.error)).toContain('URI too long');
+    expect(JSON.stringify(tooLong.error).length).toBeLessThan(1_000);
   });
 
   it("lists each SKILL.md as a resource with its frontmatter's name and description, and no other file", async () => {

@@ -7,6 +7,7 @@ import type { McpMethodFn, McpMethodGroup } from '../protocol/handlers/mcp-metho
 import { McpMethods } from '../protocol/handlers/mcp-methods.js';
 import { requireString } from '../protocol/handlers/params.js';
 import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
+import { assertUriLength } from '../templates/index.js';
 import type { SkillCatalog, Skill } from './skill-catalog.js';
 import { loadSkillCatalog } from './skill-catalog.loader.js';
 
@@ -85,15 +86,17 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit {
 
   private get(params: Record<string, unknown>): Record<string, unknown> {
     const uri = requireString(params, 'uri');
+    assertUriLength(uri);
     const skill = this.catalog!.skill(uri);
-    if (!skill) throw new McpInvalidParamsException(`No skill is served at ${uri.slice(0, 2_048)}`, { uri });
+    if (!skill) throw new McpInvalidParamsException(`No skill is served at ${uri}`, { uri });
     return cacheableResult({ skill: entryOf(skill) });
   }
 
   private readDirectory(params: Record<string, unknown>): Record<string, unknown> {
     const uri = requireString(params, 'uri');
+    assertUriLength(uri);
     const page = this.catalog!.directory(uri, params.cursor, this.options.pageSize);
-    if (!page) throw new McpInvalidParamsException(`${uri.slice(0, 2_048)} is not a directory resource`, { uri });
+    if (!page) throw new McpInvalidParamsException(`${uri} is not a directory resource`, { uri });
     const result: Record<string, unknown> = { resources: page.items.map((child) => child.descriptor) };
     if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
     return cacheableResult(result);
