@@ -134,6 +134,8 @@ describe('loadSkillCatalog', () => {
     ['no name', '---\ndescription: d\n---\n', "has no 'name'"],
     ['no description', '---\nname: notes\n---\n', "has no 'description'"],
     ['an empty description', '---\nname: notes\ndescription: ""\n---\n', "has no 'description'"],
+    ['a name that is a number', '---\nname: 7\ndescription: d\n---\n', "'name' that is not a string"],
+    ['a description too long', `---\nname: notes\ndescription: ${'d'.repeat(1_025)}\n---\n`, 'more than 1024'],
     ['YAML that does not parse', '---\nname: [notes\ndescription: d\n---\n', 'is not valid YAML'],
     ['a duplicate key', '---\nname: notes\nname: notes\ndescription: d\n---\n', 'is not valid YAML'],
     ['a list', '---\n- notes\n---\n', 'is not a YAML mapping'],

@@ -42,10 +42,13 @@ export function parseSkillFrontmatter(text: string): { frontmatter: SkillFrontma
     return { problem: 'has frontmatter with a value JSON cannot carry (such as .inf, .nan or -0)' };
   }
   const { name, description } = value;
-  if (typeof name !== 'string' || name.length === 0) return { problem: "has no 'name' in its frontmatter" };
-  if (typeof description !== 'string' || description.trim().length === 0) {
-    return { problem: "has no 'description' in its frontmatter" };
-  }
+  const missing = (field: string) => ({ problem: `has no '${field}' in its frontmatter` });
+  const notText = (field: string) => ({ problem: `has a frontmatter '${field}' that is not a string` });
+  if (name === undefined || name === null || name === '') return missing('name');
+  if (typeof name !== 'string') return notText('name');
+  if (description === undefined || description === null) return missing('description');
+  if (typeof description !== 'string') return notText('description');
+  if (description.trim() === '') return missing('description');
   if (description.length > MAX_DESCRIPTION_LENGTH) {
     return { problem: `has a description of ${description.length} characters, more than ${MAX_DESCRIPTION_LENGTH}` };
   }
