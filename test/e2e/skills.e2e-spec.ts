@@ -68,6 +68,9 @@ function describeTheWire(era: 'legacy' | 'modern', send: () => Send) {
     expect(second.result).toMatchObject({ skills: [weeklyEntry], ...cacheFields });
     expect(second.result.nextCursor).toBeUndefined();
     expect(second.result.skills[0].resources).toEqual(weeklyEntry.resources);
+
+    const forged = await send()('skills/list', { cursor: 'not a cursor' });
+    expect(forged.error).toMatchObject({ code: -32602 });
   });
 
   it('gets one skill by its SKILL.md URI, and answers -32602 for one it does not serve', async () => {
