@@ -1,4 +1,5 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { fileURLToPath } from 'node:url';
 import {
   McpJwtVerifier,
   McpModule,
@@ -26,6 +27,12 @@ import { GATEWAY_NAME, GATEWAY_VERSION } from './gateway.info.js';
 import type { GatewayTelemetry } from './telemetry/otel-sdk.js';
 import { telemetryProviders } from './telemetry/gateway-telemetry.providers.js';
 
+/**
+ * The gateway's Agent Skills (docs/skills.md): `src/skills` beside this file, copied next to the
+ * built file by `nest build` (nest-cli.json assets), so the same path works from both.
+ */
+export const GATEWAY_SKILLS_DIR = fileURLToPath(new URL('./skills', import.meta.url));
+
 /** The reference gateway: the library plus a demo of every feature. */
 @Module({})
 export class AppModule {
@@ -42,7 +49,7 @@ export class AppModule {
             description: 'The reference gateway of the NestJS MCP library',
           },
           instructions:
-            'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm), notes.summarize (asks the client to sample), notes.board (shows the notes board, an MCP App, in hosts that render apps), notes.export (exports every note as json or markdown, one step per note; a client that can poll tasks gets it as a task). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes.',
+            'Tools: echo, add, notes.create, notes.update, notes.delete, notes.clear (asks to confirm), notes.summarize (asks the client to sample), notes.board (shows the notes board, an MCP App, in hosts that render apps), notes.export (exports every note as json or markdown, one step per note; a client that can poll tasks gets it as a task). Resources: system://info, system://metrics, config://gateway, db://notes, db://notes/latest, one db://notes/<id> per note, and the README. Subscribe to a URI to hear when it changes. Skill: skill://notes/SKILL.md (how to search, summarize and export the notes).',
           protocolVersion: config.protocolVersion,
           protocol: config.protocolEras,
           wireProfile: config.wireProfile,
@@ -62,6 +69,7 @@ export class AppModule {
           auth: authOptionsFor(config),
           backend: backendFor(config),
           telemetry: config.telemetry,
+          skills: { directories: [GATEWAY_SKILLS_DIR] },
         }),
       ],
       providers: [

@@ -15,8 +15,10 @@
 //   - run and reported, never scored: the other not_scored server entries (added-after-release);
 //   - skipped unless --include-extensions: `extension` entries (tasks-*), and the suite's extension
 //     scenarios that no set lists (sep-2640-skills-*, run with the 2026-07-28 set). The extensions
-//     this project implements (SCORED_EXTENSIONS: the tasks extension) are scored when they run;
-//     the others are run and reported only. `npm run test:conformance` passes --include-extensions.
+//     this project implements (SCORED_EXTENSIONS: the tasks and skills extensions) are scored when
+//     they run; any others are run and reported only. `npm run test:conformance` passes
+//     --include-extensions. The skills scenarios (EVERY_CHECK_SCENARIOS) pass only when every
+//     check succeeds: they skip or warn, rather than fail, where the server shows nothing to check.
 // The 2025-11-25 set runs once per wire profile (MCP_WIRE_PROFILE=gateway and strict), because
 // the profiles differ only on that era's wire. The 2026-07-28 set runs once, at strict. --profile
 // picks the profile(s) for every chosen set instead. --scenario (repeatable) narrows every chosen
@@ -66,8 +68,18 @@ const PROFILES = ['gateway', 'strict'];
 const DEFAULT_PROFILES = { '2025-11-25': ['gateway', 'strict'], '2026-07-28': ['strict'] };
 /** The set that also carries the suite's extension scenarios no requirement file lists. */
 const EXTENSION_SET = '2026-07-28';
-/** Extension scenarios this project implements, so holds itself to: `io.modelcontextprotocol/tasks`. */
-const SCORED_EXTENSIONS = /^tasks-/;
+/**
+ * Extension scenarios this project implements, so holds itself to: `io.modelcontextprotocol/tasks`
+ * and `io.modelcontextprotocol/skills`.
+ */
+const SCORED_EXTENSIONS = /^(tasks-|sep-2640-skills-)/;
+/**
+ * Scenarios that pass only when every check is a SUCCESS. The skills scenarios report a check
+ * they could not exercise (no subfolder to list, no SKILL.md to read) as SKIPPED or WARNING, and
+ * everything as SKIPPED for a server that does not declare the extension: a fixture that stopped
+ * publishing skills would otherwise still pass.
+ */
+const EVERY_CHECK_SCENARIOS = /^sep-2640-skills-/;
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 /** Beyond the suite's own per-scenario timeout: process start-up on a busy machine, and slack. */
@@ -253,7 +265,9 @@ async function unlistedExtensions(args, listed) {
   const mayWant = args.includeExtensions || args.scenarios.some((name) => !listed.has(name));
   if (!args.sets.includes(EXTENSION_SET) || !mayWant) return [];
   const names = await listExtensionScenarios();
-  return names.filter((name) => !listed.has(name)).map((name) => ({ name, reason: 'extension', scored: false }));
+  return names
+    .filter((name) => !listed.has(name))
+    .map((name) => ({ name, reason: 'extension', scored: SCORED_EXTENSIONS.test(name) }));
 }
 
 /**
@@ -506,11 +520,17 @@ function evaluate({ entry, checksFile, output = '', lost = 'no result' }) {
   const checks = JSON.parse(readFileSync(checksFile, 'utf8'));
   const count = (status) => checks.filter((check) => check.status === status).length;
   const failures = count('FAILURE');
+  const everyCheck = EVERY_CHECK_SCENARIOS.test(entry.name);
+  const notSucceeded = checks.length === 0 || checks.some((check) => check.status !== 'SUCCESS');
+  const skipped = count('SKIPPED');
   return {
     entry,
-    ok: failures === 0,
+    ok: failures === 0 && !(everyCheck && notSucceeded),
     lost: false,
-    summary: `${count('SUCCESS')} ok, ${failures} fail, ${count('WARNING')} warn`,
+    summary:
+      `${count('SUCCESS')} ok, ${failures} fail, ${count('WARNING')} warn` +
+      (skipped ? `, ${skipped} skipped` : '') +
+      (everyCheck && notSucceeded ? ' (every check must succeed)' : ''),
     checks,
     output,
   };
@@ -555,7 +575,10 @@ function printResult(result, tag, pad, verbose) {
   }
   console.log(`${tag.padEnd(7)} ${entry.name.padEnd(pad)}  ${result.summary}${note}`);
   if (!detailed) return;
-  const shown = result.checks.filter((c) => c.status === 'FAILURE' || (verbose && c.status === 'WARNING'));
+  const everyCheck = EVERY_CHECK_SCENARIOS.test(entry.name);
+  const shown = result.checks.filter(
+    (c) => c.status === 'FAILURE' || (verbose && c.status === 'WARNING') || (everyCheck && c.status !== 'SUCCESS'),
+  );
   for (const check of shown) {
     console.log(`          ${check.status} ${check.id}: ${oneLine(check.errorMessage ?? check.description, 600)}`);
   }

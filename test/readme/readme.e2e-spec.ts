@@ -266,6 +266,17 @@ describe('README, docs/ and the package READMEs', () => {
     expect(output).toContain("format: 'json'");
   }, 60_000);
 
+  it("Skills: the SDK v2 client lists the reference gateway's notes skill and reads its files, verified", async () => {
+    const gateway = await startGateway();
+    closing.push(() => gateway.close());
+    const output = await runClient('skills-client.ts', gateway.endpoint);
+    expect(output).toContain(
+      'skill://notes/SKILL.md Find, summarize and export the notes kept by the MCP Resource Gateway',
+    );
+    expect(output).toContain("verified true # Working with the gateway's notes");
+    expect(output).toContain('verified true # Searching notes');
+  }, 60_000);
+
   it('Prompts: summarize renders one user message, with the default style and a chosen one', async () => {
     const client = await connect((await serve(await serverModule('summary.prompts.ts'))).endpoint);
     const brief = await client.getPrompt({ name: 'summarize', arguments: { text: 'Nest' } });

@@ -89,7 +89,8 @@ export function bundleGatewayApps(): Promise<void> {
  * The capabilities the reference gateway declares in `initialize`, exactly (sessions on): every
  * feature it serves, each with the sub-keys the library sets. `completions` is there because its
  * prompts and templates have completers; `logging` is always offered; the MCP Apps extension
- * because of its notes board; `tasks` because `notes.export` supports them.
+ * because of its notes board, the skills extension because of its notes skill; `tasks` because
+ * `notes.export` supports them.
  */
 export const GATEWAY_CAPABILITIES = {
   tools: { listChanged: true },
@@ -97,6 +98,6 @@ export const GATEWAY_CAPABILITIES = {
   prompts: { listChanged: true },
   logging: {},
   completions: {},
-  extensions: { 'io.modelcontextprotocol/ui': {} },
+  extensions: { 'io.modelcontextprotocol/ui': {}, 'io.modelcontextprotocol/skills': { directoryRead: true } },
   tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };

@@ -18,6 +18,7 @@ export type {
   McpModernOptions,
   McpDeliveryOptions,
   McpTasksOptions,
+  McpSkillsOptions,
 } from './interfaces/mcp-module-options.interface.js';
 export type { McpTelemetryOptions, McpTelemetryRequest } from './telemetry/mcp-telemetry.options.js';
 export {

@@ -31,6 +31,7 @@ import { assertValidIcons } from './registry/icon-rules.js';
 import { authOptionProblems } from './auth/auth-options.validation.js';
 import { resolveTaskOptions, taskOptionProblems } from './protocol/tasks/task-options.js';
 import { telemetryOptionProblems } from './telemetry/telemetry-options.validation.js';
+import { resolveSkillOptions, skillOptionProblems } from './skills/skill-options.js';
 import { isObject } from './model/is-object.js';
 
 /** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
@@ -99,6 +100,7 @@ const GROUP_KEYS: { [Group in keyof McpOptionGroups]: Record<keyof McpOptionGrou
     tracerProvider: true,
     meterProvider: true,
   },
+  skills: { directories: true, directoryRead: true, maxFilesPerSkill: true, maxBytesPerSkill: true },
 };
 
 /** The options that must be positive numbers, by their place. */
@@ -223,6 +225,7 @@ export function validateMcpOptions(options: McpModuleOptions): string[] {
   problems.push(...authOptionProblems(options?.auth));
   problems.push(...taskOptionProblems(options?.tasks));
   problems.push(...telemetryOptionProblems(options?.telemetry));
+  problems.push(...skillOptionProblems(options?.skills));
   return problems;
 }
 
@@ -245,6 +248,7 @@ const OPTION_NAMES = [
   'delivery',
   'tasks',
   'telemetry',
+  'skills',
   'backend',
   'auth',
   'isGlobal',
@@ -322,6 +326,7 @@ export function resolveMcpOptions(options: McpModuleOptions): ResolvedMcpOptions
     maxStreamBufferBytes: positive(delivery.maxStreamBufferBytes, DEFAULT_STREAM_BUFFER_BYTES),
     listChangedDebounceMs: delivery.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
     ...resolveTaskOptions(options.tasks),
+    ...(options.skills !== undefined ? { skills: resolveSkillOptions(options.skills) } : {}),
     telemetry: options.telemetry ?? {},
   };
 }

@@ -54,6 +54,7 @@ import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
 import { McpAppsPolicy } from './protocol/apps/mcp-apps.policy.js';
 import { McpAppLinksCheck } from './discovery/app-links.check.js';
 import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
+import { SkillsHandler } from './skills/skills.handler.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and
@@ -140,6 +141,8 @@ import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
     McpAppsPolicy,
     McpAppLinksCheck,
     ...MCP_TASK_PROVIDERS,
+    // The skills extension (docs/skills.md)
+    SkillsHandler,
   ],
   // What an application injects; everything else is internal (tests reach it with `app.get`).
   exports: [ResourceNotificationService, McpResourceService, McpServerStats],

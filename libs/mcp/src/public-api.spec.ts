@@ -79,6 +79,7 @@ const PUBLIC = [
   'McpModernOptions',
   'McpDeliveryOptions',
   'McpTasksOptions',
+  'McpSkillsOptions',
   'McpTelemetryOptions',
   'McpTelemetryRequest',
   'McpProtocolVersion',

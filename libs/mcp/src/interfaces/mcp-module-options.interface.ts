@@ -81,6 +81,12 @@ export interface McpModuleOptions {
   /** Tasks: their lifetimes, polling, hand-off and budgets. */
   tasks?: McpTasksOptions;
   /**
+   * Agent Skills published from folders (the skills extension, `io.modelcontextprotocol/skills`,
+   * docs/skills.md). Every folder under `directories` that holds a `SKILL.md` is a skill.
+   * @default undefined (no skills, the extension is not declared)
+   */
+  skills?: McpSkillsOptions;
+  /**
    * OpenTelemetry traces and metrics in the MCP semantic conventions (docs/telemetry.md). On by
    * default, at no measurable cost without an OpenTelemetry SDK. See `McpTelemetryOptions`.
    */
@@ -370,6 +376,38 @@ export interface McpTasksOptions {
   shutdownGraceMs?: number;
 }
 
+/**
+ * Agent Skills served from folders: `skills` of `McpModule.forRoot()` (docs/skills.md). They are
+ * read once at startup; every problem (a bad `SKILL.md`, a name that breaks the Agent Skills
+ * rules, a link out of the folder, a skill over a limit) fails the start naming the file.
+ * @publicApi
+ */
+export interface McpSkillsOptions {
+  /**
+   * Folders to publish: every folder below one of them (at any depth) that holds a `SKILL.md` is
+   * a skill, served at `skill://<its path below the folder>/SKILL.md`. At least one.
+   */
+  directories: string[];
+  /**
+   * Serve `resources/directory/read` (and declare `directoryRead: true`), so a host can list a
+   * skill's folders.
+   * @default true
+   */
+  directoryRead?: boolean;
+  /**
+   * Most files one skill may hold, its `SKILL.md` and the files of skills nested in it
+   * included. The extension's limit: hosts must accept skills up to it.
+   * @default 512
+   */
+  maxFilesPerSkill?: number;
+  /**
+   * Most bytes the files of one skill may hold together. The extension's limit: hosts must
+   * accept skills up to it.
+   * @default 16_777_216 (16 MiB)
+   */
+  maxBytesPerSkill?: number;
+}
+
 /** Each option group by its name in `McpModuleOptions`. */
 export interface McpOptionGroups {
   sessions: McpSessionsOptions;
@@ -379,6 +417,7 @@ export interface McpOptionGroups {
   delivery: McpDeliveryOptions;
   tasks: McpTasksOptions;
   telemetry: McpTelemetryOptions;
+  skills: McpSkillsOptions;
 }
 
 /**
@@ -475,6 +514,8 @@ export interface ResolvedMcpOptions {
   maxStoredTaskBytes: number;
   taskResultTtlMs: number;
   taskPollRateLimit?: { limit: number; windowMs: number };
+  /** The skills to load, with their defaults applied; undefined without the `skills` option. */
+  skills?: Required<McpSkillsOptions>;
   telemetry: McpTelemetryOptions;
   auth?: McpAuthOptions;
 }

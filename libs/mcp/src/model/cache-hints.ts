@@ -6,8 +6,20 @@ import type { McpCacheHints, McpCacheScope } from './mcp-cache.interface.js';
  */
 export const CACHE_HINTS = Symbol('mcp:cache-hints');
 
+/**
+ * Marks the result of a method the base protocol does not list as cacheable (an extension's
+ * `CacheableResult`): the modern shaper then gives it `ttlMs` and `cacheScope` too.
+ */
+export const CACHEABLE = Symbol('mcp:cacheable');
+
 /** A result that may carry hints for the modern shaper. */
-export type HintedResult = Record<string, unknown> & { [CACHE_HINTS]?: McpCacheHints };
+export type HintedResult = Record<string, unknown> & { [CACHE_HINTS]?: McpCacheHints; [CACHEABLE]?: true };
+
+/** Marks `result` as a `CacheableResult` (MCP 2026-07-28), with its hints when it has some. */
+export function cacheableResult<T extends Record<string, unknown>>(result: T, hints?: McpCacheHints): T {
+  (result as HintedResult)[CACHEABLE] = true;
+  return withCacheHints(result, hints);
+}
 
 /** Attaches hints to a result (when there are any). */
 export function withCacheHints<T extends Record<string, unknown>>(result: T, hints: McpCacheHints | undefined): T {

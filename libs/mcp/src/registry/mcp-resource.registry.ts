@@ -23,6 +23,11 @@ export interface McpResourceEntry {
   /** Its caching hints (modern era), when it overrides the module's. */
   readonly cache?: McpCacheHints;
   /**
+   * Readable (and subscribable) but left out of `resources/list`: the supporting files of a
+   * skill, which a host finds in the skill's manifest, not in the server's listing.
+   */
+  readonly unlisted?: boolean;
+  /**
    * The instance that registered it, when that is another instance
    * (docs/decisions/0005-several-instances-share-one-backend.md): reads are
    * forwarded there. Undefined for resources of this instance.
@@ -58,6 +63,12 @@ export function buildResourceDescriptor(
 export class McpResourceRegistry extends EntryRegistry<McpResourceEntry> {
   private dynamic = false;
   private uiResources = 0;
+  private unlistedResources = 0;
+
+  /** True while some entry is left out of `resources/list` (lists without one need no filter). */
+  get hasUnlisted(): boolean {
+    return this.unlistedResources > 0;
+  }
 
   /** True once resources exist or have been registered at runtime (the feature is in use). */
   get inUse(): boolean {
@@ -73,11 +84,14 @@ export class McpResourceRegistry extends EntryRegistry<McpResourceEntry> {
     super.register(entry);
     if (entry.runtime) this.dynamic = true;
     if (isUiUri(entry.uri)) this.uiResources++;
+    if (entry.unlisted) this.unlistedResources++;
   }
 
   override unregister(uri: string): boolean {
+    const unlisted = this.get(uri)?.unlisted === true;
     const removed = super.unregister(uri);
     if (removed && isUiUri(uri)) this.uiResources--;
+    if (removed && unlisted) this.unlistedResources--;
     return removed;
   }
 

@@ -37,13 +37,19 @@ export class McpMethods {
 
   constructor(private readonly apps: McpAppsPolicy) {}
 
-  /** Adds a group's methods; `only` restricts them to one era (`server/discover`, `subscriptions/listen`). */
-  add(group: McpMethodGroup, only?: McpEra): void {
+  /**
+   * Adds a group's methods: the base protocol's in the eras that have them; `only` restricts
+   * them to one era (`server/discover`, `subscriptions/listen`), `'both'` serves all of them in
+   * both (an extension's methods, which no base revision names).
+   */
+  add(group: McpMethodGroup, only?: McpEra | 'both'): void {
     this.groups.push(group);
     for (const [name, fn] of Object.entries(group.methods())) {
       const entry = { fn, group };
       if (only !== 'modern') this.legacy.set(name, entry);
-      if (only === 'modern' || (only === undefined && SHARED_METHODS.has(name))) this.modern.set(name, entry);
+      if (only === 'modern' || only === 'both' || (only === undefined && SHARED_METHODS.has(name))) {
+        this.modern.set(name, entry);
+      }
     }
   }
 
@@ -60,14 +66,18 @@ export class McpMethods {
 
   /**
    * Capabilities are declared only for the features that exist (`initialize`), and the
-   * extensions the server serves (MCP Apps once it has an app).
+   * extensions the server serves (the groups' own, and MCP Apps once it has an app).
    */
   capabilities(): Record<string, unknown> {
     const capabilities: Record<string, unknown> = {};
+    let extensions: Record<string, unknown> | undefined;
     for (const group of this.groups) {
       const entry = group.capability?.();
       if (entry) capabilities[entry[0]] = entry[1];
+      const served = group.available?.() !== false ? group.extensions?.() : undefined;
+      if (served) extensions = { ...extensions, ...served };
     }
+    if (extensions) capabilities.extensions = extensions;
     return this.apps.advertise(capabilities);
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
-import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
+import { McpResourceRegistry, type McpResourceEntry } from '../../registry/mcp-resource.registry.js';
 import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-template.registry.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { listResult } from './list-page.js';
@@ -47,7 +47,10 @@ export class ResourcesHandler implements McpMethodGroup {
 
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
     const shown = this.apps.resourcesShownTo(ctx, this.access.visibleTo(ctx));
-    const page = this.resources.page(params.cursor, this.options.pageSize, shown);
+    const listed = this.resources.hasUnlisted
+      ? (entry: McpResourceEntry) => !entry.unlisted && (shown === undefined || shown(entry))
+      : shown;
+    const page = this.resources.page(params.cursor, this.options.pageSize, listed);
     return this.access.privateFor(listResult('resources', page), ctx);
   }
 

@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { McpCacheHints } from '../../model/mcp-cache.interface.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { META_SERVER_INFO, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import { CACHE_HINTS, type HintedResult } from '../../model/cache-hints.js';
+import { CACHE_HINTS, CACHEABLE as MARKED_CACHEABLE, type HintedResult } from '../../model/cache-hints.js';
 import { RESULT_TYPE, type TypedResult } from '../../model/result-type.js';
 
-/** Results that carry caching hints (MCP 2026-07-28 `CacheableResult`). */
+/** Results that carry caching hints (MCP 2026-07-28 `CacheableResult`); an extension's are marked (`cacheableResult`). */
 const CACHEABLE = new Set([
   'server/discover',
   'tools/list',
@@ -37,7 +37,7 @@ export class McpModernResults {
     const shaped = copyOf(result);
     shaped.resultType = result[RESULT_TYPE] ?? 'complete';
     shaped._meta = this.meta(result._meta);
-    if (CACHEABLE.has(method)) {
+    if (CACHEABLE.has(method) || result[MARKED_CACHEABLE]) {
       const hints: McpCacheHints = retried
         ? { ttlMs: 0, scope: 'private' }
         : { ...this.options.cacheHints, ...result[CACHE_HINTS] };

@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import type { McpSkillsOptions } from '../interfaces/mcp-module-options.interface.js';
+import { SKILL_SCHEME, SkillCatalog, type Skill, type SkillFile } from './skill-catalog.js';
+import { parseSkillFrontmatter, type SkillFrontmatter } from './skill-frontmatter.js';
+import { skillFileContent } from './skill-media-type.js';
+import { findFiles, type FoundFile } from './skills-folder.js';
+
+const MANIFEST = 'SKILL.md';
+
+/** A skill's path in the namespace and the folder it came from, to tell two folders' skills apart. */
+interface Placed {
+  readonly folder: string;
+  readonly path: string;
+  readonly source: string;
+}
+
+/** `skill://` and the path, each segment percent-encoded (a space in a file name is `%20`). */
+const uriOf = (path: string): string => SKILL_SCHEME + path.split('/').map(encodeURIComponent).join('/');
+
+const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+
+/** Reads one file: its bytes, digest and how it is served. */
+async function readSkillFile(found: FoundFile, frontmatter?: SkillFrontmatter): Promise<SkillFile> {
+  const bytes = await readFile(found.absolute);
+  const uri = uriOf(found.path);
+  const { mimeType, text } = skillFileContent(baseName(found.path), bytes);
+  const descriptor: Record<string, unknown> = frontmatter
+    ? { uri, name: frontmatter.name, description: frontmatter.description, mimeType: 'text/markdown' }
+    : { uri, name: baseName(found.path), mimeType };
+  descriptor.size = bytes.length;
+  return {
+    uri,
+    source: found.absolute,
+    bytes,
+    digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+    mimeType: frontmatter ? 'text/markdown' : mimeType,
+    text,
+    descriptor,
+    manifest: frontmatter !== undefined,
+    frontmatter,
+  };
+}
+
+/** Reads a `SKILL.md` and checks it: frontmatter, name rules, the folder named after the skill. */
+async function readManifest(found: FoundFile): Promise<SkillFile> {
+  const bytes = await readFile(found.absolute);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new McpDefinitionError(`Skill file '${found.absolute}' is not UTF-8 text`);
+  }
+  const parsed = parseSkillFrontmatter(text);
+  if ('problem' in parsed) throw new McpDefinitionError(`Skill file '${found.absolute}' ${parsed.problem}`);
+  const { frontmatter } = parsed;
+  const folderName = baseName(found.path.slice(0, -`/${MANIFEST}`.length));
+  if (frontmatter.name !== folderName) {
+    throw new McpDefinitionError(
+      `Skill file '${found.absolute}' names the skill '${frontmatter.name}', but its folder is '${folderName}': ` +
+        "a skill's folder is named after it",
+    );
+  }
+  return readSkillFile(found, frontmatter);
+}
+
+/**
+ * Loads the skills below every folder of `options.directories` (docs/skills.md): each folder
+ * holding a `SKILL.md` is a skill at `skill://<its path>/SKILL.md`; its files are every file
+ * below it, nested skills' included. Each file is read, measured and hashed once. Every problem
+ * is an `McpDefinitionError` naming the file: a folder that holds no skill, a `SKILL.md` at the
+ * top of a folder or with bad frontmatter, a name that breaks the Agent Skills rules or is not
+ * its folder's, a link out of the folder, a skill over `maxFilesPerSkill` or `maxBytesPerSkill`,
+ * the same skill path in two folders.
+ */
+export async function loadSkillCatalog(options: Required<McpSkillsOptions>): Promise<SkillCatalog> {
+  const skills: Skill[] = [];
+  const placed: Placed[] = [];
+  for (const folder of options.directories) {
+    const found = await findFiles(folder);
+    const manifests = found.filter((file) => baseName(file.path) === MANIFEST);
+    if (manifests.length === 0) {
+      throw new McpDefinitionError(`Skills folder '${folder}' holds no skill (no folder in it has a ${MANIFEST})`);
+    }
+    // Every manifest first: a nested skill's SKILL.md is listed as a skill's, whichever skill reads it.
+    const read = new Map<string, SkillFile>();
+    for (const manifest of manifests) {
+      if (manifest.path === MANIFEST) {
+        throw new McpDefinitionError(
+          `Skill file '${manifest.absolute}' is at the top of the skills folder '${folder}': ` +
+            'put each skill in a folder named after it',
+        );
+      }
+      read.set(manifest.path, await readManifest(manifest));
+    }
+    for (const manifest of manifests) {
+      const path = manifest.path.slice(0, -`/${MANIFEST}`.length);
+      assertNotPlaced(placed, { folder, path, source: manifest.absolute });
+      const members = found.filter((file) => file.path.startsWith(`${path}/`));
+      assertWithinLimits(manifest, members.length, sizeOf(members), options);
+      const files: SkillFile[] = [];
+      for (const member of members) {
+        let file = read.get(member.path);
+        if (!file) read.set(member.path, (file = await readSkillFile(member)));
+        files.push(file);
+      }
+      // What was read, not what was found: a file may have grown in between.
+      assertWithinLimits(manifest, files.length, sizeOf(files.map((file) => ({ size: file.bytes.length }))), options);
+      const own = read.get(manifest.path)!;
+      skills.push({
+        uri: own.uri,
+        frontmatter: own.frontmatter!,
+        files: [own, ...files.filter((file) => file !== own).sort((a, b) => (a.uri < b.uri ? -1 : 1))],
+      });
+    }
+  }
+  return new SkillCatalog(skills);
+}
+
+const sizeOf = (files: readonly { size: number }[]): number => files.reduce((total, file) => total + file.size, 0);
+
+function assertWithinLimits(
+  manifest: FoundFile,
+  count: number,
+  bytes: number,
+  options: Required<McpSkillsOptions>,
+): void {
+  if (count > options.maxFilesPerSkill) {
+    throw new McpDefinitionError(
+      `Skill '${manifest.absolute}' has ${count} files, more than skills.maxFilesPerSkill (${options.maxFilesPerSkill})`,
+    );
+  }
+  if (bytes > options.maxBytesPerSkill) {
+    throw new McpDefinitionError(
+      `Skill '${manifest.absolute}' holds ${bytes} bytes, more than skills.maxBytesPerSkill (${options.maxBytesPerSkill})`,
+    );
+  }
+}
+
+/**
+ * Two folders may not serve the same skill path, nor one inside the other's: a skill's files
+ * would then come from two folders, and its manifest would miss some.
+ */
+function assertNotPlaced(placed: Placed[], skill: Placed): void {
+  const clash = placed.find(
+    (other) =>
+      other.folder !== skill.folder &&
+      (other.path === skill.path || other.path.startsWith(`${skill.path}/`) || skill.path.startsWith(`${other.path}/`)),
+  );
+  if (clash) {
+    throw new McpDefinitionError(
+      `Skills '${clash.source}' and '${skill.source}' overlap at ${uriOf(skill.path)}: ` +
+        'two skills folders may not serve the same skill path, nor one inside the other',
+    );
+  }
+  placed.push(skill);
+}

@@ -1,0 +1,100 @@
+import { KeyedCollection, type Page } from '../registry/keyed-collection.js';
+import type { SkillFrontmatter } from './skill-frontmatter.js';
+import { DIRECTORY_MIME_TYPE } from './skill-media-type.js';
+
+/** The scheme every skill file is served under. */
+export const SKILL_SCHEME = 'skill://';
+
+/** One file of the skills namespace, read once at startup. */
+export interface SkillFile {
+  readonly uri: string;
+  /** Where it was read from, for messages. */
+  readonly source: string;
+  readonly bytes: Uint8Array;
+  /** `sha256:` and the 64 lowercase hex digits of the bytes' SHA-256. */
+  readonly digest: string;
+  readonly mimeType: string;
+  /** The bytes as text when they are UTF-8 (served as `text`, else as a `blob`). */
+  readonly text?: string;
+  /** Its `resources/list` (and `resources/directory/read`) item. */
+  readonly descriptor: Readonly<Record<string, unknown>>;
+  /** The `SKILL.md` of a skill (listed in `resources/list`); other files are readable only. */
+  readonly manifest: boolean;
+  /** A `SKILL.md`'s frontmatter. */
+  readonly frontmatter?: SkillFrontmatter;
+}
+
+/** A skill: its `SKILL.md` URI, its frontmatter and every file below its folder. */
+export interface Skill {
+  readonly uri: string;
+  readonly frontmatter: SkillFrontmatter;
+  /** Its `SKILL.md` first, then the others by URI; nested skills' files included. */
+  readonly files: readonly SkillFile[];
+}
+
+/** A direct child of a directory of the namespace. */
+interface Child {
+  readonly uri: string;
+  readonly descriptor: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The skills a server publishes, and the namespace of their files: skills by the URI of their
+ * `SKILL.md`, files by URI, and every directory (`skill://notes`, `skill://notes/references`,
+ * and the prefixes above nested paths) with its direct children. Built once; never changes.
+ */
+export class SkillCatalog {
+  private readonly skills = new KeyedCollection<Skill>();
+  private readonly directories = new Map<string, KeyedCollection<Child>>();
+
+  constructor(skills: readonly Skill[]) {
+    for (const skill of skills) {
+      this.skills.set(skill.uri, skill);
+      for (const file of skill.files) this.addFile(file);
+    }
+  }
+
+  get size(): number {
+    return this.skills.size;
+  }
+
+  /** Every file once (a nested skill's files belong to the skill around it too). */
+  files(): SkillFile[] {
+    const files = new Map<string, SkillFile>();
+    for (const skill of this.skills.values()) for (const file of skill.files) files.set(file.uri, file);
+    return [...files.values()];
+  }
+
+  skill(uri: string): Skill | undefined {
+    return this.skills.get(uri);
+  }
+
+  /** A page of skills, by URI: a skill is one item, never split. Throws `-32602` on a bad cursor. */
+  page(cursor: unknown, pageSize: number): Page<Skill> {
+    return this.skills.page(cursor, pageSize);
+  }
+
+  /** A page of a directory's direct children, or undefined when `uri` is no directory. */
+  directory(uri: string, cursor: unknown, pageSize: number): Page<Child> | undefined {
+    return this.directories.get(uri)?.page(cursor, pageSize);
+  }
+
+  /** Files the file under each directory above it, and each directory under its parent. */
+  private addFile(file: SkillFile): void {
+    const segments = file.uri.slice(SKILL_SCHEME.length).split('/');
+    for (let depth = 1; depth < segments.length; depth++) {
+      const dirUri = SKILL_SCHEME + segments.slice(0, depth).join('/');
+      let children = this.directories.get(dirUri);
+      if (!children) this.directories.set(dirUri, (children = new KeyedCollection<Child>()));
+      const childUri = `${dirUri}/${segments[depth]}`;
+      if (children.has(childUri)) continue;
+      const isFile = depth === segments.length - 1;
+      children.set(childUri, {
+        uri: childUri,
+        descriptor: isFile
+          ? file.descriptor
+          : { uri: childUri, name: decodeURIComponent(segments[depth]), mimeType: DIRECTORY_MIME_TYPE },
+      });
+    }
+  }
+}

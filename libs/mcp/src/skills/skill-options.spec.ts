@@ -1,0 +1,31 @@
+import { describe, expect, it } from '@jest/globals';
+import { resolveMcpOptions, validateMcpOptions } from '../mcp-options.resolver.js';
+import type { McpSkillsOptions } from '../interfaces/mcp-module-options.interface.js';
+
+const serverInfo = { name: 'skills', version: '1.0.0' };
+const problemsOf = (skills: unknown) => validateMcpOptions({ serverInfo, skills: skills as McpSkillsOptions });
+
+describe('the skills options', () => {
+  it('default to directory reads and the limits of the extension', () => {
+    expect(resolveMcpOptions({ serverInfo, skills: { directories: ['skills'] } }).skills).toEqual({
+      directories: ['skills'],
+      directoryRead: true,
+      maxFilesPerSkill: 512,
+      maxBytesPerSkill: 16_777_216,
+    });
+    expect(resolveMcpOptions({ serverInfo }).skills).toBeUndefined();
+  });
+
+  it.each([
+    [{ directories: [] }, "'skills.directories' must be a non-empty list"],
+    [{ directories: [''] }, "'skills.directories' must be a non-empty list"],
+    [{}, "'skills.directories' must be a non-empty list"],
+    [{ directories: ['s'], directoryRead: 'yes' }, "'skills.directoryRead' must be a boolean"],
+    [{ directories: ['s'], maxFilesPerSkill: 0 }, "'skills.maxFilesPerSkill' must be a positive integer"],
+    [{ directories: ['s'], maxBytesPerSkill: 1.5 }, "'skills.maxBytesPerSkill' must be a positive integer"],
+    [{ directories: ['s'], directory: 's' }, "'skills.directory' is unknown"],
+    ['skills', "option 'skills' must be an object"],
+  ])('refuses %p at startup', (skills, message) => {
+    expect(problemsOf(skills).join('\n')).toContain(message);
+  });
+});

@@ -1,0 +1,42 @@
+import type { McpSkillsOptions } from '../interfaces/mcp-module-options.interface.js';
+
+/**
+ * The per-skill limits of the skills extension: hosts must accept a skill up to them, and a
+ * server should serve none above them.
+ */
+export const SKILL_LIMIT_DEFAULTS = { maxFilesPerSkill: 512, maxBytesPerSkill: 16_777_216 } as const;
+
+/** The problems of the `skills` options, as messages (the group's shape is checked with the others). */
+export function skillOptionProblems(skills: McpSkillsOptions | undefined): string[] {
+  if (skills === undefined || typeof skills !== 'object' || skills === null) return [];
+  const problems: string[] = [];
+  const { directories, directoryRead } = skills;
+  if (
+    !Array.isArray(directories) ||
+    directories.length === 0 ||
+    directories.some((dir) => typeof dir !== 'string' || dir.length === 0)
+  ) {
+    problems.push("McpModule option 'skills.directories' must be a non-empty list of folder paths");
+  }
+  if (directoryRead !== undefined && typeof directoryRead !== 'boolean') {
+    problems.push(`McpModule option 'skills.directoryRead' must be a boolean, got ${String(directoryRead)}`);
+  }
+  for (const name of ['maxFilesPerSkill', 'maxBytesPerSkill'] as const) {
+    const value = skills[name];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+      problems.push(`McpModule option 'skills.${name}' must be a positive integer, got ${String(value)}`);
+    }
+  }
+  return problems;
+}
+
+/** The skills options with their defaults; undefined when no skills are configured. */
+export function resolveSkillOptions(skills: McpSkillsOptions | undefined): Required<McpSkillsOptions> | undefined {
+  if (skills === undefined) return undefined;
+  return {
+    directories: [...skills.directories],
+    directoryRead: skills.directoryRead ?? true,
+    maxFilesPerSkill: skills.maxFilesPerSkill ?? SKILL_LIMIT_DEFAULTS.maxFilesPerSkill,
+    maxBytesPerSkill: skills.maxBytesPerSkill ?? SKILL_LIMIT_DEFAULTS.maxBytesPerSkill,
+  };
+}

@@ -1,0 +1,104 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
+import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { cacheableResult } from '../model/cache-hints.js';
+import type { McpMethodFn, McpMethodGroup } from '../protocol/handlers/mcp-method.types.js';
+import { McpMethods } from '../protocol/handlers/mcp-methods.js';
+import { requireString } from '../protocol/handlers/params.js';
+import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
+import { assertUriLength } from '../templates/index.js';
+import type { SkillCatalog, Skill } from './skill-catalog.js';
+import { loadSkillCatalog } from './skill-catalog.loader.js';
+
+/** The identifier of the skills extension, its key in `capabilities.extensions`. */
+export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+
+/** A skill entry as `skills/list` and `skills/get` carry it: the manifest of every file. */
+const entryOf = (skill: Skill): Record<string, unknown> => ({
+  uri: skill.uri,
+  frontmatter: skill.frontmatter,
+  resources: skill.files.map((file) => ({ uri: file.uri, digest: file.digest, size: file.bytes.length })),
+});
+
+/**
+ * The skills extension (`io.modelcontextprotocol/skills`, docs/skills.md) in both eras, when the
+ * `skills` option is set: the skills are loaded from their folders once, when the module starts
+ * (a problem fails the start); each file becomes a resource (each `SKILL.md` listed in
+ * `resources/list`, the other files readable only), and the group serves `skills/list`,
+ * `skills/get` and, with `directoryRead`, `resources/directory/read`. The extension is declared
+ * under `capabilities.extensions`, in `initialize` and in `server/discover`.
+ */
+@Injectable()
+export class SkillsHandler implements McpMethodGroup, OnModuleInit {
+  private catalog?: SkillCatalog;
+
+  constructor(
+    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    private readonly resources: McpResourceRegistry,
+    methods: McpMethods,
+  ) {
+    if (options.skills) methods.add(this, 'both');
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (!this.options.skills) return;
+    const catalog = await loadSkillCatalog(this.options.skills);
+    for (const file of catalog.files()) {
+      this.resources.register({
+        uri: file.uri,
+        descriptor: file.descriptor,
+        mimeType: file.mimeType,
+        handler: async () => file.text ?? file.bytes,
+        source: `the skill file ${file.source}`,
+        unlisted: !file.manifest,
+      });
+    }
+    this.catalog = catalog;
+  }
+
+  available(): boolean {
+    return this.catalog !== undefined;
+  }
+
+  extensions(): Record<string, Record<string, unknown>> {
+    return { [SKILLS_EXTENSION]: this.options.skills?.directoryRead ? { directoryRead: true } : {} };
+  }
+
+  methods(): Record<string, McpMethodFn> {
+    const methods: Record<string, McpMethodFn> = {
+      'skills/list': async (params) => this.list(params),
+      'skills/get': async (params) => this.get(params),
+    };
+    // Without directoryRead the method is not declared, so it is not found either.
+    if (this.options.skills?.directoryRead) {
+      methods['resources/directory/read'] = async (params) => this.readDirectory(params);
+    }
+    return methods;
+  }
+
+  private list(params: Record<string, unknown>): Record<string, unknown> {
+    const page = this.catalog!.page(params.cursor, this.options.pageSize);
+    const result: Record<string, unknown> = { skills: page.items.map(entryOf) };
+    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+    return cacheableResult(result);
+  }
+
+  private get(params: Record<string, unknown>): Record<string, unknown> {
+    const uri = requireString(params, 'uri');
+    assertUriLength(uri);
+    const skill = this.catalog!.skill(uri);
+    if (!skill) throw new McpInvalidParamsException(`No skill is served at ${uri}`, { uri });
+    return cacheableResult({ skill: entryOf(skill) });
+  }
+
+  private readDirectory(params: Record<string, unknown>): Record<string, unknown> {
+    const uri = requireString(params, 'uri');
+    assertUriLength(uri);
+    const page = this.catalog!.directory(uri, params.cursor, this.options.pageSize);
+    if (!page) throw new McpInvalidParamsException(`${uri} is not a directory resource`, { uri });
+    const result: Record<string, unknown> = { resources: page.items.map((child) => child.descriptor) };
+    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+    return cacheableResult(result);
+  }
+}
