@@ -18,7 +18,11 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import { PRELUDE } from '../../../libs/mcp-redis/src/lua/prelude.lua.js';
 import { TASK_GET } from '../../../libs/mcp-redis/src/lua/tasks.lua.js';
+
+/** The task read script as the backend's script registry sends it (its shared prelude first). */
+const TASK_GET_SCRIPT = PRELUDE + TASK_GET;
 import { BenchHttp, inPool } from '../client/http.js';
 import { percentile } from '../client/load.js';
 import { modernHeaders, MODERN_VERSION } from '../client/modern.js';
@@ -41,7 +45,7 @@ class CommandWatch {
   scripts = 0;
   /** Runs of the task store's `tasks/get` script (EVALSHA, or EVAL). */
   gets = 0;
-  private readonly getSha = createHash('sha1').update(TASK_GET).digest('hex');
+  private readonly getSha = createHash('sha1').update(TASK_GET_SCRIPT).digest('hex');
 
   private barrier?: { token: string; seen: () => void };
 
@@ -62,7 +66,7 @@ class CommandWatch {
       if (source === 'lua') watch.scripts++;
       else watch.clients++;
       const command = args[0]?.toLowerCase();
-      if ((command === 'evalsha' && args[1] === watch.getSha) || (command === 'eval' && args[1] === TASK_GET)) {
+      if ((command === 'evalsha' && args[1] === watch.getSha) || (command === 'eval' && args[1] === TASK_GET_SCRIPT)) {
         watch.gets++;
       }
     });
