@@ -76,6 +76,19 @@ describe.each([
 
   afterAll(() => fixture.close());
 
+  /** Opens a listen of `who` with request id `id`, once it was acknowledged. */
+  const listen = async (who: { headers: Record<string, string>; address: string }, id: string) => {
+    const stream = await openSse(fixture.endpoint, {
+      method: 'POST',
+      headers: { ...MODERN_HEADERS, accept: 'text/event-stream', 'mcp-method': 'subscriptions/listen', ...who.headers },
+      body: listenBody(id),
+      localAddress: who.address,
+    });
+    open.push(stream);
+    await stream.waitForEvent((event) => event.data.includes('acknowledged'));
+    return stream;
+  };
+
   /** Alice and Bob: two tokens with auth, two client addresses without. */
   const callers = () =>
     withAuth
@@ -87,24 +100,8 @@ describe.each([
 
   it("ends the listen of the caller that names it, unanswered, and leaves another caller's listen of the same id alone", async () => {
     const { alice, bob } = callers();
-    const listen = async (who: typeof alice) => {
-      const stream = await openSse(fixture.endpoint, {
-        method: 'POST',
-        headers: {
-          ...MODERN_HEADERS,
-          accept: 'text/event-stream',
-          'mcp-method': 'subscriptions/listen',
-          ...who.headers,
-        },
-        body: listenBody('L1'),
-        localAddress: who.address,
-      });
-      open.push(stream);
-      await stream.waitForEvent((event) => event.data.includes('acknowledged'));
-      return stream;
-    };
-    const alices = await listen(alice);
-    const bobs = await listen(bob);
+    const alices = await listen(alice, 'L1');
+    const bobs = await listen(bob, 'L1');
     expect(listens.size).toBe(2);
 
     // Bob names Alice's id: his own listen of that id ends, Alice's does not. The notification is
@@ -143,30 +140,14 @@ describe.each([
     // Two clients that are one caller (one address without auth, one principal with it), and
     // both give their first listen the same id, as the official clients do.
     const { alice } = callers();
-    const listen = async () => {
-      const stream = await openSse(fixture.endpoint, {
-        method: 'POST',
-        headers: {
-          ...MODERN_HEADERS,
-          accept: 'text/event-stream',
-          'mcp-method': 'subscriptions/listen',
-          ...alice.headers,
-        },
-        body: listenBody('listen:0'),
-        localAddress: alice.address,
-      });
-      open.push(stream);
-      await stream.waitForEvent((event) => event.data.includes('acknowledged'));
-      return stream;
-    };
     const cancel = {
       ...MODERN_HEADERS,
       accept: 'application/json, text/event-stream',
       'mcp-method': 'notifications/cancelled',
       ...alice.headers,
     };
-    const first = await listen();
-    const second = await listen();
+    const first = await listen(alice, 'listen:0');
+    const second = await listen(alice, 'listen:0');
     expect(listens.size).toBe(2);
 
     // Both open: the cancel cannot tell which it means, so it ends neither.
