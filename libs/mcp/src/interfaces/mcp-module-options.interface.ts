@@ -406,6 +406,17 @@ export interface McpSkillsOptions {
    * @default 16_777_216 (16 MiB)
    */
   maxBytesPerSkill?: number;
+  /**
+   * Scopes a caller's token needs to see and read a skill (resource-server mode, docs/skills.md),
+   * by the skill's path below its folder (`notes`, `acme/billing/refunds`): the skill is then
+   * left out of `skills/list` and `resources/list` for a caller without them, and `skills/get`,
+   * `resources/read` of its files and `resources/directory/read` of its folders answer 403
+   * `insufficient_scope`, as for a resource with `@RequireScopes()`. A nested skill needs its
+   * own scopes and those of the skills around it. A path that names no skill fails the start.
+   * Without `auth` they change nothing.
+   * @default {} (every skill open to every caller)
+   */
+  requiredScopes?: Record<string, string[]>;
 }
 
 /** Each option group by its name in `McpModuleOptions`. */

@@ -1,4 +1,6 @@
+import { isScopeToken } from '../auth/scopes.js';
 import type { McpSkillsOptions } from '../interfaces/mcp-module-options.interface.js';
+import { isObject } from '../model/is-object.js';
 
 /**
  * The per-skill limits of the skills extension: hosts must accept a skill up to them, and a
@@ -27,7 +29,23 @@ export function skillOptionProblems(skills: McpSkillsOptions | undefined): strin
       problems.push(`McpModule option 'skills.${name}' must be a positive integer, got ${String(value)}`);
     }
   }
+  problems.push(...requiredScopesProblems(skills.requiredScopes));
   return problems;
+}
+
+/** `requiredScopes`: a mapping from skill paths to non-empty lists of scope tokens. */
+function requiredScopesProblems(requiredScopes: unknown): string[] {
+  if (requiredScopes === undefined) return [];
+  if (!isObject(requiredScopes)) {
+    return ["McpModule option 'skills.requiredScopes' must map skill paths to lists of scopes"];
+  }
+  return Object.entries(requiredScopes)
+    .filter(([, scopes]) => !Array.isArray(scopes) || scopes.length === 0 || !scopes.every(isScopeToken))
+    .map(
+      ([path]) =>
+        `McpModule option 'skills.requiredScopes' of '${path}' must be a non-empty list of scopes ` +
+        '(non-empty strings without spaces)',
+    );
 }
 
 /** The skills options with their defaults; undefined when no skills are configured. */
@@ -38,5 +56,6 @@ export function resolveSkillOptions(skills: McpSkillsOptions | undefined): Requi
     directoryRead: skills.directoryRead ?? true,
     maxFilesPerSkill: skills.maxFilesPerSkill ?? SKILL_LIMIT_DEFAULTS.maxFilesPerSkill,
     maxBytesPerSkill: skills.maxBytesPerSkill ?? SKILL_LIMIT_DEFAULTS.maxBytesPerSkill,
+    requiredScopes: { ...skills.requiredScopes },
   };
 }

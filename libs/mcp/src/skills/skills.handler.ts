@@ -1,4 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
@@ -8,7 +10,7 @@ import { McpMethods } from '../protocol/handlers/mcp-methods.js';
 import { requireString } from '../protocol/handlers/params.js';
 import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
 import { assertUriLength } from '../templates/index.js';
-import type { SkillCatalog, Skill } from './skill-catalog.js';
+import type { Skill, SkillCatalog, SkillScopeCheck } from './skill-catalog.js';
 import { loadSkillCatalog } from './skill-catalog.loader.js';
 
 /** The identifier of the skills extension, its key in `capabilities.extensions`. */
@@ -27,7 +29,9 @@ const entryOf = (skill: Skill): Record<string, unknown> => ({
  * (a problem fails the start); each file becomes a resource (each `SKILL.md` listed in
  * `resources/list`, the other files readable only), and the group serves `skills/list`,
  * `skills/get` and, with `directoryRead`, `resources/directory/read`. The extension is declared
- * under `capabilities.extensions`, in `initialize` and in `server/discover`.
+ * under `capabilities.extensions`, in `initialize` and in `server/discover`. A skill's
+ * `requiredScopes` are checked as a scoped resource's: each caller lists only the skills it may
+ * use, and getting or reading one without the scopes answers 403 `insufficient_scope`.
  */
 @Injectable()
 export class SkillsHandler implements McpMethodGroup, OnModuleInit {
@@ -36,6 +40,7 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly resources: McpResourceRegistry,
+    private readonly access: McpAccessPolicy,
     methods: McpMethods,
   ) {
     if (options.skills) methods.add(this, 'both');
@@ -52,6 +57,7 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit {
         handler: async () => file.text ?? file.bytes,
         source: `the skill file ${file.source}`,
         unlisted: !file.manifest,
+        requiredScopes: catalog.requiredScopesAt(file.uri),
       });
     }
     this.catalog = catalog;
@@ -67,38 +73,48 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit {
 
   methods(): Record<string, McpMethodFn> {
     const methods: Record<string, McpMethodFn> = {
-      'skills/list': async (params) => this.list(params),
-      'skills/get': async (params) => this.get(params),
+      'skills/list': async (params, ctx) => this.list(params, ctx),
+      'skills/get': async (params, ctx) => this.get(params, ctx),
     };
     // Without directoryRead the method is not declared, so it is not found either.
     if (this.options.skills?.directoryRead) {
-      methods['resources/directory/read'] = async (params) => this.readDirectory(params);
+      methods['resources/directory/read'] = async (params, ctx) => this.readDirectory(params, ctx);
     }
     return methods;
   }
 
-  private list(params: Record<string, unknown>): Record<string, unknown> {
-    const page = this.catalog!.page(params.cursor, this.options.pageSize);
-    const result: Record<string, unknown> = { skills: page.items.map(entryOf) };
-    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-    return cacheableResult(result);
+  /** What the caller may see, as a check on required scopes; undefined when it sees everything. */
+  private checkFor(ctx: McpRequestContext): SkillScopeCheck | undefined {
+    const visible = this.access.visibleTo(ctx);
+    return visible && ((requiredScopes) => visible({ requiredScopes }));
   }
 
-  private get(params: Record<string, unknown>): Record<string, unknown> {
+  private list(params: Record<string, unknown>, ctx: McpRequestContext): Record<string, unknown> {
+    const page = this.catalog!.page(params.cursor, this.options.pageSize, this.checkFor(ctx));
+    const result: Record<string, unknown> = { skills: page.items.map(entryOf) };
+    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+    return this.access.privateFor(cacheableResult(result), ctx);
+  }
+
+  private get(params: Record<string, unknown>, ctx: McpRequestContext): Record<string, unknown> {
     const uri = requireString(params, 'uri');
     assertUriLength(uri);
     const skill = this.catalog!.skill(uri);
     if (!skill) throw new McpInvalidParamsException(`No skill is served at ${uri}`, { uri });
-    return cacheableResult({ skill: entryOf(skill) });
+    this.access.assert({ requiredScopes: this.catalog!.requiredScopesAt(uri) }, ctx);
+    return this.access.privateFor(cacheableResult({ skill: entryOf(skill) }), ctx);
   }
 
-  private readDirectory(params: Record<string, unknown>): Record<string, unknown> {
+  private readDirectory(params: Record<string, unknown>, ctx: McpRequestContext): Record<string, unknown> {
     const uri = requireString(params, 'uri');
     assertUriLength(uri);
-    const page = this.catalog!.directory(uri, params.cursor, this.options.pageSize);
-    if (!page) throw new McpInvalidParamsException(`${uri} is not a directory resource`, { uri });
+    const catalog = this.catalog!;
+    if (!catalog.isDirectory(uri)) throw new McpInvalidParamsException(`${uri} is not a directory resource`, { uri });
+    // A folder of a skill needs the skill's scopes, as its files do; a prefix folder shows what is visible below it.
+    this.access.assert({ requiredScopes: catalog.requiredScopesAt(uri) }, ctx);
+    const page = catalog.directory(uri, params.cursor, this.options.pageSize, this.checkFor(ctx))!;
     const result: Record<string, unknown> = { resources: page.items.map((child) => child.descriptor) };
     if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-    return cacheableResult(result);
+    return this.access.privateFor(cacheableResult(result), ctx);
   }
 }
