@@ -106,6 +106,7 @@ const GROUP_KEYS: { [Group in keyof McpOptionGroups]: Record<keyof McpOptionGrou
     maxFilesPerSkill: true,
     maxBytesPerSkill: true,
     requiredScopes: true,
+    watch: true,
   },
 };
 

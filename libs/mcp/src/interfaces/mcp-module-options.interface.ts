@@ -417,6 +417,15 @@ export interface McpSkillsOptions {
    * @default {} (every skill open to every caller)
    */
   requiredScopes?: Record<string, string[]>;
+  /**
+   * Watch the folders (`node:fs` `watch`, recursive) and reload the skills when a file is added,
+   * removed or edited: once the changes settle, everything is read and checked again as at
+   * startup; a reload that finds a problem logs it (naming the file) and the previous skills
+   * stay served. A reload that changed something sends `notifications/resources/list_changed`,
+   * and `notifications/resources/updated` to subscribers of each file changed or removed.
+   * @default false (the skills are read once, at startup)
+   */
+  watch?: boolean;
 }
 
 /** Each option group by its name in `McpModuleOptions`. */

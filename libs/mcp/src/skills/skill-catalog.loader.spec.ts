@@ -296,6 +296,16 @@ describe('loadSkillCatalog', () => {
       ]);
     });
 
+    it('on a reload, takes a path whose skill is gone and keeps its scopes for when it comes back', async () => {
+      const options = resolveSkillOptions({ directories: [root], requiredScopes: { 'acme/gone': ['gone:read'] } })!;
+
+      const catalog = await loadSkillCatalog(options, { reload: true });
+
+      expect(catalog.size).toBe(4);
+      expect(catalog.requiredScopesAt('skill://acme/gone/SKILL.md')).toEqual(['gone:read']);
+      await expect(loadSkillCatalog(options)).rejects.toThrow("names 'acme/gone', which is no skill");
+    });
+
     it('refuses a path that names no skill, naming it and the skills served', async () => {
       const error = await failure({ requiredScopes: { 'acme/billing': ['billing'] } });
       expect(error.message).toContain("'skills.requiredScopes' names 'acme/billing', which is no skill");

@@ -13,6 +13,7 @@ describe('the skills options', () => {
       maxFilesPerSkill: 512,
       maxBytesPerSkill: 16_777_216,
       requiredScopes: {},
+      watch: false,
     });
     expect(resolveMcpOptions({ serverInfo }).skills).toBeUndefined();
   });
@@ -25,6 +26,7 @@ describe('the skills options', () => {
     [{ directories: ['s'], maxFilesPerSkill: 0 }, "'skills.maxFilesPerSkill' must be a positive integer"],
     [{ directories: ['s'], maxBytesPerSkill: 1.5 }, "'skills.maxBytesPerSkill' must be a positive integer"],
     [{ directories: ['s'], directory: 's' }, "'skills.directory' is unknown"],
+    [{ directories: ['s'], watch: 'yes' }, "'skills.watch' must be a boolean"],
     [{ directories: ['s'], requiredScopes: ['notes'] }, "'skills.requiredScopes' must map skill paths to lists"],
     [{ directories: ['s'], requiredScopes: { notes: [] } }, "'skills.requiredScopes' of 'notes' must be a non-empty"],
     [

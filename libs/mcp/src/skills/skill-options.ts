@@ -12,7 +12,7 @@ export const SKILL_LIMIT_DEFAULTS = { maxFilesPerSkill: 512, maxBytesPerSkill: 1
 export function skillOptionProblems(skills: McpSkillsOptions | undefined): string[] {
   if (skills === undefined || typeof skills !== 'object' || skills === null) return [];
   const problems: string[] = [];
-  const { directories, directoryRead } = skills;
+  const { directories, directoryRead, watch } = skills;
   if (
     !Array.isArray(directories) ||
     directories.length === 0 ||
@@ -22,6 +22,9 @@ export function skillOptionProblems(skills: McpSkillsOptions | undefined): strin
   }
   if (directoryRead !== undefined && typeof directoryRead !== 'boolean') {
     problems.push(`McpModule option 'skills.directoryRead' must be a boolean, got ${String(directoryRead)}`);
+  }
+  if (watch !== undefined && typeof watch !== 'boolean') {
+    problems.push(`McpModule option 'skills.watch' must be a boolean, got ${String(watch)}`);
   }
   for (const name of ['maxFilesPerSkill', 'maxBytesPerSkill'] as const) {
     const value = skills[name];
@@ -57,5 +60,6 @@ export function resolveSkillOptions(skills: McpSkillsOptions | undefined): Requi
     maxFilesPerSkill: skills.maxFilesPerSkill ?? SKILL_LIMIT_DEFAULTS.maxFilesPerSkill,
     maxBytesPerSkill: skills.maxBytesPerSkill ?? SKILL_LIMIT_DEFAULTS.maxBytesPerSkill,
     requiredScopes: { ...skills.requiredScopes },
+    watch: skills.watch ?? false,
   };
 }
