@@ -1,4 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SkillsFolderWatcher } from './skills-folder.watcher.js';
 
 /** A promise the test settles itself. */
@@ -89,5 +92,30 @@ describe('SkillsFolderWatcher', () => {
     fsEvent();
     jest.advanceTimersByTime(DEBOUNCE_MS * 2);
     expect(calls).toBe(1);
+  });
+});
+
+describe('SkillsFolderWatcher.watch', () => {
+  const openWatchers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'FSEventWrap').length;
+  /** A closed handle is released in the close phase of the loop turn: two setImmediate turns are past it. */
+  const afterClosePhase = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  let folder: string;
+
+  beforeEach(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'skills-watcher-'));
+  });
+  afterEach(() => rm(folder, { recursive: true, force: true }));
+
+  it('closes the watchers it opened when a later folder cannot be watched', async () => {
+    const before = openWatchers();
+    const watcher = new SkillsFolderWatcher(
+      async () => undefined,
+      () => undefined,
+    );
+
+    expect(() => watcher.watch([folder, join(folder, 'missing')])).toThrow(/ENOENT/);
+
+    await afterClosePhase();
+    expect(openWatchers()).toBe(before);
   });
 });

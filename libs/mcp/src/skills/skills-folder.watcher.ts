@@ -22,14 +22,22 @@ export class SkillsFolderWatcher {
     private readonly debounceMs = SKILLS_WATCH_DEBOUNCE_MS,
   ) {}
 
-  /** Starts watching `folders`; a folder that cannot be watched throws (the start fails). */
+  /**
+   * Starts watching `folders`; a folder that cannot be watched throws (the start fails), after
+   * closing the watchers already opened, since no shutdown hook runs for a failed start.
+   */
   watch(folders: readonly string[]): void {
-    for (const folder of folders) {
-      // Persistent, as a server's sockets are: `close()` (at module shutdown) releases it.
-      const watcher = watch(folder, { recursive: true }, () => this.changed());
-      // A watched folder removed or unreadable: say so; the catalog keeps what it has.
-      watcher.on('error', (error) => this.onWatchError(folder, error));
-      this.watchers.push(watcher);
+    try {
+      for (const folder of folders) {
+        // Persistent, as a server's sockets are: `close()` (at module shutdown) releases it.
+        const watcher = watch(folder, { recursive: true }, () => this.changed());
+        // A watched folder removed or unreadable: say so; the catalog keeps what it has.
+        watcher.on('error', (error) => this.onWatchError(folder, error));
+        this.watchers.push(watcher);
+      }
+    } catch (error) {
+      for (const watcher of this.watchers.splice(0)) watcher.close();
+      throw error;
     }
   }
 
