@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { modernRequest } from '../support/modern-tasks-client.js';
-import { bearer, challengeOf } from '../support/oauth/auth-http.js';
+import { authedSession, bearer, call, challengeOf } from '../support/oauth/auth-http.js';
 import { STUB_ISSUER, StubTokenVerifier } from '../support/oauth/stub-verifier.js';
 
 const SKILLS = fileURLToPath(new URL('../fixtures/skills', import.meta.url));
@@ -81,6 +81,23 @@ describe('skills with required scopes, authorization on', () => {
     const allowed = await send(reader, method, params);
     expect(allowed.status).toBe(200);
     expect(allowed.message.result).toBeDefined();
+  });
+
+  it('2025-11-25: skills/list is filtered in a session too, and subscribing to a scoped skill file needs its scopes', async () => {
+    const other = verifier.mint({ subject: 'other' });
+    const reader = verifier.mint({ subject: 'reader', scopes: ['reports:read'] });
+    const otherSession = await authedSession(fixture.endpoint, other);
+    const readerSession = await authedSession(fixture.endpoint, reader);
+    const file = { uri: 'skill://weekly-report/templates/summary.md' };
+
+    const listed = await call(fixture.endpoint, other, otherSession, 'skills/list');
+    expect(listed.json.result.skills.map((skill: { uri: string }) => skill.uri)).toEqual([ONBOARDING]);
+    const refused = await call(fixture.endpoint, other, otherSession, 'resources/subscribe', file);
+    expect(refused.status).toBe(403);
+    expect(refused.json.error).toMatchObject({ code: -32003, data: { requiredScopes: ['reports:read'] } });
+    const subscribed = await call(fixture.endpoint, reader, readerSession, 'resources/subscribe', file);
+    expect(subscribed.status).toBe(200);
+    expect(subscribed.json.result).toBeDefined();
   });
 
   it('an open skill stays open to every authenticated caller', async () => {
