@@ -51,6 +51,10 @@ export const SNIPPET_CONTEXTS: Record<string, SnippetContext> = {
   'docs/authorization.md: Tokens': {},
   'docs/authorization.md: Who is calling': { classMembers: '' },
   'docs/authorization.md: Scopes on capabilities': {},
+  'docs/skills.md: Scopes on skills': {
+    declarations:
+      'declare const issuer: string; declare const verifier: McpTokenVerifier; declare const skillsFolder: string;',
+  },
   'docs/testing.md: Testing your MCP server': {
     declarations: 'declare class AppModule {}',
   },

@@ -100,7 +100,14 @@ const GROUP_KEYS: { [Group in keyof McpOptionGroups]: Record<keyof McpOptionGrou
     tracerProvider: true,
     meterProvider: true,
   },
-  skills: { directories: true, directoryRead: true, maxFilesPerSkill: true, maxBytesPerSkill: true },
+  skills: {
+    directories: true,
+    directoryRead: true,
+    maxFilesPerSkill: true,
+    maxBytesPerSkill: true,
+    requiredScopes: true,
+    watch: true,
+  },
 };
 
 /** The options that must be positive numbers, by their place. */

@@ -406,6 +406,26 @@ export interface McpSkillsOptions {
    * @default 16_777_216 (16 MiB)
    */
   maxBytesPerSkill?: number;
+  /**
+   * Scopes a caller's token needs to see and read a skill (resource-server mode, docs/skills.md),
+   * by the skill's path below its folder (`notes`, `acme/billing/refunds`): the skill is then
+   * left out of `skills/list` and `resources/list` for a caller without them, and `skills/get`,
+   * `resources/read` of its files and `resources/directory/read` of its folders answer 403
+   * `insufficient_scope`, as for a resource with `@RequireScopes()`. A nested skill needs its
+   * own scopes and those of the skills around it. A path that names no skill fails the start.
+   * Without `auth` they change nothing.
+   * @default {} (every skill open to every caller)
+   */
+  requiredScopes?: Record<string, string[]>;
+  /**
+   * Watch the folders (`node:fs` `watch`, recursive) and reload the skills when a file is added,
+   * removed or edited: once the changes settle, everything is read and checked again as at
+   * startup; a reload that finds a problem logs it (naming the file) and the previous skills
+   * stay served. A reload that changed something sends `notifications/resources/list_changed`,
+   * and `notifications/resources/updated` to subscribers of each file changed or removed.
+   * @default false (the skills are read once, at startup)
+   */
+  watch?: boolean;
 }
 
 /** Each option group by its name in `McpModuleOptions`. */

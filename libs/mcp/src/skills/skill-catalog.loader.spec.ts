@@ -33,8 +33,14 @@ describe('loadSkillCatalog', () => {
     return file;
   };
 
-  const load = (overrides: { maxFilesPerSkill?: number; maxBytesPerSkill?: number; directories?: string[] } = {}) =>
-    loadSkillCatalog(resolveSkillOptions({ directories: [root], ...overrides })!);
+  const load = (
+    overrides: {
+      maxFilesPerSkill?: number;
+      maxBytesPerSkill?: number;
+      directories?: string[];
+      requiredScopes?: Record<string, string[]>;
+    } = {},
+  ) => loadSkillCatalog(resolveSkillOptions({ directories: [root], ...overrides })!);
 
   /** The definition error loading fails with (the test fails when loading succeeds). */
   const failure = async (overrides = {}): Promise<McpDefinitionError> => {
@@ -238,5 +244,72 @@ describe('loadSkillCatalog', () => {
     } finally {
       await rm(second, { recursive: true, force: true });
     }
+  });
+
+  describe('requiredScopes', () => {
+    /** A caller holding `granted`, as the access policy checks it. */
+    const holding =
+      (...granted: string[]) =>
+      (required: readonly string[] | undefined) =>
+        (required ?? []).every((scope) => granted.includes(scope));
+
+    beforeEach(async () => {
+      await put('notes/SKILL.md', manifest('notes'));
+      await put('notes/references/search.md', '# Search\n');
+      await put('notes/drafts/SKILL.md', manifest('drafts'));
+      await put('acme/billing/refunds/SKILL.md', manifest('refunds'));
+      await put('acme/billing/refunds/email.md', '# Email\n');
+      await put('acme/open/SKILL.md', manifest('open'));
+    });
+
+    it("gives a skill's files and folders its scopes, and a nested skill those of the skill around it too", async () => {
+      const catalog = await load({
+        requiredScopes: { notes: ['notes:read'], 'notes/drafts': ['drafts:read'], 'acme/billing/refunds': ['billing'] },
+      });
+
+      expect(catalog.requiredScopesAt('skill://notes/SKILL.md')).toEqual(['notes:read']);
+      expect(catalog.requiredScopesAt('skill://notes/references/search.md')).toEqual(['notes:read']);
+      expect(catalog.requiredScopesAt('skill://notes/references')).toEqual(['notes:read']);
+      expect(catalog.requiredScopesAt('skill://notes/drafts/SKILL.md')).toEqual(['notes:read', 'drafts:read']);
+      expect(catalog.requiredScopesAt('skill://acme/billing/refunds/email.md')).toEqual(['billing']);
+      expect(catalog.requiredScopesAt('skill://acme/open/SKILL.md')).toBeUndefined();
+      expect(catalog.requiredScopesAt('skill://acme')).toBeUndefined();
+      // A sibling whose name starts like a scoped skill's is not inside it.
+      expect(catalog.requiredScopesAt('skill://notes-archive/SKILL.md')).toBeUndefined();
+    });
+
+    it('lists only the skills and folders the caller may use; a prefix folder while some skill below it is', async () => {
+      const catalog = await load({ requiredScopes: { notes: ['notes:read'], 'acme/billing/refunds': ['billing'] } });
+      const uris = (items: readonly { uri: string }[]) => items.map((item) => item.uri);
+
+      expect(uris(catalog.page(undefined, 10, holding()).items)).toEqual(['skill://acme/open/SKILL.md']);
+      expect(uris(catalog.page(undefined, 10, holding('notes:read')).items)).toEqual([
+        'skill://acme/open/SKILL.md',
+        'skill://notes/SKILL.md',
+        'skill://notes/drafts/SKILL.md',
+      ]);
+      expect(uris(catalog.page(undefined, 10).items)).toHaveLength(4);
+      expect(uris(catalog.directory('skill://acme', undefined, 10, holding())!.items)).toEqual(['skill://acme/open']);
+      expect(uris(catalog.directory('skill://acme', undefined, 10, holding('billing'))!.items)).toEqual([
+        'skill://acme/billing',
+        'skill://acme/open',
+      ]);
+    });
+
+    it('on a reload, takes a path whose skill is gone and keeps its scopes for when it comes back', async () => {
+      const options = resolveSkillOptions({ directories: [root], requiredScopes: { 'acme/gone': ['gone:read'] } })!;
+
+      const catalog = await loadSkillCatalog(options, { reload: true });
+
+      expect(catalog.size).toBe(4);
+      expect(catalog.requiredScopesAt('skill://acme/gone/SKILL.md')).toEqual(['gone:read']);
+      await expect(loadSkillCatalog(options)).rejects.toThrow("names 'acme/gone', which is no skill");
+    });
+
+    it('refuses a path that names no skill, naming it and the skills served', async () => {
+      const error = await failure({ requiredScopes: { 'acme/billing': ['billing'] } });
+      expect(error.message).toContain("'skills.requiredScopes' names 'acme/billing', which is no skill");
+      expect(error.message).toContain('acme/billing/refunds');
+    });
   });
 });

@@ -72,9 +72,13 @@ async function readManifest(found: FoundFile): Promise<SkillFile> {
  * is an `McpDefinitionError` naming the file: a folder that holds no skill, a `SKILL.md` at the
  * top of a folder or with bad frontmatter, a name that breaks the Agent Skills rules or is not
  * its folder's, a link out of the folder, a skill over `maxFilesPerSkill` or `maxBytesPerSkill`,
- * the same skill path in two folders.
+ * the same skill path in two folders, a `requiredScopes` path that names no skill (at startup;
+ * on a `reload` the skill it names may have been removed since).
  */
-export async function loadSkillCatalog(options: Required<McpSkillsOptions>): Promise<SkillCatalog> {
+export async function loadSkillCatalog(
+  options: Required<McpSkillsOptions>,
+  { reload = false }: { reload?: boolean } = {},
+): Promise<SkillCatalog> {
   const skills: Skill[] = [];
   const placed: Placed[] = [];
   for (const folder of options.directories) {
@@ -115,7 +119,32 @@ export async function loadSkillCatalog(options: Required<McpSkillsOptions>): Pro
       });
     }
   }
-  return new SkillCatalog(skills);
+  return new SkillCatalog(skills, scopedFolders(skills, options.requiredScopes, reload));
+}
+
+/**
+ * `skills.requiredScopes` by skill folder URI. A path that names no skill fails the start: a
+ * typo would otherwise leave the skill it meant open to every caller. A reload keeps the scopes
+ * of a skill that is gone, so they apply again when it comes back.
+ */
+function scopedFolders(
+  skills: readonly Skill[],
+  requiredScopes: Record<string, string[]>,
+  reload: boolean,
+): Map<string, readonly string[]> {
+  const folders = new Map<string, readonly string[]>();
+  const known = new Set(skills.map((skill) => skill.uri.slice(0, -`/${MANIFEST}`.length)));
+  for (const [path, scopes] of Object.entries(requiredScopes)) {
+    const folder = uriOf(path);
+    if (!reload && !known.has(folder)) {
+      throw new McpDefinitionError(
+        `McpModule option 'skills.requiredScopes' names '${path}', which is no skill: use the path of a ` +
+          `skill's folder below its skills folder (served: ${[...known].map((uri) => uri.slice(SKILL_SCHEME.length)).join(', ')})`,
+      );
+    }
+    folders.set(folder, [...new Set(scopes)]);
+  }
+  return folders;
 }
 
 const sizeOf = (files: readonly { size: number }[]): number => files.reduce((total, file) => total + file.size, 0);

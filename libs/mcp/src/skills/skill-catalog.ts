@@ -32,6 +32,9 @@ export interface Skill {
   readonly files: readonly SkillFile[];
 }
 
+/** Whether a caller whose token is checked against `required` may use what needs them. */
+export type SkillScopeCheck = (required: readonly string[] | undefined) => boolean;
+
 /** A direct child of a directory of the namespace. */
 interface Child {
   readonly uri: string;
@@ -41,13 +44,21 @@ interface Child {
 /**
  * The skills a server publishes, and the namespace of their files: skills by the URI of their
  * `SKILL.md`, files by URI, and every directory (`skill://notes`, `skill://notes/references`,
- * and the prefixes above nested paths) with its direct children. Built once; never changes.
+ * and the prefixes above nested paths) with its direct children, and the scopes each needs.
+ * Built once; never changes.
  */
 export class SkillCatalog {
   private readonly skills = new KeyedCollection<Skill>();
   private readonly directories = new Map<string, KeyedCollection<Child>>();
+  /** Each skill's folder (`skill://notes`) and the scopes `skills.requiredScopes` gives it. */
+  private readonly scopedFolders: [folder: string, scopes: readonly string[]][];
 
-  constructor(skills: readonly Skill[]) {
+  /**
+   * @param requiredScopes scopes by skill folder URI (`skill://acme/billing`), for skills that
+   * need some.
+   */
+  constructor(skills: readonly Skill[], requiredScopes: ReadonlyMap<string, readonly string[]> = new Map()) {
+    this.scopedFolders = [...requiredScopes];
     for (const skill of skills) {
       this.skills.set(skill.uri, skill);
       for (const file of skill.files) this.addFile(file);
@@ -69,14 +80,58 @@ export class SkillCatalog {
     return this.skills.get(uri);
   }
 
-  /** A page of skills, by URI: a skill is one item, never split. Throws `-32602` on a bad cursor. */
-  page(cursor: unknown, pageSize: number): Page<Skill> {
-    return this.skills.page(cursor, pageSize);
+  /**
+   * The scopes a caller needs to use a skill file or folder at `uri` (or a skill, by the URI of
+   * its `SKILL.md`): those of the skill it belongs to and of every skill around that one, each
+   * once; undefined when none needs any.
+   */
+  requiredScopesAt(uri: string): readonly string[] | undefined {
+    const scopes = new Set<string>();
+    for (const [folder, required] of this.scopedFolders) {
+      if (uri === folder || uri.startsWith(`${folder}/`)) for (const scope of required) scopes.add(scope);
+    }
+    return scopes.size > 0 ? [...scopes] : undefined;
   }
 
-  /** A page of a directory's direct children, or undefined when `uri` is no directory. */
-  directory(uri: string, cursor: unknown, pageSize: number): Page<Child> | undefined {
-    return this.directories.get(uri)?.page(cursor, pageSize);
+  /**
+   * A page of the skills `allows` lets the caller see, by URI: a skill is one item, never split.
+   * Throws `-32602` on a bad cursor.
+   */
+  page(cursor: unknown, pageSize: number, allows?: SkillScopeCheck): Page<Skill> {
+    return this.skills.page(cursor, pageSize, allows && ((skill) => allows(this.requiredScopesAt(skill.uri))));
+  }
+
+  /** Whether `uri` is a folder of the namespace (a skill's, one inside a skill, or a prefix). */
+  isDirectory(uri: string): boolean {
+    return this.directories.has(uri);
+  }
+
+  /**
+   * Whether a folder is inside a skill (or is one), so that using it needs the skill's scopes;
+   * a prefix folder above skills (`skill://acme`) belongs to none.
+   */
+  isInSkill(uri: string): boolean {
+    for (const skill of this.skills.values()) {
+      const folder = skill.uri.slice(0, -'/SKILL.md'.length);
+      if (uri === folder || uri.startsWith(`${folder}/`)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * A page of a directory's direct children that `allows` lets the caller see, or undefined when
+   * `uri` is no directory. A prefix folder is shown while some skill below it is.
+   */
+  directory(uri: string, cursor: unknown, pageSize: number, allows?: SkillScopeCheck): Page<Child> | undefined {
+    const visible = allows && ((child: Child) => this.visible(child.uri, allows));
+    return this.directories.get(uri)?.page(cursor, pageSize, visible);
+  }
+
+  private visible(uri: string, allows: SkillScopeCheck): boolean {
+    if (!this.directories.has(uri) || this.isInSkill(uri)) return allows(this.requiredScopesAt(uri));
+    return [...this.skills.values()].some(
+      (skill) => skill.uri.startsWith(`${uri}/`) && allows(this.requiredScopesAt(skill.uri)),
+    );
   }
 
   /** Files the file under each directory above it, and each directory under its parent. */

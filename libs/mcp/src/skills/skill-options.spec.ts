@@ -12,6 +12,8 @@ describe('the skills options', () => {
       directoryRead: true,
       maxFilesPerSkill: 512,
       maxBytesPerSkill: 16_777_216,
+      requiredScopes: {},
+      watch: false,
     });
     expect(resolveMcpOptions({ serverInfo }).skills).toBeUndefined();
   });
@@ -24,6 +26,13 @@ describe('the skills options', () => {
     [{ directories: ['s'], maxFilesPerSkill: 0 }, "'skills.maxFilesPerSkill' must be a positive integer"],
     [{ directories: ['s'], maxBytesPerSkill: 1.5 }, "'skills.maxBytesPerSkill' must be a positive integer"],
     [{ directories: ['s'], directory: 's' }, "'skills.directory' is unknown"],
+    [{ directories: ['s'], watch: 'yes' }, "'skills.watch' must be a boolean"],
+    [{ directories: ['s'], requiredScopes: ['notes'] }, "'skills.requiredScopes' must map skill paths to lists"],
+    [{ directories: ['s'], requiredScopes: { notes: [] } }, "'skills.requiredScopes' of 'notes' must be a non-empty"],
+    [
+      { directories: ['s'], requiredScopes: { notes: ['a b'] } },
+      "'skills.requiredScopes' of 'notes' must be a non-empty",
+    ],
     ['skills', "option 'skills' must be an object"],
   ])('refuses %p at startup', (skills, message) => {
     expect(problemsOf(skills).join('\n')).toContain(message);

@@ -1,15 +1,21 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
 import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { McpLogger } from '../logging/mcp-logger.js';
 import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { cacheableResult } from '../model/cache-hints.js';
 import type { McpMethodFn, McpMethodGroup } from '../protocol/handlers/mcp-method.types.js';
 import { McpMethods } from '../protocol/handlers/mcp-methods.js';
 import { requireString } from '../protocol/handlers/params.js';
+import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
+import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
 import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
 import { assertUriLength } from '../templates/index.js';
-import type { SkillCatalog, Skill } from './skill-catalog.js';
+import type { Skill, SkillCatalog, SkillScopeCheck } from './skill-catalog.js';
 import { loadSkillCatalog } from './skill-catalog.loader.js';
+import { SkillsFolderWatcher } from './skills-folder.watcher.js';
 
 /** The identifier of the skills extension, its key in `capabilities.extensions`. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -27,34 +33,109 @@ const entryOf = (skill: Skill): Record<string, unknown> => ({
  * (a problem fails the start); each file becomes a resource (each `SKILL.md` listed in
  * `resources/list`, the other files readable only), and the group serves `skills/list`,
  * `skills/get` and, with `directoryRead`, `resources/directory/read`. The extension is declared
- * under `capabilities.extensions`, in `initialize` and in `server/discover`.
+ * under `capabilities.extensions`, in `initialize` and in `server/discover`. A skill's
+ * `requiredScopes` are checked as a scoped resource's: each caller lists only the skills it may
+ * use, and getting or reading one without the scopes answers 403 `insufficient_scope`. With
+ * `watch`, a change in the folders reloads the skills (all checks again; a failed reload keeps
+ * the previous ones) and announces it with `notifications/resources/list_changed`.
  */
 @Injectable()
-export class SkillsHandler implements McpMethodGroup, OnModuleInit {
+export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDestroy {
+  private readonly logger = new McpLogger('McpSkills');
   private catalog?: SkillCatalog;
+  private watcher?: SkillsFolderWatcher;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly resources: McpResourceRegistry,
+    private readonly access: McpAccessPolicy,
+    private readonly coalescer: ListChangedCoalescer,
+    private readonly notifications: ResourceNotificationService,
     methods: McpMethods,
   ) {
     if (options.skills) methods.add(this, 'both');
   }
 
   async onModuleInit(): Promise<void> {
-    if (!this.options.skills) return;
-    const catalog = await loadSkillCatalog(this.options.skills);
-    for (const file of catalog.files()) {
-      this.resources.register({
-        uri: file.uri,
-        descriptor: file.descriptor,
-        mimeType: file.mimeType,
-        handler: async () => file.text ?? file.bytes,
-        source: `the skill file ${file.source}`,
-        unlisted: !file.manifest,
-      });
-    }
+    const options = this.options.skills;
+    if (!options) return;
+    const catalog = await loadSkillCatalog(options);
+    this.registerFiles(catalog);
     this.catalog = catalog;
+    if (options.watch) {
+      this.watcher = new SkillsFolderWatcher(
+        () => this.reload(),
+        (folder, error) => this.logger.error(`Skills folder '${folder}' is no longer watched: ${error.message}`),
+      );
+      this.watcher.watch(options.directories);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.watcher?.close();
+  }
+
+  /**
+   * Each file of `catalog` as a resource (each `SKILL.md` listed, the others readable only); all
+   * or none: when a URI is taken, the files registered so far are removed again and it throws.
+   */
+  private registerFiles(catalog: SkillCatalog): void {
+    const registered: string[] = [];
+    try {
+      for (const file of catalog.files()) {
+        this.resources.register({
+          uri: file.uri,
+          descriptor: file.descriptor,
+          mimeType: file.mimeType,
+          handler: async () => file.text ?? file.bytes,
+          source: `the skill file ${file.source}`,
+          unlisted: !file.manifest,
+          requiredScopes: catalog.requiredScopesAt(file.uri),
+        });
+        registered.push(file.uri);
+      }
+    } catch (error) {
+      for (const uri of registered) this.resources.unregister(uri);
+      throw error;
+    }
+  }
+
+  private unregisterFiles(catalog: SkillCatalog): void {
+    for (const file of catalog.files()) this.resources.unregister(file.uri);
+  }
+
+  /**
+   * Loads the skills again (`watch`) and swaps them in at once, between two requests: all or
+   * nothing, so a problem (logged, naming the file) leaves the previous skills served. A reload
+   * that changed some file announces the new lists, and tells the subscribers of each file that
+   * changed or went away. Never rejects.
+   */
+  private async reload(): Promise<void> {
+    const previous = this.catalog!;
+    try {
+      const next = await loadSkillCatalog(this.options.skills!, { reload: true });
+      const touched = changedFiles(previous, next);
+      if (touched.length === 0 && previous.files().length === next.files().length) return;
+      // Synchronous from here on: no request sees a mix of the two catalogs.
+      this.unregisterFiles(previous);
+      try {
+        this.registerFiles(next);
+      } catch (error) {
+        this.registerFiles(previous);
+        throw error;
+      }
+      this.catalog = next;
+      this.coalescer.schedule('resources');
+      for (const uri of touched) {
+        this.notifications.notifyResourceUpdated(uri).catch((error: unknown) => {
+          this.logger.warn(`Could not tell the subscribers of ${uri} that it changed: ${String(error)}`);
+        });
+      }
+      this.logger.log(`Skills reloaded: ${next.size} skill(s), ${next.files().length} file(s)`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.error(`Skills not reloaded, the previous ones are still served: ${message}`);
+    }
   }
 
   available(): boolean {
@@ -67,38 +148,57 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit {
 
   methods(): Record<string, McpMethodFn> {
     const methods: Record<string, McpMethodFn> = {
-      'skills/list': async (params) => this.list(params),
-      'skills/get': async (params) => this.get(params),
+      'skills/list': async (params, ctx) => this.list(params, ctx),
+      'skills/get': async (params, ctx) => this.get(params, ctx),
     };
     // Without directoryRead the method is not declared, so it is not found either.
     if (this.options.skills?.directoryRead) {
-      methods['resources/directory/read'] = async (params) => this.readDirectory(params);
+      methods['resources/directory/read'] = async (params, ctx) => this.readDirectory(params, ctx);
     }
     return methods;
   }
 
-  private list(params: Record<string, unknown>): Record<string, unknown> {
-    const page = this.catalog!.page(params.cursor, this.options.pageSize);
-    const result: Record<string, unknown> = { skills: page.items.map(entryOf) };
-    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-    return cacheableResult(result);
+  /** What the caller may see, as a check on required scopes; undefined when it sees everything. */
+  private checkFor(ctx: McpRequestContext): SkillScopeCheck | undefined {
+    const visible = this.access.visibleTo(ctx);
+    return visible && ((requiredScopes) => visible({ requiredScopes }));
   }
 
-  private get(params: Record<string, unknown>): Record<string, unknown> {
+  private list(params: Record<string, unknown>, ctx: McpRequestContext): Record<string, unknown> {
+    const page = this.catalog!.page(params.cursor, this.options.pageSize, this.checkFor(ctx));
+    const result: Record<string, unknown> = { skills: page.items.map(entryOf) };
+    if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+    return this.access.privateFor(cacheableResult(result), ctx);
+  }
+
+  private get(params: Record<string, unknown>, ctx: McpRequestContext): Record<string, unknown> {
     const uri = requireString(params, 'uri');
     assertUriLength(uri);
     const skill = this.catalog!.skill(uri);
     if (!skill) throw new McpInvalidParamsException(`No skill is served at ${uri}`, { uri });
-    return cacheableResult({ skill: entryOf(skill) });
+    this.access.assert({ requiredScopes: this.catalog!.requiredScopesAt(uri) }, ctx);
+    return this.access.privateFor(cacheableResult({ skill: entryOf(skill) }), ctx);
   }
 
-  private readDirectory(params: Record<string, unknown>): Record<string, unknown> {
+  private readDirectory(params: Record<string, unknown>, ctx: McpRequestContext): Record<string, unknown> {
     const uri = requireString(params, 'uri');
     assertUriLength(uri);
-    const page = this.catalog!.directory(uri, params.cursor, this.options.pageSize);
-    if (!page) throw new McpInvalidParamsException(`${uri} is not a directory resource`, { uri });
+    const catalog = this.catalog!;
+    if (!catalog.isDirectory(uri)) throw new McpInvalidParamsException(`${uri} is not a directory resource`, { uri });
+    // A folder of a skill needs the skill's scopes, as its files do; a prefix folder shows what is visible below it.
+    this.access.assert({ requiredScopes: catalog.requiredScopesAt(uri) }, ctx);
+    const page = catalog.directory(uri, params.cursor, this.options.pageSize, this.checkFor(ctx))!;
     const result: Record<string, unknown> = { resources: page.items.map((child) => child.descriptor) };
     if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-    return cacheableResult(result);
+    return this.access.privateFor(cacheableResult(result), ctx);
   }
+}
+
+/** URIs of the files of `previous` that `next` changed (another digest) or no longer has. */
+function changedFiles(previous: SkillCatalog, next: SkillCatalog): string[] {
+  const digests = new Map(next.files().map((file) => [file.uri, file.digest]));
+  return previous
+    .files()
+    .filter((file) => digests.get(file.uri) !== file.digest)
+    .map((file) => file.uri);
 }
