@@ -51,8 +51,9 @@ import { McpAuthenticator } from './auth/mcp-authenticator.js';
 import { McpResourceMetadataMount } from './transports/http/resource-metadata.mount.js';
 import { McpAccessPolicy } from './auth/mcp-access.policy.js';
 import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
-import { McpAppsPolicy } from './protocol/apps/mcp-apps.policy.js';
-import { McpAppLinksCheck } from './discovery/app-links.check.js';
+import { McpExtensions } from './extension/mcp-extensions.js';
+import { McpExtensionHost } from './protocol/handlers/mcp-extension.host.js';
+import { McpAppsExtension } from './extensions/apps/mcp-apps.extension.js';
 import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
 import { SkillsHandler } from './skills/skills.handler.js';
 
@@ -137,9 +138,11 @@ import { SkillsHandler } from './skills/skills.handler.js';
     McpAuthenticator,
     McpAccessPolicy,
     McpResourceMetadataMount,
+    // Extensions plug in through one contract (docs/extensions.md).
+    McpExtensions,
+    McpExtensionHost,
     // MCP Apps (docs/apps.md)
-    McpAppsPolicy,
-    McpAppLinksCheck,
+    McpAppsExtension,
     ...MCP_TASK_PROVIDERS,
     // The skills extension (docs/skills.md)
     SkillsHandler,

@@ -27,16 +27,13 @@ import { buildTemplateEntry } from '../resources/template-entry.js';
 import type { McpToolHookHandler } from '../hooks/mcp-tool-hook.interface.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { requiredScopesOf } from '../auth/required-scopes.js';
-import type { McpAppOptions } from '../interfaces/mcp-app-options.interface.js';
-import { withToolUi } from '../apps/tool-ui.js';
-import { appHtmlHandler } from '../apps/app-html.js';
-import { isUiUri } from '../apps/mcp-apps.constants.js';
-import { UI_OUTSIDE_UI_SCHEME } from '../apps/mcp-apps.messages.js';
 import { buildResourceEntry } from '../resources/resource-entry.js';
+import { McpExtensions } from '../extension/mcp-extensions.js';
 
 /**
- * Finds `@McpTool`, `@McpResource` and `@McpPrompt` methods, and `@McpApp` classes, on every
- * provider and controller once, at startup, and fills the registries. Definition errors fail
+ * Finds `@McpTool`, `@McpResource` and `@McpPrompt` methods on every provider and controller
+ * once, at startup, and fills the registries; each plugged extension checks and completes what
+ * is declared, and finds its own class decorators (`@McpApp`). Definition errors fail
  * `app.init()`.
  */
 @Injectable()
@@ -52,6 +49,7 @@ export class McpExplorer implements OnModuleInit {
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly hooks: McpToolHooks,
     private readonly templates: McpResourceTemplateRegistry,
+    private readonly extensions: McpExtensions,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -62,7 +60,13 @@ export class McpExplorer implements OnModuleInit {
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown> | null;
       if (!prototype) continue;
       if (this.accessor.isToolHook(prototype.constructor)) this.hooks.add(instance as McpToolHookHandler);
-      for (const app of this.accessor.getApps(prototype.constructor)) await this.addApp(wrapper, app);
+      for (const found of await this.extensions.discover({ classRef: prototype.constructor, instance })) {
+        const { uri, metadata, handler, source, requiredScopes } = found;
+        this.resources.register({
+          ...buildResourceEntry(uri, metadata, handler, source, this.extensions),
+          requiredScopes,
+        });
+      }
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         await this.explore(wrapper, prototype[methodName], methodName);
       }
@@ -96,11 +100,14 @@ export class McpExplorer implements OnModuleInit {
     });
     const output = options.output ? await compileOutputSchema(options.output, `${source} (output)`) : undefined;
     const headers = toolHeaderParams(input.jsonSchema, options.headerParams, source);
-    const { descriptor, ui } = withToolUi(options, buildToolDescriptor(options, headers.schema, output), source);
+    const declared = this.extensions.declareTool({
+      options,
+      descriptor: buildToolDescriptor(options, headers.schema, output),
+      source,
+    });
     this.tools.register({
       name: options.name,
-      descriptor,
-      ui,
+      ...declared,
       input,
       output,
       handler: this.handlerFactory.create(wrapper, methodName),
@@ -127,24 +134,16 @@ export class McpExplorer implements OnModuleInit {
         exists: exists && this.handlerFactory.createCompanion(wrapper, methodName, 'exists', exists as McpCompanionFn),
       };
       this.templates.register({
-        ...buildTemplateEntry(uriTemplate, metadata, handler, source, callbacks),
+        ...buildTemplateEntry(uriTemplate, metadata, handler, source, this.extensions, callbacks),
         requiredScopes,
       });
       return;
     }
     const { uri, uriTemplate: _template, ...metadata } = options;
-    this.resources.register({ ...buildResourceEntry(uri ?? '', metadata, handler, source), requiredScopes });
-  }
-
-  /** An `@McpApp` of a class: a UI resource served from its html, under the class's `@RequireScopes()`. */
-  private async addApp(wrapper: InstanceWrapper, app: McpAppOptions) {
-    const classRef = (wrapper.instance as object).constructor;
-    const source = `${classRef.name} (@McpApp '${String(app.uri)}')`;
-    const { uri, html, ...metadata } = app;
-    if (!isUiUri(uri)) throw new McpDefinitionError(UI_OUTSIDE_UI_SCHEME(String(uri), source));
-    const handler = await appHtmlHandler(html, wrapper.instance as object, source);
-    const entry = buildResourceEntry(uri, metadata, handler, source);
-    this.resources.register({ ...entry, requiredScopes: requiredScopesOf(classRef, undefined, source) });
+    this.resources.register({
+      ...buildResourceEntry(uri ?? '', metadata, handler, source, this.extensions),
+      requiredScopes,
+    });
   }
 
   private addPrompt(

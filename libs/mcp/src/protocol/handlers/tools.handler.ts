@@ -18,7 +18,7 @@ import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
 import { McpMethods } from './mcp-methods.js';
-import { McpAppsPolicy } from '../apps/mcp-apps.policy.js';
+import { McpExtensions } from '../../extension/mcp-extensions.js';
 import { McpTasks } from '../tasks/mcp-tasks.service.js';
 import { toolDescriberFor } from '../tasks/task-tools.js';
 
@@ -38,7 +38,7 @@ export class ToolsHandler implements McpMethodGroup {
     private readonly hooks: McpToolHooks,
     private readonly rateLimiter: McpToolRateLimiter,
     private readonly access: McpAccessPolicy,
-    private readonly apps: McpAppsPolicy,
+    private readonly plugged: McpExtensions,
     private readonly tasks: McpTasks,
     methods: McpMethods,
   ) {
@@ -57,7 +57,7 @@ export class ToolsHandler implements McpMethodGroup {
   }
 
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
-    const shown = this.apps.toolsShownTo(ctx, this.access.visibleTo(ctx));
+    const shown = this.plugged.toolsShownTo(ctx, this.access.visibleTo(ctx));
     const page = this.tools.page(params.cursor, this.options.pageSize, shown.filter);
     return this.access.privateFor(listResult('tools', page, toolDescriberFor(ctx.era, shown.describe)), ctx);
   }
@@ -67,8 +67,9 @@ export class ToolsHandler implements McpMethodGroup {
     // Hooks are awaited only when there are any: most servers register none.
     const hooked = this.hooks.size > 0;
     const found = this.tools.get(name);
-    // An app-only tool (MCP Apps) does not exist for a host that renders no apps.
-    const tool = found && this.apps.callable(found, ctx) ? found : undefined;
+    // Visibility: an extension may hide a tool from a caller (MCP Apps: an app-only tool does not
+    // exist for a host that renders no apps); it is then answered as unknown.
+    const tool = found && this.plugged.callable(found, ctx) ? found : undefined;
     if (!tool) {
       const unknown = new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
       if (hooked) await this.hooks.rejected({ tool: name, reason: 'unknown-tool', error: unknown, context: ctx });
