@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { McpExplorer } from './discovery/mcp.explorer.js';
+import { McpDeclarationsRegistrar } from './discovery/mcp-declarations.registrar.js';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { MCP_MODULE_OPTIONS, McpConfigurableModuleClass } from './mcp.module-definition.js';
@@ -11,6 +12,8 @@ import { LifecycleHandler } from './protocol/handlers/lifecycle.handler.js';
 import { PromptsHandler } from './protocol/handlers/prompts.handler.js';
 import { ResourcesHandler } from './protocol/handlers/resources.handler.js';
 import { ToolsHandler } from './protocol/handlers/tools.handler.js';
+import { McpToolCallPipeline } from './protocol/handlers/tool-call.pipeline.js';
+import { McpToolRun } from './protocol/handlers/tool-run.js';
 import { McpDispatcher } from './protocol/dispatch/mcp.dispatcher.js';
 import { McpInboundClassifier } from './protocol/inbound/inbound-classifier.js';
 import { McpMethods } from './protocol/handlers/mcp-methods.js';
@@ -108,6 +111,7 @@ import { SkillsHandler } from './skills/skills.handler.js';
     McpMetadataAccessor,
     McpHandlerFactory,
     McpExplorer,
+    McpDeclarationsRegistrar,
     McpErrorMapper,
     McpMethods,
     McpInboundClassifier,
@@ -115,6 +119,8 @@ import { SkillsHandler } from './skills/skills.handler.js';
     ModernEra,
     LifecycleHandler,
     ToolsHandler,
+    McpToolCallPipeline,
+    McpToolRun,
     ResourcesHandler,
     PromptsHandler,
     SubscriptionsHandler,
