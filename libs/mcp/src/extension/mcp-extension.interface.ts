@@ -122,7 +122,7 @@ export interface McpExtension {
 
   /** What a caller's `tools/list` shows; undefined leaves the list as it is. */
   toolsShownTo?(caller: McpCaller): McpShown<McpToolEntry> | undefined;
-  /** What a caller's `resources/list` shows (its filter); undefined leaves the list as it is. */
+  /** What a caller's `resources/list` shows; undefined leaves the list as it is. */
   resourcesShownTo?(caller: McpCaller): McpShown<McpResourceEntry> | undefined;
   /** The visibility step of `tools/call`: false answers the call as an unknown tool. */
   callable?(tool: McpToolEntry, caller: McpCaller): boolean;

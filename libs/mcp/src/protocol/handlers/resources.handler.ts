@@ -46,12 +46,13 @@ export class ResourcesHandler implements McpMethodGroup {
   }
 
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
-    const shown = this.plugged.resourcesShownTo(ctx, this.access.visibleTo(ctx)).filter;
+    const shown = this.plugged.resourcesShownTo(ctx, this.access.visibleTo(ctx));
+    const base = shown.filter;
     const listed = this.resources.hasUnlisted
-      ? (entry: McpResourceEntry) => !entry.unlisted && (shown === undefined || shown(entry))
-      : shown;
+      ? (entry: McpResourceEntry) => !entry.unlisted && (base === undefined || base(entry))
+      : base;
     const page = this.resources.page(params.cursor, this.options.pageSize, listed);
-    return this.access.privateFor(listResult('resources', page), ctx);
+    return this.access.privateFor(listResult('resources', page, shown.describe), ctx);
   }
 
   private listTemplates(params: Record<string, unknown>, ctx: McpRequestContext) {
