@@ -31,7 +31,8 @@ export {
 export type { McpBackend } from './backend/mcp-backend.interface.js';
 
 // Declaring tools, resources and prompts
-export { McpTool, McpResource, McpPrompt, McpApp } from './decorators/index.js';
+export { McpTool, McpResource, McpPrompt } from './decorators/index.js';
+export { McpApp } from './extensions/apps/mcp-app.decorator.js';
 export {
   McpArgs,
   McpCtx,
