@@ -55,6 +55,8 @@ import { McpAppsPolicy } from './protocol/apps/mcp-apps.policy.js';
 import { McpAppLinksCheck } from './discovery/app-links.check.js';
 import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
 import { SkillsHandler } from './skills/skills.handler.js';
+import { RuntimeSkills } from './skills/runtime-skills.js';
+import { McpSkills } from './skills/mcp-skills.service.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and
@@ -143,8 +145,10 @@ import { SkillsHandler } from './skills/skills.handler.js';
     ...MCP_TASK_PROVIDERS,
     // The skills extension (docs/skills.md)
     SkillsHandler,
+    RuntimeSkills,
+    McpSkills,
   ],
   // What an application injects; everything else is internal (tests reach it with `app.get`).
-  exports: [ResourceNotificationService, McpResourceService, McpServerStats],
+  exports: [ResourceNotificationService, McpResourceService, McpServerStats, McpSkills],
 })
 export class McpModule extends McpConfigurableModuleClass {}
