@@ -71,6 +71,8 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDest
     const options = this.options.skills;
     if (!options) return;
     const catalog = await loadSkillCatalog(options);
+    // Skill files are resources: `resources/*` answers while none is served yet (or any more).
+    this.resources.markInUse();
     this.registerFiles(catalog);
     this.catalog = this.folders = catalog;
     this.runtime.onChange(() => this.runtimeChanged());
