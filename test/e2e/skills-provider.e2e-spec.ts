@@ -221,7 +221,7 @@ describe('skills registered at runtime (McpSkills)', () => {
       /overlaps the skill at skill:\/\/acme\/onboarding/,
     ],
   ])('refuses %s, naming the problem, and serves nothing new', async (_case, path, files, message) => {
-    const rejection = skills.register(path, files as Record<string, string>);
+    const rejection = skills.register(path, files);
     await expect(rejection).rejects.toThrow(McpDefinitionError);
     await expect(rejection).rejects.toThrow(message);
     expect(skills.paths()).toEqual([]);

@@ -46,7 +46,14 @@ return redis.call('HDEL', KEYS[1], ARGV[1])
 `;
 
 interface SkillScripts {
-  mcpSkillPut(versions: string, data: string, counter: string, path: string, json: string, max: number): Promise<number>;
+  mcpSkillPut(
+    versions: string,
+    data: string,
+    counter: string,
+    path: string,
+    json: string,
+    max: number,
+  ): Promise<number>;
   mcpSkillRemove(versions: string, data: string, path: string): Promise<number>;
 }
 

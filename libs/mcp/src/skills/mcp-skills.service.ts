@@ -76,7 +76,7 @@ export class McpSkills {
     const encoder = new TextEncoder();
     const stored: McpStoredSkillFile[] = Object.entries(files).map(([filePath, content]) => ({
       path: filePath,
-      bytes: typeof content === 'string' ? encoder.encode(content) : (content as Uint8Array),
+      bytes: typeof content === 'string' ? encoder.encode(content) : content,
     }));
     await this.store(path, stored, options, where);
   }
@@ -94,7 +94,12 @@ export class McpSkills {
     const found = await findFiles(folder);
     const limits = this.options.skills!;
     // The limits first, on the sizes found: a folder far over them is not read.
-    assertSkillWithinLimits(folder, found.length, found.reduce((total, file) => total + file.size, 0), limits);
+    assertSkillWithinLimits(
+      folder,
+      found.length,
+      found.reduce((total, file) => total + file.size, 0),
+      limits,
+    );
     if (!found.some((file) => file.path === SKILL_MANIFEST)) {
       throw new McpDefinitionError(`${where}: the folder has no ${SKILL_MANIFEST} at its top`);
     }

@@ -17,7 +17,12 @@ export const baseName = (path: string): string => path.slice(path.lastIndexOf('/
  * how it is listed. `source` says where it came from, for messages; `frontmatter` makes it a
  * skill's `SKILL.md` (listed, as `text/markdown`, with the skill's name and description).
  */
-export function skillFileOf(path: string, source: string, bytes: Uint8Array, frontmatter?: SkillFrontmatter): SkillFile {
+export function skillFileOf(
+  path: string,
+  source: string,
+  bytes: Uint8Array,
+  frontmatter?: SkillFrontmatter,
+): SkillFile {
   const uri = skillUriOf(path);
   const { mimeType, text } = skillFileContent(baseName(path), bytes);
   const descriptor: Record<string, unknown> = frontmatter

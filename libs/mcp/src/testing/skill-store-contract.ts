@@ -53,7 +53,7 @@ export function describeSkillStoreContract(subject: BackendUnderTest, deploy: ()
       const skills = await single();
       const skill = storedSkill();
       await skills.put(skill, 10);
-      (skill.files[1].bytes as Uint8Array)[0] = 0;
+      skill.files[1].bytes[0] = 0;
       const [found] = await skills.get([skill.path]);
       expect(found!.files[1].bytes[0]).toBe(0x89);
     });
@@ -111,7 +111,11 @@ export function describeSkillStoreContract(subject: BackendUnderTest, deploy: ()
 
     it('of several instances putting a new skill into the last free place at once, exactly one gets it', async () => {
       const world = await deploy();
-      const stores = [skillsOf(await world.instance()), skillsOf(await world.instance()), skillsOf(await world.instance())];
+      const stores = [
+        skillsOf(await world.instance()),
+        skillsOf(await world.instance()),
+        skillsOf(await world.instance()),
+      ];
       for (let race = 0; race < 10; race++) {
         await Promise.all([...(await stores[0].versions()).keys()].map((path) => stores[0].remove(path)));
         await stores[0].put(storedSkill(), 2);
