@@ -1,7 +1,7 @@
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { McpStoredSkill } from '../backend/mcp-skill.store.js';
 import type { Skill, SkillFile } from './skill-catalog.js';
-import { assertSkillWithinLimits, baseName, manifestOf, SKILL_MANIFEST, skillFileOf } from './skill-file.js';
+import { baseName, manifestOf, SKILL_MANIFEST, skillFileOf } from './skill-file.js';
 
 /** The longest skill path, or file path inside a skill, accepted at runtime (in characters). */
 export const MAX_RUNTIME_SKILL_PATH = 512;
@@ -56,7 +56,16 @@ export function buildRuntimeSkill(stored: McpStoredSkill, limits: RuntimeSkillLi
     seen.add(file.path);
     bytes += file.bytes.length;
   }
-  assertSkillWithinLimits(where, stored.files.length, bytes, limits);
+  if (stored.files.length > limits.maxFilesPerSkill) {
+    throw new McpDefinitionError(
+      `${where}: the skill has ${stored.files.length} files, more than skills.maxFilesPerSkill (${limits.maxFilesPerSkill})`,
+    );
+  }
+  if (bytes > limits.maxBytesPerSkill) {
+    throw new McpDefinitionError(
+      `${where}: the skill holds ${bytes} bytes, more than skills.maxBytesPerSkill (${limits.maxBytesPerSkill})`,
+    );
+  }
   const manifestInput = stored.files.find((file) => file.path === SKILL_MANIFEST);
   if (!manifestInput) throw new McpDefinitionError(`${where}: a skill has a ${SKILL_MANIFEST} at its top`);
   const manifest = manifestOf(stored.path, `${where} ${SKILL_MANIFEST}`, manifestInput.bytes);

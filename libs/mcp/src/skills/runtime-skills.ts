@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { MCP_INSTANCE_MESSAGING, MCP_SKILL_STORE } from '../backend/mcp-backend.tokens.js';
 import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
 import type { McpSkillStore, McpStoredSkill } from '../backend/mcp-skill.store.js';
@@ -14,6 +14,9 @@ const SKILLS_CHANGED = 'skills-changed';
 
 /** Skills read from the store per call while catching up: a bound on one reply's size. */
 const SKILLS_PER_READ = 8;
+
+/** How long after a failed catch-up (the store unreachable) the next one is tried. */
+export const SKILLS_CATCH_UP_RETRY_MS = 5_000;
 
 /** A runtime skill served here: as the store has it, checked and built. */
 export interface HeldSkill {
@@ -31,12 +34,13 @@ export interface HeldSkill {
  * catches up the same way when it starts. Changes and catch-ups run one at a time, so each sees
  * the store as the one before left it.
  *
- * A message lost between instances (best effort) leaves one behind until the next change
- * reaches it; a skill another instance stored that does not pass the checks here (other limits)
- * is left out, with a warning.
+ * A catch-up that fails (the store cannot be reached, at startup too) is tried again every
+ * `SKILLS_CATCH_UP_RETRY_MS` until one succeeds. A message lost between instances (best effort)
+ * leaves one behind until the next change reaches it; a skill another instance stored that does
+ * not pass the checks here (other limits) is left out, with a warning.
  */
 @Injectable()
-export class RuntimeSkills implements OnApplicationBootstrap {
+export class RuntimeSkills implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new McpLogger('McpSkills');
   private readonly held = new Map<string, HeldSkill>();
   /** The change or catch-up running, and those queued behind it. */
@@ -44,6 +48,9 @@ export class RuntimeSkills implements OnApplicationBootstrap {
   /** A catch-up is queued and has not started: more news joins it. */
   private catchUpQueued = false;
   private changed: () => void = () => undefined;
+  /** The retry of a failed catch-up, while one is due. */
+  private retry?: NodeJS.Timeout;
+  private closed = false;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
@@ -56,6 +63,13 @@ export class RuntimeSkills implements OnApplicationBootstrap {
   /** Serves what the store holds from the start; a store that cannot be reached is caught up with at the next change. */
   async onApplicationBootstrap(): Promise<void> {
     if (this.options.skills) await this.catchUp();
+  }
+
+  /** Nothing is caught up after this; a catch-up under way finishes. */
+  onApplicationShutdown(): void {
+    this.closed = true;
+    clearTimeout(this.retry);
+    this.retry = undefined;
   }
 
   /** Calls `listener` after each change of the skills served here (once the handler is ready). */
@@ -107,14 +121,28 @@ export class RuntimeSkills implements OnApplicationBootstrap {
    * joins the one queued). Never rejects: a failure is logged, and the next news tries again.
    */
   catchUp(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     if (this.catchUpQueued) return this.queue.then(() => undefined);
     this.catchUpQueued = true;
     return this.serially(async () => {
       this.catchUpQueued = false;
       await this.readChanges();
     }).catch((error: unknown) => {
-      this.logger.warn(`Runtime skills not caught up with the store, the ones held are still served: ${String(error)}`);
+      this.logger.warn(
+        `Runtime skills not caught up with the store, the ones held are still served (next try in ` +
+          `${SKILLS_CATCH_UP_RETRY_MS} ms): ${String(error)}`,
+      );
+      this.retryLater();
     });
+  }
+
+  private retryLater(): void {
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.catchUp();
+    }, SKILLS_CATCH_UP_RETRY_MS);
+    this.retry.unref();
   }
 
   private async readChanges(): Promise<void> {
@@ -140,7 +168,7 @@ export class RuntimeSkills implements OnApplicationBootstrap {
   private heldOf(stored: (McpStoredSkill & { version: number }) | undefined): HeldSkill | undefined {
     if (!stored) return undefined;
     try {
-      const skill = buildRuntimeSkill(stored, this.options.skills!, `Runtime skill '${stored.path}'`);
+      const skill = buildRuntimeSkill(stored, this.options.skills!, `The runtime skill '${stored.path}'`);
       return { version: stored.version, skill, requiredScopes: stored.requiredScopes };
     } catch (error) {
       this.logger.warn(`${String(error instanceof Error ? error.message : error)}: not served on this instance`);

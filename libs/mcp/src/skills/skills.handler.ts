@@ -76,6 +76,8 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDest
     this.registerFiles(catalog);
     this.catalog = this.folders = catalog;
     this.runtime.onChange(() => this.runtimeChanged());
+    // Skills registered before the folders were loaded (another module's onModuleInit) are served now.
+    if (this.runtime.skills().size > 0) this.runtimeChanged();
     if (options.watch) {
       this.watcher = new SkillsFolderWatcher(
         () => this.reload(),
