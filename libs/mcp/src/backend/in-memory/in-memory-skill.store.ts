@@ -2,7 +2,7 @@ import type { McpSkillStore, McpStoredSkill, McpVersionedSkill } from '../mcp-sk
 
 /**
  * Skills registered at runtime, in this process (one instance). Each is kept as given, with its
- * own copy of every file's bytes, so the caller may reuse its buffers.
+ * own copy of every file's bytes, so the caller may reuse its buffers. @publicApi
  */
 export class InMemorySkillStore implements McpSkillStore {
   private readonly skills = new Map<string, McpVersionedSkill>();
