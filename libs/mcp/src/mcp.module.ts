@@ -59,6 +59,8 @@ import { McpExtensionHost } from './protocol/handlers/mcp-extension.host.js';
 import { McpAppsExtension } from './extensions/apps/mcp-apps.extension.js';
 import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
 import { SkillsHandler } from './skills/skills.handler.js';
+import { RuntimeSkills } from './skills/runtime-skills.js';
+import { McpSkills } from './skills/mcp-skills.service.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and
@@ -152,8 +154,10 @@ import { SkillsHandler } from './skills/skills.handler.js';
     ...MCP_TASK_PROVIDERS,
     // The skills extension (docs/skills.md)
     SkillsHandler,
+    RuntimeSkills,
+    McpSkills,
   ],
   // What an application injects; everything else is internal (tests reach it with `app.get`).
-  exports: [ResourceNotificationService, McpResourceService, McpServerStats],
+  exports: [ResourceNotificationService, McpResourceService, McpServerStats, McpSkills],
 })
 export class McpModule extends McpConfigurableModuleClass {}

@@ -73,6 +73,15 @@ export class McpResourceRegistry extends EntryRegistry<McpResourceEntry> {
     return this.dynamic || this.size > 0;
   }
 
+  /**
+   * Marks the feature in use although no resource may exist yet: a part whose resources come and
+   * go (skills registered at runtime) serves `resources/*` from the start and while it has none,
+   * so the capability a client saw at `initialize` keeps answering.
+   */
+  markInUse(): void {
+    this.dynamic = true;
+  }
+
   override register(entry: McpResourceEntry): void {
     super.register(entry);
     if (entry.runtime) this.dynamic = true;

@@ -21,6 +21,7 @@ import type { McpListener, McpListKind } from '../backend/mcp-fanout.js';
 import type { McpRequestStateNonces } from '../backend/mcp-request-state-nonces.js';
 import type { McpSessionEndReason, McpSessionRecord } from '../backend/mcp-session.store.js';
 import { FakeConnection, listChanged, updated } from './fake-connection.js';
+import { describeSkillStoreContract } from './skill-store-contract.js';
 import { describeTaskStoreContract } from './task-store-contract.js';
 import type { BackendDeployment, BackendUnderTest } from './backend-deployment.js';
 import { eventually } from './eventually.js';
@@ -656,6 +657,7 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
     });
 
     describeTaskStoreContract(subject, deploy);
+    describeSkillStoreContract(subject, deploy);
 
     if (!subject.shared) return;
 
