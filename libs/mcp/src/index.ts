@@ -103,7 +103,7 @@ export {
   type McpTemplateRegistration,
 } from './resources/mcp-resource.service.js';
 export { McpServerStats } from './session/mcp-server-stats.js';
-export { McpSkills, type McpSkillFiles, type McpSkillRegistration } from './skills/mcp-skills.service.js';
+export { McpSkills, type McpSkillFiles, type McpSkillRegistration } from './extensions/skills/mcp-skills.service.js';
 
 // Tool hooks
 export { McpToolHook } from './hooks/mcp-tool-hook.decorator.js';

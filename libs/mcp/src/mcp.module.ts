@@ -58,9 +58,9 @@ import { McpExtensions } from './extension/mcp-extensions.js';
 import { McpExtensionHost } from './protocol/handlers/mcp-extension.host.js';
 import { McpAppsExtension } from './extensions/apps/mcp-apps.extension.js';
 import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
-import { SkillsHandler } from './skills/skills.handler.js';
-import { RuntimeSkills } from './skills/runtime-skills.js';
-import { McpSkills } from './skills/mcp-skills.service.js';
+import { SkillsHandler } from './extensions/skills/skills.handler.js';
+import { RuntimeSkills } from './extensions/skills/runtime-skills.js';
+import { McpSkills } from './extensions/skills/mcp-skills.service.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and

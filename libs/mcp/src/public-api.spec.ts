@@ -13,7 +13,7 @@ import { MODULE_METADATA } from '@nestjs/common/constants.js';
 import { McpModule } from './mcp.module.js';
 import { ResourceNotificationService } from './notifications/resource-notification.service.js';
 import { McpResourceService } from './resources/mcp-resource.service.js';
-import { McpSkills } from './skills/mcp-skills.service.js';
+import { McpSkills } from './extensions/skills/mcp-skills.service.js';
 import { McpServerStats } from './session/mcp-server-stats.js';
 
 const SRC = dirname(fileURLToPath(import.meta.url));

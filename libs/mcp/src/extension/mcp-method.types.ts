@@ -14,11 +14,6 @@ export interface McpMethodGroup {
   methods(): Record<string, McpMethodFn>;
   /** The capability this group declares in `initialize`, when the feature is present. */
   capability?(): [name: string, value: Record<string, unknown>] | undefined;
-  /**
-   * The extensions this group serves, by identifier, each with its settings: declared under
-   * `capabilities.extensions` in both eras (`initialize` and `server/discover`).
-   */
-  extensions?(): Record<string, Record<string, unknown>> | undefined;
   /** False while the feature is absent: its methods are then not found. @default always present */
   available?(): boolean;
   /**

@@ -67,18 +67,14 @@ export class McpMethods {
 
   /**
    * Capabilities are declared only for the features that exist (`initialize`), and the
-   * extensions the server serves (the groups' own, and each present extension's).
+   * extensions the server serves (each present extension's, under `capabilities.extensions`).
    */
   capabilities(era: McpEra = 'legacy'): Record<string, unknown> {
     const capabilities: Record<string, unknown> = {};
-    let extensions: Record<string, unknown> | undefined;
     for (const group of this.groups) {
       const entry = group.capability?.();
       if (entry) capabilities[entry[0]] = entry[1];
-      const served = group.available?.() !== false ? group.extensions?.() : undefined;
-      if (served) extensions = { ...extensions, ...served };
     }
-    if (extensions) capabilities.extensions = extensions;
     return this.extensions.capabilities(capabilities, era);
   }
 

@@ -1,6 +1,6 @@
-import { isScopeToken } from '../auth/scopes.js';
-import type { McpSkillsOptions } from '../interfaces/mcp-module-options.interface.js';
-import { isObject } from '../model/is-object.js';
+import { isScopeToken } from '../../auth/scopes.js';
+import type { McpSkillsOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { isObject } from '../../model/is-object.js';
 
 /**
  * The per-skill limits of the skills extension: hosts must accept a skill up to them, and a

@@ -1,5 +1,5 @@
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpStoredSkill } from '../backend/mcp-skill.store.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { McpStoredSkill } from '../../backend/mcp-skill.store.js';
 import type { Skill, SkillFile } from './skill-catalog.js';
 import { baseName, manifestOf, SKILL_MANIFEST, skillFileOf } from './skill-file.js';
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpSkillsOptions } from '../interfaces/mcp-module-options.interface.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { McpSkillsOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { SKILL_SCHEME, SkillCatalog, type Skill, type SkillFile } from './skill-catalog.js';
 import {
   assertSkillWithinLimits,

@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { MCP_INSTANCE_MESSAGING, MCP_SKILL_STORE } from '../backend/mcp-backend.tokens.js';
-import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
-import type { McpSkillStore, McpStoredSkill } from '../backend/mcp-skill.store.js';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { McpLogger } from '../logging/mcp-logger.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
+import { MCP_INSTANCE_MESSAGING, MCP_SKILL_STORE } from '../../backend/mcp-backend.tokens.js';
+import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
+import type { McpSkillStore, McpStoredSkill } from '../../backend/mcp-skill.store.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { Skill } from './skill-catalog.js';
 import { buildRuntimeSkill } from './runtime-skill.js';
 

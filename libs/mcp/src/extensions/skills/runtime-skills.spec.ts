@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { InMemorySkillStore } from '../backend/in-memory/in-memory-skill.store.js';
-import type { McpInstanceMessageHandler, McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
-import type { McpSkillStore, McpStoredSkill } from '../backend/mcp-skill.store.js';
-import { McpBackendUnavailableError } from '../backend/mcp-backend.interface.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { InMemorySkillStore } from '../../backend/in-memory/in-memory-skill.store.js';
+import type { McpInstanceMessageHandler, McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
+import type { McpSkillStore, McpStoredSkill } from '../../backend/mcp-skill.store.js';
+import { McpBackendUnavailableError } from '../../backend/mcp-backend.interface.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { buildRuntimeSkill, namespacePathProblem } from './runtime-skill.js';
 import { RuntimeSkills, SKILLS_CATCH_UP_RETRY_MS } from './runtime-skills.js';
 

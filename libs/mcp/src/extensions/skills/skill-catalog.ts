@@ -1,4 +1,4 @@
-import { KeyedCollection, type Page } from '../registry/keyed-collection.js';
+import { KeyedCollection, type Page } from '../../registry/keyed-collection.js';
 import type { SkillFrontmatter } from './skill-frontmatter.js';
 import { DIRECTORY_MIME_TYPE } from './skill-media-type.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
 import { SKILL_SCHEME, type SkillFile } from './skill-catalog.js';
 import { parseSkillFrontmatter, type SkillFrontmatter } from './skill-frontmatter.js';
 import { skillFileContent } from './skill-media-type.js';

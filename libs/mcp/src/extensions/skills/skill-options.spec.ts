@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { resolveMcpOptions, validateMcpOptions } from '../mcp-options.resolver.js';
-import type { McpSkillsOptions } from '../interfaces/mcp-module-options.interface.js';
+import { resolveMcpOptions, validateMcpOptions } from '../../mcp-options.resolver.js';
+import type { McpSkillsOptions } from '../../interfaces/mcp-module-options.interface.js';
 
 const serverInfo = { name: 'skills', version: '1.0.0' };
 const problemsOf = (skills: unknown) => validateMcpOptions({ serverInfo, skills: skills as McpSkillsOptions });

@@ -1,18 +1,19 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
-import type { McpRequestContext } from '../context/mcp-request-context.js';
-import { McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { McpLogger } from '../logging/mcp-logger.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import { cacheableResult } from '../model/cache-hints.js';
-import type { McpMethodFn, McpMethodGroup } from '../protocol/handlers/mcp-method.types.js';
-import { McpMethods } from '../protocol/handlers/mcp-methods.js';
-import { requireString } from '../protocol/handlers/params.js';
-import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
-import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
-import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
-import { assertUriLength } from '../templates/index.js';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { cacheableResult } from '../../model/cache-hints.js';
+import type { McpExtension, McpExtensionMethod } from '../../extension/mcp-extension.interface.js';
+import { withExtensionCapability } from '../../extension/mcp-extensions.js';
+import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js';
+import { requireString } from '../../protocol/handlers/params.js';
+import { ListChangedCoalescer } from '../../notifications/list-changed.coalescer.js';
+import { ResourceNotificationService } from '../../notifications/resource-notification.service.js';
+import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
+import { assertUriLength } from '../../templates/index.js';
 import { SkillCatalog, type Skill, type SkillScopeCheck } from './skill-catalog.js';
 import { loadSkillCatalog } from './skill-catalog.loader.js';
 import { SkillsFolderWatcher } from './skills-folder.watcher.js';
@@ -30,10 +31,11 @@ const entryOf = (skill: Skill): Record<string, unknown> => ({
 });
 
 /**
- * The skills extension (`io.modelcontextprotocol/skills`, docs/skills.md) in both eras, when the
+ * The skills extension (`io.modelcontextprotocol/skills`, docs/skills.md) in both eras, plugged
+ * into the core through the extension contract when the
  * `skills` option is set: the skills are loaded from their folders once, when the module starts
  * (a problem fails the start); each file becomes a resource (each `SKILL.md` listed in
- * `resources/list`, the other files readable only), and the group serves `skills/list`,
+ * `resources/list`, the other files readable only), and the extension serves `skills/list`,
  * `skills/get` and, with `directoryRead`, `resources/directory/read`. The extension is declared
  * under `capabilities.extensions`, in `initialize` and in `server/discover`. A skill's
  * `requiredScopes` are checked as a scoped resource's: each caller lists only the skills it may
@@ -47,7 +49,8 @@ const entryOf = (skill: Skill): Record<string, unknown> => ({
  * instance stored (whose folders may differ) is left out, with a warning.
  */
 @Injectable()
-export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDestroy {
+export class SkillsHandler implements McpExtension, OnModuleInit, OnModuleDestroy {
+  readonly name = SKILLS_EXTENSION;
   private readonly logger = new McpLogger('McpSkills');
   /** What is served: the folders' skills and the runtime ones. */
   private catalog?: SkillCatalog;
@@ -62,9 +65,9 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDest
     private readonly coalescer: ListChangedCoalescer,
     private readonly notifications: ResourceNotificationService,
     private readonly runtime: RuntimeSkills,
-    methods: McpMethods,
+    host: McpExtensionHost,
   ) {
-    if (options.skills) methods.add(this, 'both');
+    if (options.skills) host.plug(this);
   }
 
   async onModuleInit(): Promise<void> {
@@ -212,22 +215,28 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDest
     }
   }
 
-  available(): boolean {
+  /** Served once the skills are loaded (at module init). */
+  present(): boolean {
     return this.catalog !== undefined;
   }
 
-  extensions(): Record<string, Record<string, unknown>> {
-    return { [SKILLS_EXTENSION]: this.options.skills?.directoryRead ? { directoryRead: true } : {} };
+  capabilities(capabilities: Record<string, unknown>): Record<string, unknown> {
+    return withExtensionCapability(
+      capabilities,
+      SKILLS_EXTENSION,
+      this.options.skills?.directoryRead ? { directoryRead: true } : {},
+    );
   }
 
-  methods(): Record<string, McpMethodFn> {
-    const methods: Record<string, McpMethodFn> = {
-      'skills/list': async (params, ctx) => this.list(params, ctx),
-      'skills/get': async (params, ctx) => this.get(params, ctx),
+  /** In both eras; each skill's scopes are checked per skill, so the methods ask for none. */
+  methods(): Record<string, McpExtensionMethod> {
+    const methods: Record<string, McpExtensionMethod> = {
+      'skills/list': { run: async (params, ctx) => this.list(params, ctx) },
+      'skills/get': { run: async (params, ctx) => this.get(params, ctx) },
     };
     // Without directoryRead the method is not declared, so it is not found either.
     if (this.options.skills?.directoryRead) {
-      methods['resources/directory/read'] = async (params, ctx) => this.readDirectory(params, ctx);
+      methods['resources/directory/read'] = { run: async (params, ctx) => this.readDirectory(params, ctx) };
     }
     return methods;
   }

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
-import type { McpStoredSkill, McpStoredSkillFile } from '../backend/mcp-skill.store.js';
-import { checkedScopes } from '../auth/required-scopes.js';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import { isObject } from '../model/is-object.js';
+import type { McpStoredSkill, McpStoredSkillFile } from '../../backend/mcp-skill.store.js';
+import { checkedScopes } from '../../auth/required-scopes.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { isObject } from '../../model/is-object.js';
 import { assertSkillWithinLimits, SKILL_MANIFEST, skillUriOf } from './skill-file.js';
 import { buildRuntimeSkill, namespacePathProblem } from './runtime-skill.js';
 import { RuntimeSkills } from './runtime-skills.js';
