@@ -8,7 +8,8 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 export type E2eHttpPlatform = 'express' | 'fastify';
 
 /** The platform of this run. */
-export const E2E_HTTP_PLATFORM: E2eHttpPlatform = process.env.MCP_E2E_HTTP_PLATFORM === 'fastify' ? 'fastify' : 'express';
+export const E2E_HTTP_PLATFORM: E2eHttpPlatform =
+  process.env.MCP_E2E_HTTP_PLATFORM === 'fastify' ? 'fastify' : 'express';
 
 /** A fresh adapter for one app on this run's platform; `undefined` for Nest's default (Express). */
 export function e2eHttpAdapter(): AbstractHttpAdapter | undefined {

@@ -13,7 +13,7 @@ import { McpWsHandler } from './transports/ws/mcp-ws.handler.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
 import { MCP_TRANSPORTS, type McpServedTransport } from './transports/connection/served-transport.js';
 import { McpTransportsLifecycle } from './transports/mcp-transports.lifecycle.js';
-import { MCP_HTTP_PLATFORM_PROVIDER } from './transports/platform/http-platform.provider.js';
+import { McpHttpPlatformHost } from './transports/platform/http-platform.provider.js';
 
 /** Adds the transports the extras ask for: controllers, gateway and providers. */
 function withTransports(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
@@ -38,7 +38,7 @@ function withTransports(definition: DynamicModule, extras: McpModuleExtras): Dyn
   }
   if (bodyPaths.length > 0) {
     // The controllers' platform (Express or Fastify), chosen once from the application's adapter.
-    providers.push(MCP_HTTP_PLATFORM_PROVIDER, { provide: MCP_BODY_PATHS, useValue: bodyPaths }, McpBodyReaderInstaller);
+    providers.push(McpHttpPlatformHost, { provide: MCP_BODY_PATHS, useValue: bodyPaths }, McpBodyReaderInstaller);
   }
   if (extras.ws) {
     const gateway = createMcpWsGatewayProviders(extras.ws.path ?? '/ws', extras.ws.maxPayloadBytes);

@@ -3,7 +3,7 @@ import { MCP_LEGACY_SSE_PATHS, type McpLegacySsePaths } from './sse/mcp-legacy-s
 import { MCP_BODY_PATHS } from './http/mcp-http.tokens.js';
 import { McpHttpHandler } from './http/mcp-http.handler.js';
 import { normalizePath } from './connection/request-path.js';
-import { MCP_HTTP_PLATFORM, type McpHttpPlatform } from './platform/http-platform.js';
+import { McpHttpPlatformHost } from './platform/http-platform.provider.js';
 
 /**
  * Puts the MCP body reader in front of the framework's body parsing for POSTs to the MCP paths
@@ -14,7 +14,7 @@ import { MCP_HTTP_PLATFORM, type McpHttpPlatform } from './platform/http-platfor
 @Injectable()
 export class McpBodyReaderInstaller implements OnModuleInit {
   constructor(
-    @Inject(MCP_HTTP_PLATFORM) private readonly platform: McpHttpPlatform,
+    private readonly platforms: McpHttpPlatformHost,
     private readonly handler: McpHttpHandler,
     @Inject(MCP_BODY_PATHS) private readonly paths: string[],
     @Optional() @Inject(MCP_LEGACY_SSE_PATHS) private readonly legacy?: McpLegacySsePaths,
@@ -22,7 +22,7 @@ export class McpBodyReaderInstaller implements OnModuleInit {
 
   onModuleInit(): void {
     const messages = this.legacy && normalizePath(this.legacy.messagesPath);
-    this.platform.readBodiesFirst(new Set(this.paths.map(normalizePath)), (req, res, path, next, refused) =>
+    this.platforms.platform.readBodiesFirst(new Set(this.paths.map(normalizePath)), (req, res, path, next, refused) =>
       this.handler.readBody(req, res, next, path === messages ? 'sse' : 'streamable-http', refused),
     );
   }

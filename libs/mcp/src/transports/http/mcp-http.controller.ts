@@ -1,7 +1,7 @@
-import { All, Controller, Inject, Req, Res, type Type } from '@nestjs/common';
+import { All, Controller, Req, Res, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpHttpHandler } from './mcp-http.handler.js';
-import { MCP_HTTP_PLATFORM, type McpHttpPlatform } from '../platform/http-platform.js';
+import { McpHttpPlatformHost } from '../platform/http-platform.provider.js';
 
 /**
  * Builds the Streamable HTTP controller for a path known at module definition time. It is a
@@ -17,13 +17,13 @@ export function createMcpHttpController(path: string): Type<unknown> {
   class McpHttpController {
     constructor(
       readonly handler: McpHttpHandler,
-      @Inject(MCP_HTTP_PLATFORM) readonly platform: McpHttpPlatform,
+      readonly platforms: McpHttpPlatformHost,
     ) {}
 
     @All()
     serve(@Req() request: unknown, @Res() response: unknown): Promise<void> | void {
-      const req = this.platform.request(request);
-      const res = this.platform.response(response);
+      const req = this.platforms.platform.request(request);
+      const res = this.platforms.platform.response(response);
       return routeMcpRequest(this.handler, req, res);
     }
   }
@@ -31,7 +31,11 @@ export function createMcpHttpController(path: string): Type<unknown> {
 }
 
 /** Answers one request to the MCP endpoint by its method (both mounts route through here). */
-export function routeMcpRequest(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+export function routeMcpRequest(
+  handler: McpHttpHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> | void {
   switch (req.method) {
     case 'POST':
       return handler.post(req, res);

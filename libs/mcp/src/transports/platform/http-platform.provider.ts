@@ -1,10 +1,10 @@
-import type { Provider } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
 import { McpExpressPlatform, type ExpressInstance } from './express.platform.js';
 import { McpFastifyPlatform, type FastifyInstance } from './fastify.platform.js';
-import { MCP_HTTP_PLATFORM, type McpHttpPlatform } from './http-platform.js';
+import type { McpHttpPlatform } from './http-platform.js';
 
 /**
  * Without an HTTP server (an application context, as stdio runs in) no controller is ever
@@ -18,9 +18,9 @@ const NO_HTTP_SERVER: McpHttpPlatform = {
 };
 
 /**
- * The platform of the application's HTTP adapter, chosen once at startup from its type, never
- * per request. Neither platform package is imported: the library runs on whichever one the
- * application has, and needs neither installed.
+ * The platform of the application's HTTP adapter, chosen once from its type, never per request.
+ * Neither platform package is imported: the library runs on whichever one the application has,
+ * and needs neither installed.
  * @throws McpDefinitionError naming the supported platforms for any other adapter
  */
 export function choosePlatform(host: HttpAdapterHost | undefined): McpHttpPlatform {
@@ -34,9 +34,19 @@ export function choosePlatform(host: HttpAdapterHost | undefined): McpHttpPlatfo
   );
 }
 
-/** Provides {@link MCP_HTTP_PLATFORM} for the controllers of the HTTP transports. */
-export const MCP_HTTP_PLATFORM_PROVIDER: Provider = {
-  provide: MCP_HTTP_PLATFORM,
-  useFactory: choosePlatform,
-  inject: [{ token: HttpAdapterHost, optional: true }],
-};
+/**
+ * Holds the platform of the HTTP transports' controllers. It is chosen on first use, which is
+ * the body reader's installation in `onModuleInit`: providers are built before the application
+ * has its HTTP adapter (`Test.createTestingModule().compile()` builds them before
+ * `createNestApplication()` is given one), so the choice cannot be made in a constructor.
+ */
+@Injectable()
+export class McpHttpPlatformHost {
+  private chosen?: McpHttpPlatform;
+
+  constructor(@Optional() private readonly adapterHost?: HttpAdapterHost) {}
+
+  get platform(): McpHttpPlatform {
+    return (this.chosen ??= choosePlatform(this.adapterHost));
+  }
+}

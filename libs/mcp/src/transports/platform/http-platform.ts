@@ -1,8 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** DI token of the {@link McpHttpPlatform} the application runs on, chosen once at startup. */
-export const MCP_HTTP_PLATFORM = Symbol('MCP_HTTP_PLATFORM');
-
 /** The Nest HTTP platforms the HTTP transports run on. */
 export type McpHttpPlatformName = 'express' | 'fastify';
 

@@ -1,6 +1,6 @@
-import { Controller, Get, Inject, Post, Req, Res, type Type } from '@nestjs/common';
+import { Controller, Get, Post, Req, Res, type Type } from '@nestjs/common';
 import { McpLegacySseHandler, type McpLegacySsePaths } from './mcp-legacy-sse.handler.js';
-import { MCP_HTTP_PLATFORM, type McpHttpPlatform } from '../platform/http-platform.js';
+import { McpHttpPlatformHost } from '../platform/http-platform.provider.js';
 
 /**
  * Builds the controller of the legacy HTTP+SSE transport for paths known at definition time.
@@ -11,17 +11,17 @@ export function createMcpLegacySseController(paths: McpLegacySsePaths): Type<unk
   class McpLegacySseController {
     constructor(
       readonly handler: McpLegacySseHandler,
-      @Inject(MCP_HTTP_PLATFORM) readonly platform: McpHttpPlatform,
+      readonly platforms: McpHttpPlatformHost,
     ) {}
 
     @Get(paths.ssePath)
     open(@Req() req: unknown, @Res() res: unknown): Promise<void> {
-      return this.handler.open(this.platform.request(req), this.platform.response(res));
+      return this.handler.open(this.platforms.platform.request(req), this.platforms.platform.response(res));
     }
 
     @Post(paths.messagesPath)
     post(@Req() req: unknown, @Res() res: unknown): Promise<void> {
-      return this.handler.post(this.platform.request(req), this.platform.response(res));
+      return this.handler.post(this.platforms.platform.request(req), this.platforms.platform.response(res));
     }
   }
   return McpLegacySseController;
