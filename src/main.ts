@@ -38,7 +38,7 @@ async function bootstrap(): Promise<void> {
   const legacySse = config.protocolEras === 'modern' ? '' : `, http://${host}/sse (legacy SSE)`;
   const logger = new Logger('Gateway');
   logger.log(
-    `MCP endpoints on ${config.httpPlatform}: http://${host}/mcp (Streamable HTTP), ws://${host}/ws${legacySse}`,
+    `MCP endpoints: http://${host}/mcp (Streamable HTTP), ws://${host}/ws${legacySse}; HTTP platform: ${config.httpPlatform}`,
   );
   if (telemetry) {
     const { traces, otlpMetrics, prometheus } = telemetry.plan;
