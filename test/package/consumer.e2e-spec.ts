@@ -182,9 +182,14 @@ describe('the @nest-mcp/server tarball', () => {
       }
     }
     expect([...imported].filter((name) => !declared.has(name))).toEqual([]);
-    // @nestjs/testing: only the ./testing entry (the backend contract suite) imports it.
-    expect(imported).toEqual(declared);
+    // @nestjs/testing: only the ./testing entry (the backend contract suite) imports it. The two
+    // HTTP platforms are declared and never imported: the app has the one it runs on.
+    const platforms = ['@nestjs/platform-express', '@nestjs/platform-fastify'];
+    expect(new Set([...imported, ...platforms])).toEqual(declared);
+    expect([...imported].filter((name) => platforms.includes(name))).toEqual([]);
     expect(manifest.peerDependenciesMeta).toEqual({
+      '@nestjs/platform-express': { optional: true },
+      '@nestjs/platform-fastify': { optional: true },
       '@nestjs/testing': { optional: true },
       '@nestjs/websockets': { optional: true },
       zod: { optional: true },

@@ -6,7 +6,7 @@ import fastify from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
-import { McpFastifyPlatform, type FastifyInstance } from './fastify.platform.js';
+import { McpFastifyPlatform } from './fastify.platform.js';
 import { choosePlatform } from './http-platform.provider.js';
 
 const hostOf = (adapter: AbstractHttpAdapter): HttpAdapterHost => {
@@ -63,7 +63,7 @@ describe('McpFastifyPlatform.readBodiesFirst', () => {
   /** A Fastify app whose POST /mcp route reports what Fastify parsed and the transport read. */
   async function appWith(reader: Parameters<McpFastifyPlatform['readBodiesFirst']>[1]) {
     const app = fastify({ bodyLimit: 16 });
-    new McpFastifyPlatform(app as unknown as FastifyInstance).readBodiesFirst(new Set(['/mcp']), reader);
+    new McpFastifyPlatform(app).readBodiesFirst(new Set(['/mcp']), reader);
     const seen: Array<{ body: unknown; contentType: unknown; rawContentType: unknown }> = [];
     const route = (request: { body: unknown; headers: Record<string, unknown>; raw: IncomingMessage }) => {
       seen.push({
