@@ -107,6 +107,7 @@ const GROUP_KEYS: { [Group in keyof McpOptionGroups]: Record<keyof McpOptionGrou
     maxBytesPerSkill: true,
     requiredScopes: true,
     watch: true,
+    maxRuntimeSkills: true,
   },
 };
 

@@ -1,11 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
-import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
-import { McpAppsPolicy } from '../apps/mcp-apps.policy.js';
+import { McpExtensions } from '../../extension/mcp-extensions.js';
 import type { McpMethodGroup } from './mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
 
-const table = () => new McpMethods(new McpAppsPolicy(new McpToolRegistry(), new McpResourceRegistry()));
+const table = () => new McpMethods(new McpExtensions());
 const answer = async () => ({});
 
 describe('McpMethods', () => {
