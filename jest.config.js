@@ -36,6 +36,34 @@ const REDIS_E2E = [
   'template-exists',
 ];
 
+/**
+ * The e2e specs of the HTTP transports (both mounts, the legacy HTTP+SSE transport, WebSocket,
+ * authorization, body limits, shutdown) and of the official SDK clients, run again on Nest's
+ * Fastify platform: the transports behave alike on both platforms.
+ */
+const FASTIFY_E2E = [
+  'auth-http',
+  'auth-metadata',
+  'auth-sdk',
+  'auth-ws-sse',
+  'client-requests',
+  'cross-transport',
+  'enhancers',
+  'http-bad-input',
+  'http-body-limit',
+  'http-direct-mount',
+  'http-resumption',
+  'http-streaming',
+  'http-transport',
+  'json-only-client',
+  'legacy-sse',
+  'sdk-client',
+  'sdk-v2-mixed-eras',
+  'shutdown-drain',
+  'transport-errors',
+  'ws',
+];
+
 export default {
   projects: [
     {
@@ -61,6 +89,15 @@ export default {
       setupFiles: ['<rootDir>/test/support/redis-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/e2e-env.ts'],
       globalTeardown: '<rootDir>/test/support/redis-global-teardown.mjs',
+    },
+    // The transports' scenarios again, on Fastify (test/support/http-platform.ts).
+    {
+      ...shared,
+      displayName: 'e2e-fastify',
+      rootDir: '.',
+      testMatch: FASTIFY_E2E.map((name) => `<rootDir>/test/e2e/${name}.e2e-spec.ts`),
+      setupFiles: ['<rootDir>/test/support/fastify-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/e2e-env.ts'],
     },
     // Three gateway processes on Redis behind a round-robin proxy: the legacy subscription
     // scenarios unchanged, plus routing and faults.

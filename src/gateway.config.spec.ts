@@ -153,3 +153,16 @@ describe('MCP_OTEL_CLIENT_TRACE_CONTEXT and MCP_OTEL_SESSION_IDS', () => {
     expect(() => loadGatewayConfig({ [name]: value }, [])).toThrow(new RegExp(`${name} is '${value}'`));
   });
 });
+
+describe('MCP_HTTP_PLATFORM', () => {
+  it('is express when unset, fastify when chosen', () => {
+    expect(loadGatewayConfig({}, []).httpPlatform).toBe('express');
+    expect(loadGatewayConfig({ MCP_HTTP_PLATFORM: 'fastify' }, []).httpPlatform).toBe('fastify');
+  });
+
+  it('refuses another platform, naming the variable and the choices', () => {
+    expect(() => loadGatewayConfig({ MCP_HTTP_PLATFORM: 'koa' }, [])).toThrow(
+      "MCP_HTTP_PLATFORM is 'koa': use 'express', 'fastify'",
+    );
+  });
+});

@@ -17,6 +17,8 @@ export interface GatewayConfig {
   wireProfile: McpWireProfile;
   /** `--stdio`: serve stdin/stdout only, with no HTTP listener. */
   stdio: boolean;
+  /** `MCP_HTTP_PLATFORM`: Nest's HTTP platform, `express` (default) or `fastify`. */
+  httpPlatform: GatewayHttpPlatform;
   /** `MCP_SESSION_IDLE_TIMEOUT_MS` (default 30 minutes). */
   sessionIdleTimeoutMs?: number;
   /** `MCP_SESSION_CLEANUP_INTERVAL_MS` (default 60 seconds). */
@@ -92,6 +94,9 @@ export interface GatewayAuthConfig {
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 
+/** The Nest HTTP platforms the gateway runs on. */
+export type GatewayHttpPlatform = 'express' | 'fastify';
+
 const DEFAULT_PORT = 5000;
 /** Long enough per note that a person watching the task sees it work. */
 const DEFAULT_NOTES_EXPORT_STEP_MS = 1_000;
@@ -163,6 +168,7 @@ export function loadGatewayConfig(
     stateless: env.MCP_STATELESS === '1' || env.MCP_STATELESS === 'true',
     wireProfile: wire,
     stdio: argv.includes('--stdio'),
+    httpPlatform: oneOf(env, 'MCP_HTTP_PLATFORM', ['express', 'fastify'] as const) ?? 'express',
     sessionIdleTimeoutMs: milliseconds(env, 'MCP_SESSION_IDLE_TIMEOUT_MS'),
     sessionCleanupIntervalMs: milliseconds(env, 'MCP_SESSION_CLEANUP_INTERVAL_MS'),
     auth: authConfig(env, url),

@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { AddressInfo } from 'node:net';
 import { runMcpStdio } from '@app/mcp';
 import { AppModule } from './app.module.js';
 import { hostOf, loadGatewayConfig, portOf } from './gateway.config.js';
+import { createGatewayApp } from './gateway.platform.js';
 import { startGatewayTelemetry } from './telemetry/otel-sdk.js';
 import { TraceConsoleLogger } from './telemetry/trace-logger.js';
 
@@ -22,10 +21,9 @@ async function bootstrap(): Promise<void> {
   }
   // Colour codes only for a person at a terminal, never into a file or a pipe.
   const colors = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forConfig(config, telemetry), {
+  const app = await createGatewayApp(AppModule.forConfig(config, telemetry), config.httpPlatform, {
     logger: new TraceConsoleLogger({ colors }),
   });
-  app.disable('x-powered-by');
   app.useWebSocketAdapter(new WsAdapter(app));
   app.enableShutdownHooks();
   // A client dribbling its headers or body (slowloris) is cut off; these bound receiving the
@@ -39,7 +37,9 @@ async function bootstrap(): Promise<void> {
   // Legacy SSE carries only the 2025 era: a modern-only gateway refuses it, so it is not offered.
   const legacySse = config.protocolEras === 'modern' ? '' : `, http://${host}/sse (legacy SSE)`;
   const logger = new Logger('Gateway');
-  logger.log(`MCP endpoints: http://${host}/mcp (Streamable HTTP), ws://${host}/ws${legacySse}`);
+  logger.log(
+    `MCP endpoints: http://${host}/mcp (Streamable HTTP), ws://${host}/ws${legacySse}; HTTP platform: ${config.httpPlatform}`,
+  );
   if (telemetry) {
     const { traces, otlpMetrics, prometheus } = telemetry.plan;
     const onListener = prometheus && config.prometheus?.port === undefined ? ` (http://${host}/metrics)` : '';

@@ -4,6 +4,7 @@
 // (test/conformance/fixture). `npm run test:conformance` runs everything below.
 //
 //   node test/conformance/run.mjs [--requirements 2025-11-25|2026-07-28|both] [--profile gateway|strict|all]
+//                                 [--platform express|fastify|both]
 //                                 [--scenario NAME]... [--include-extensions] [--verbose] [--keep]
 //
 // What runs. The suite ships one frozen requirement set per spec revision,
@@ -22,7 +23,10 @@
 // The 2025-11-25 set runs once per wire profile (MCP_WIRE_PROFILE=gateway and strict), because
 // the profiles differ only on that era's wire. The 2026-07-28 set runs once, at strict. --profile
 // picks the profile(s) for every chosen set instead. --scenario (repeatable) narrows every chosen
-// set to those names; naming an extension scenario selects it.
+// set to those names; naming an extension scenario selects it. Every set also runs once more with
+// the fixture on Nest's Fastify platform (MCP_HTTP_PLATFORM=fastify), at its strict profile (or
+// the first --profile chosen): the transports must answer alike on both platforms. --platform
+// express (or fastify) runs on that platform alone.
 //
 // How it runs. Each fixture profile starts once on a free 127.0.0.1 port and serves every set
 // assigned to it. A set runs as ONE suite process: starting the suite's CLI costs ~1.4 s of CPU,
@@ -107,6 +111,7 @@ function parseArgs(argv) {
     includeExtensions: false,
     verbose: process.env.CONFORMANCE_VERBOSE === '1',
     keep: false,
+    platforms: ['express', 'fastify'],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -123,6 +128,10 @@ function parseArgs(argv) {
       const profile = value();
       if (profile !== 'all' && !PROFILES.includes(profile)) usage(`unknown profile '${profile}'`);
       args.profile = profile;
+    } else if (arg === '--platform') {
+      const platform = value();
+      if (!['express', 'fastify', 'both'].includes(platform)) usage(`unknown platform '${platform}'`);
+      args.platforms = platform === 'both' ? ['express', 'fastify'] : [platform];
     } else if (arg === '--scenario') args.scenarios.push(value());
     else if (arg === '--include-extensions') args.includeExtensions = true;
     else if (arg === '--verbose') args.verbose = true;
@@ -287,8 +296,14 @@ async function plan(args) {
       : entries.filter((entry) => args.includeExtensions || entry.reason !== 'extension');
     if (scenarios.length === 0) continue;
     const wholeFile = fromFile.every((entry) => scenarios.includes(entry));
-    for (const profile of profilesFor(set, args.profile)) {
-      jobs.push({ set, profile, scenarios, wholeFile, batch: args.scenarios.length === 0 });
+    const profiles = profilesFor(set, args.profile);
+    const batch = args.scenarios.length === 0;
+    if (args.platforms.includes('express')) {
+      for (const profile of profiles) jobs.push(job(set, profile, 'express', { scenarios, wholeFile, batch }));
+    }
+    if (args.platforms.includes('fastify')) {
+      const profile = profiles.includes('strict') ? 'strict' : profiles[0];
+      jobs.push(job(set, profile, 'fastify', { scenarios, wholeFile, batch }));
     }
   }
   const known = new Set([...listed, ...extensions.map((entry) => entry.name)]);
@@ -299,6 +314,12 @@ async function plan(args) {
     );
   }
   return jobs;
+}
+
+/** One job; `label` names its profile, and its platform when that is not Express. */
+function job(set, profile, platform, rest) {
+  const label = platform === 'express' ? profile : `${profile}, ${platform}`;
+  return { set, profile, platform, label, ...rest };
 }
 
 function profilesFor(set, profile) {
@@ -432,11 +453,11 @@ function withResults(job, outDir, notes) {
 
 // ---- the fixture -------------------------------------------------------------------------------
 
-async function startFixture(profile) {
+async function startFixture(profile, platform) {
   const child = track(
     spawn(process.execPath, [FIXTURE_ENTRY], {
       cwd: ROOT,
-      env: { ...process.env, URLS: 'http://127.0.0.1:0', MCP_WIRE_PROFILE: profile },
+      env: { ...process.env, URLS: 'http://127.0.0.1:0', MCP_WIRE_PROFILE: profile, MCP_HTTP_PLATFORM: platform },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
@@ -554,7 +575,7 @@ function printHeader(job) {
   const extensions = scored.filter((entry) => entry.reason === 'extension').length;
   const baseline = job.baseline.files.length ? job.baseline.files.join(' + ') : 'none';
   console.log(
-    `\n== ${job.set} [${job.profile}] at the ${job.set} wire: ${scored.length} scored ` +
+    `\n== ${job.set} [${job.label}] at the ${job.set} wire: ${scored.length} scored ` +
       `(${scored.length - pending - extensions} required + ${pending} pending + ${extensions} extension), ` +
       `${job.scenarios.length - scored.length} not scored | baseline: ${baseline} ==`,
   );
@@ -601,7 +622,7 @@ function report(job, results, verbose) {
   const stale = named('STALE');
   const passed = named('PASS').length + stale.length;
   const notScored = tagged.filter((t) => !t.result.entry.scored);
-  let line = `${job.set} [${job.profile}]: ${passed} passed, ${unexpected.length + expected.length} failed`;
+  let line = `${job.set} [${job.label}]: ${passed} passed, ${unexpected.length + expected.length} failed`;
   if (job.baseline.names.size) {
     line += ` (${expected.length} expected by the baseline, ${unexpected.length} unexpected, ${stale.length} stale)`;
   }
@@ -609,23 +630,24 @@ function report(job, results, verbose) {
     line += `; not scored: ${notScored.length} run, ${notScored.filter((t) => t.tag === 'NS-FAIL').length} failing`;
   }
   for (const name of unexpected)
-    console.log(`FAILED: ${job.set} [${job.profile}] ${name} failed and is not in the baseline`);
+    console.log(`FAILED: ${job.set} [${job.label}] ${name} failed and is not in the baseline`);
   for (const name of stale)
-    console.log(`STALE: ${job.set} [${job.profile}] ${name} passes: remove it from ${job.baseline.files.join(' / ')}`);
+    console.log(`STALE: ${job.set} [${job.label}] ${name} passes: remove it from ${job.baseline.files.join(' / ')}`);
   console.log(line);
   return [...unexpected, ...stale];
 }
 
 // ---- main --------------------------------------------------------------------------------------
 
-/** Starts the fixture in one wire profile and runs every (set, profile) job of that profile against it. */
-async function runProfile(profile, jobs, root, options) {
-  const fixture = await startFixture(profile);
-  console.log(`\n-- fixture app, wire profile ${profile}: ${fixture.url}`);
+/** Starts the fixture in one wire profile and platform and runs every job of that fixture against it. */
+async function runProfile(jobs, root, options) {
+  const { profile, platform, label } = jobs[0];
+  const fixture = await startFixture(profile, platform);
+  console.log(`\n-- fixture app, wire profile ${profile} on ${platform}: ${fixture.url}`);
   const failing = [];
   try {
     for (const job of jobs) {
-      const outDir = join(root, `${job.set}-${job.profile}`);
+      const outDir = join(root, `${job.set}-${job.profile}-${job.platform}`);
       mkdirSync(outDir, { recursive: true });
       printHeader(job);
       const results = (await runScenarios(fixture.url, job, outDir, options)).map(evaluate);
@@ -633,15 +655,14 @@ async function runProfile(profile, jobs, root, options) {
     }
   } finally {
     await stop(fixture.child);
-    if (options.verbose && fixture.log.trim())
-      console.log(`--- fixture output (${profile}) ---\n${fixture.log.trim()}`);
+    if (options.verbose && fixture.log.trim()) console.log(`--- fixture output (${label}) ---\n${fixture.log.trim()}`);
   }
   return failing;
 }
 
 function groupByProfile(jobs) {
   const groups = new Map();
-  for (const job of jobs) groups.set(job.profile, [...(groups.get(job.profile) ?? []), job]);
+  for (const job of jobs) groups.set(job.label, [...(groups.get(job.label) ?? []), job]);
   return groups;
 }
 
@@ -664,13 +685,13 @@ async function main() {
   }
   const root = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   console.log(
-    `MCP conformance ${SUITE_VERSION} | ${jobs.map((job) => `${job.set} [${job.profile}]`).join(', ')} | ` +
+    `MCP conformance ${SUITE_VERSION} | ${jobs.map((job) => `${job.set} [${job.label}]`).join(', ')} | ` +
       `timeout=${options.timeoutMs / 1000}s per scenario | results: ${root}`,
   );
   const failing = [];
   try {
-    for (const [profile, profileJobs] of groupByProfile(jobs)) {
-      failing.push(...(await runProfile(profile, profileJobs, root, options)));
+    for (const profileJobs of groupByProfile(jobs).values()) {
+      failing.push(...(await runProfile(profileJobs, root, options)));
     }
   } catch (error) {
     console.error(`run.mjs: ${error.message}`);

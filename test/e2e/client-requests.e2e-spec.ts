@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { e2eHttpAdapter } from '../support/http-platform.js';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -27,7 +28,10 @@ describe('server→client requests from inside a handler', () => {
   let endpoint: string;
 
   beforeAll(async () => {
-    app = await NestFactory.create(AskingModule, { logger: false });
+    const adapter = e2eHttpAdapter();
+    app = adapter
+      ? await NestFactory.create(AskingModule, adapter, { logger: false })
+      : await NestFactory.create(AskingModule, { logger: false });
     await app.listen(0, '127.0.0.1');
     endpoint = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/mcp`;
   });

@@ -18,6 +18,7 @@ import { FilteredTools } from '../fixtures/filtered.tools.js';
 import { ParamsTools } from '../fixtures/params.tools.js';
 import { RecordingPipe } from '../fixtures/test.pipe.js';
 import { ImplicitlyScopedTools, RequestInfo, RequestScopedTools } from '../fixtures/request-scoped.tools.js';
+import { E2E_HTTP_PLATFORM } from '../support/http-platform.js';
 
 /** Resolves to the McpError a promise rejects with (fails the test when it resolves). */
 async function mcpErrorOf(promise: Promise<unknown>): Promise<McpError> {
@@ -509,7 +510,9 @@ describe('MCP enhancers over Streamable HTTP', () => {
     });
     afterAll(() => fixture?.close());
 
-    it('builds a fresh instance for every MCP request, with REQUEST = the Express request', async () => {
+    // REQUEST is Node's request the transport framed: on Express that is Express's own request
+    // (which extends it); on Fastify, `request.raw`.
+    it('builds a fresh instance for every MCP request, with REQUEST = the HTTP request', async () => {
       const mcp = await fixture.connect();
 
       const first = toolJson(await mcp.client.callTool({ name: 'scoped-whoami', arguments: {} }));
@@ -522,7 +525,7 @@ describe('MCP enhancers over Streamable HTTP', () => {
           hasHeaders: true,
           sessionHeader: mcp.sessionId,
           method: 'POST',
-          isExpress: true,
+          isExpress: E2E_HTTP_PLATFORM === 'express',
         });
       }
     });
@@ -539,7 +542,7 @@ describe('MCP enhancers over Streamable HTTP', () => {
         hasHeaders: true,
         sessionHeader: mcp.sessionId,
         method: 'POST',
-        isExpress: true,
+        isExpress: E2E_HTTP_PLATFORM === 'express',
       });
     });
   });

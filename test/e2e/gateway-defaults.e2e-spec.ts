@@ -34,6 +34,11 @@ describe('the reference gateway by default', () => {
     expect(endpoint).not.toMatch(/:0\/mcp$/);
   });
 
+  it('names the HTTP platform it runs on in its endpoints line: Express by default', async () => {
+    const { match } = await gateway.waitForLine(/MCP endpoints: .*; HTTP platform: (\w+)$/);
+    expect(match[1]).toBe('express');
+  });
+
   it("says at start-up that it answers subscribe with the reference gateway's shape, and how to get the MCP schema's", async () => {
     const { match } = await gateway.waitForLine(/Wire profile 'gateway': (.*)$/);
     expect(match[1]).toContain('{ subscribed: true, uri }');
@@ -97,4 +102,39 @@ describe('the reference gateway by default', () => {
     expect(other.headers.get('x-powered-by')).toBeNull();
     await Promise.all([mcp.body?.cancel(), other.body?.cancel()]);
   });
+});
+
+describe('the reference gateway with MCP_HTTP_PLATFORM=fastify', () => {
+  let gateway: WatchedProcess | undefined;
+
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it('runs on Fastify, says so, serves a tool call and sends no X-Powered-By', async () => {
+    await buildGatewayIfNeeded();
+    gateway = watchProcess(process.execPath, [GATEWAY_ENTRY], {
+      cwd: PROJECT_ROOT,
+      env: { ...plainEnv(), MCP_HTTP_PLATFORM: 'fastify' },
+    });
+    const { match } = await gateway.waitForLine(
+      /MCP endpoints: (http:\/\/127\.0\.0\.1:\d+\/mcp) .*; HTTP platform: (\w+)$/,
+    );
+    expect(match[2]).toBe('fastify');
+    const client = new Client({ name: 'defaults-fastify', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(match[1]));
+    await client.connect(transport);
+    try {
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'on fastify' } });
+      expect(result.isError).toBeFalsy();
+      expect(JSON.stringify(result.content)).toContain('on fastify');
+    } finally {
+      await transport.terminateSession();
+      await client.close();
+    }
+    const other = await fetch(new URL('/no-such-page', match[1]));
+    expect(other.status).toBe(404);
+    expect(other.headers.get('x-powered-by')).toBeNull();
+    await other.body?.cancel();
+  }, 240_000);
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { e2eHttpAdapter } from '../support/http-platform.js';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -28,7 +29,10 @@ describe('POST answers that carry related messages', () => {
   let endpoint: string;
 
   beforeAll(async () => {
-    app = await NestFactory.create(StreamingModule, { logger: false });
+    const adapter = e2eHttpAdapter();
+    app = adapter
+      ? await NestFactory.create(StreamingModule, adapter, { logger: false })
+      : await NestFactory.create(StreamingModule, { logger: false });
     await app.listen(0, '127.0.0.1');
     endpoint = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/mcp`;
   });

@@ -18,6 +18,9 @@ const versionOf = (name: string): string => rootPackage.dependencies[name] ?? ro
 
 export type ModuleKind = 'cjs' | 'esm';
 
+/** The Nest HTTP platform an application runs on: Express is what the scaffold installs. */
+export type HttpPlatform = 'express' | 'fastify';
+
 /** The environment of npm in the application: the test runner's, minus npm's per-project variables. */
 function npmEnv(): NodeJS.ProcessEnv {
   const keep = new Set(['npm_config_cache', 'npm_config_userconfig', 'npm_config_globalconfig', 'npm_config_registry']);
@@ -62,10 +65,20 @@ const editJson = (path: string, edit: (json: any) => void) => {
  * (`nest build` with its default tsc builder), the application's code, and a line in main.ts
  * that logs the URL once the application listens.
  */
-export function addMcpServer(app: string, tarball: string, files: Record<string, string>): void {
+export function addMcpServer(
+  app: string,
+  tarball: string,
+  files: Record<string, string>,
+  platform: HttpPlatform = 'express',
+): void {
   editJson(join(app, 'package.json'), (pkg) => {
     pkg.dependencies['@nest-mcp/server'] = `file:${tarball}`;
     for (const peer of ['class-validator', 'class-transformer']) pkg.dependencies[peer] = versionOf(peer);
+    if (platform === 'fastify') {
+      // Fastify instead of Express, as docs/transports.md says: only the platform the app runs on.
+      delete pkg.dependencies['@nestjs/platform-express'];
+      for (const peer of ['@nestjs/platform-fastify', 'fastify']) pkg.dependencies[peer] = versionOf(peer);
+    }
     pkg.devDependencies = { typescript: versionOf('typescript'), '@types/node': versionOf('@types/node') };
     pkg.scripts = { build: 'tsc -p tsconfig.build.json', start: 'node dist/main.js' };
   });
@@ -75,8 +88,13 @@ export function addMcpServer(app: string, tarball: string, files: Record<string,
   // The scaffold's main.ts listens on PORT and says nothing once it does: say where, after listening.
   const main = join(app, 'src', 'main.ts');
   const listen = 'await app.listen(process.env.PORT ?? 3000);';
-  const source = readFileSync(main, 'utf8');
+  let source = readFileSync(main, 'utf8');
   if (!source.includes(listen)) throw new Error(`the scaffold's main.ts no longer has '${listen}':\n${source}`);
+  if (platform === 'fastify') {
+    const create = 'NestFactory.create(AppModule)';
+    if (!source.includes(create)) throw new Error(`the scaffold's main.ts no longer has '${create}':\n${source}`);
+    source = `import { FastifyAdapter } from '@nestjs/platform-fastify';\n${source.replace(create, 'NestFactory.create(AppModule, new FastifyAdapter())')}`;
+  }
   writeFileSync(main, source.replace(listen, `${listen}\n  console.log(\`Listening on \${await app.getUrl()}\`);`));
 }
 

@@ -17,13 +17,18 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { watchProcess } from '../support/watched-process.js';
-import { addMcpServer, build, install, scaffold, type ModuleKind } from './consumer-app.js';
+import { addMcpServer, build, install, scaffold, type HttpPlatform, type ModuleKind } from './consumer-app.js';
 
 /** The text of a text resource content (a blob has none). */
 const textOf = (content: object): string => ('text' in content ? String(content.text) : '');
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const KINDS: ModuleKind[] = ['cjs', 'esm'];
+/** The applications: both module kinds on Express, and an ESM one on Fastify alone. */
+const VARIANTS: Array<{ name: string; kind: ModuleKind; platform: HttpPlatform }> = [
+  { name: 'cjs', kind: 'cjs', platform: 'express' },
+  { name: 'esm', kind: 'esm', platform: 'express' },
+  { name: 'esm-fastify', kind: 'esm', platform: 'fastify' },
+];
 
 /** The consumer's code: one DTO-typed tool, one resource, the injected notifier. */
 const APP_FILES: Record<string, string> = {
@@ -88,7 +93,7 @@ export class AppModule {}
 let work: string;
 let tarballs: string[];
 let packed: string;
-const apps = new Map<ModuleKind, { dir: string; installLog: string }>();
+const apps = new Map<string, { dir: string; installLog: string }>();
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'nest-mcp-consumer-'));
@@ -105,12 +110,12 @@ beforeAll(async () => {
   packed = join(packed, 'package');
   // Both applications at once: npm spends most of its time waiting on the cache and the registry.
   await Promise.all(
-    KINDS.map(async (kind) => {
-      const dir = await scaffold(work, `${kind}-app`, kind);
-      addMcpServer(dir, server, APP_FILES);
+    VARIANTS.map(async ({ name, kind, platform }) => {
+      const dir = await scaffold(work, `${name}-app`, kind);
+      addMcpServer(dir, server, APP_FILES, platform);
       const installLog = await install(dir);
       await build(dir);
-      apps.set(kind, { dir, installLog });
+      apps.set(name, { dir, installLog });
     }),
   );
 }, 600_000);
@@ -177,9 +182,14 @@ describe('the @nest-mcp/server tarball', () => {
       }
     }
     expect([...imported].filter((name) => !declared.has(name))).toEqual([]);
-    // @nestjs/testing: only the ./testing entry (the backend contract suite) imports it.
-    expect(imported).toEqual(declared);
+    // @nestjs/testing: only the ./testing entry (the backend contract suite) imports it. The two
+    // HTTP platforms are declared and never imported: the app has the one it runs on.
+    const platforms = ['@nestjs/platform-express', '@nestjs/platform-fastify'];
+    expect(new Set([...imported, ...platforms])).toEqual(declared);
+    expect([...imported].filter((name) => platforms.includes(name))).toEqual([]);
     expect(manifest.peerDependenciesMeta).toEqual({
+      '@nestjs/platform-express': { optional: true },
+      '@nestjs/platform-fastify': { optional: true },
       '@nestjs/testing': { optional: true },
       '@nestjs/websockets': { optional: true },
       zod: { optional: true },
@@ -187,8 +197,14 @@ describe('the @nest-mcp/server tarball', () => {
   });
 });
 
-describe.each(KINDS)('a fresh %s Nest application with @nest-mcp/server', (kind) => {
-  const app = () => apps.get(kind)!;
+describe.each(VARIANTS)('a fresh $name Nest application with @nest-mcp/server', ({ name, kind, platform }) => {
+  const app = () => apps.get(name)!;
+
+  it(`runs on ${platform} alone: the other HTTP platform is not installed`, () => {
+    const modules = join(app().dir, 'node_modules', '@nestjs');
+    expect(existsSync(join(modules, `platform-${platform}`))).toBe(true);
+    expect(existsSync(join(modules, platform === 'express' ? 'platform-fastify' : 'platform-express'))).toBe(false);
+  });
 
   it('installed the tarball with the documented peers only: no @nestjs/websockets, no zod', () => {
     const modules = join(app().dir, 'node_modules');
@@ -220,7 +236,7 @@ describe.each(KINDS)('a fresh %s Nest application with @nest-mcp/server', (kind)
       cwd: app().dir,
       env: { ...process.env, PORT: '0' },
     });
-    const client = new Client({ name: `consumer-${kind}`, version: '1.0.0' });
+    const client = new Client({ name: `consumer-${name}`, version: '1.0.0' });
     try {
       const { match } = await server.waitForLine(/^Listening on http:\/\/\S+:(\d+)$/);
       await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${match[1]}/mcp`)));

@@ -175,6 +175,22 @@ describe('README, docs/ and the package READMEs', () => {
     expect(await client.callTool({ name: 'greet', arguments: {} })).toMatchObject({ isError: true });
   });
 
+  // The documented Fastify main.ts, as written but for its port: README's AppModule on Fastify.
+  it('Transports: the Fastify main.ts serves AppModule, and greet answers over Streamable HTTP', async () => {
+    const source = readFileSync(block('fastify-main.ts'), 'utf8');
+    const listen = 'app.listen(3000)';
+    expect(source).toContain(listen);
+    const runnable = block('fastify-main.ts').replace(/\.js$/, '.run.js');
+    writeFileSync(runnable, `${source.replace(listen, "app.listen(0, '127.0.0.1')")}\nexport { app };\n`);
+    const { app } = (await import(runnable)) as { app: INestApplication };
+    closing.push(() => app.close());
+    expect(app.getHttpAdapter().getType()).toBe('fastify');
+    const { port } = app.getHttpServer().address() as AddressInfo;
+    const client = await connect(`http://127.0.0.1:${port}/mcp`);
+    const result = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+  });
+
   // An undecorated DTO property with a default (`days = 3`) is an optional property with that
   // default: the Tools page's example works as written.
   it('Tools: WeatherTools answers get_forecast, the default days included', async () => {

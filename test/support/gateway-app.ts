@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,6 +9,8 @@ import type { McpLiveStreams } from '@nest-mcp/server/backend';
 import { MCP_LIVE_STREAMS } from '@app/mcp/backend/mcp-backend.tokens.js';
 import { AppModule } from '../../src/app.module.js';
 import { loadGatewayConfig, portOf } from '../../src/gateway.config.js';
+import { createGatewayApp } from '../../src/gateway.platform.js';
+import { E2E_HTTP_PLATFORM } from './http-platform.js';
 import { PROJECT_ROOT } from './stdio-client.js';
 
 export interface RunningGateway {
@@ -47,8 +48,10 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ru
   const redis = process.env.MCP_E2E_REDIS_URL
     ? { REDIS_URL: process.env.MCP_E2E_REDIS_URL, MCP_REDIS_KEY_PREFIX: `e2e-${randomBytes(5).toString('hex')}:` }
     : {};
-  const config = loadGatewayConfig({ URLS: 'http://127.0.0.1:0', ...redis, ...env }, []);
-  const app = await NestFactory.create(AppModule.forConfig(config), { logger: ['error', 'warn'] });
+  // On the run's HTTP platform (MCP_HTTP_PLATFORM, as the gateway reads it), unless `env` names one.
+  const platform = { MCP_HTTP_PLATFORM: E2E_HTTP_PLATFORM };
+  const config = loadGatewayConfig({ URLS: 'http://127.0.0.1:0', ...platform, ...redis, ...env }, []);
+  const app = await createGatewayApp(AppModule.forConfig(config), config.httpPlatform, { logger: ['error', 'warn'] });
   app.useWebSocketAdapter(new WsAdapter(app));
   await app.listen(portOf(config.url), '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;

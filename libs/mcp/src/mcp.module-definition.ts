@@ -13,6 +13,7 @@ import { McpWsHandler } from './transports/ws/mcp-ws.handler.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
 import { MCP_TRANSPORTS, type McpServedTransport } from './transports/connection/served-transport.js';
 import { McpTransportsLifecycle } from './transports/mcp-transports.lifecycle.js';
+import { McpHttpPlatformHost } from './transports/platform/http-platform.provider.js';
 
 /** Adds the transports the extras ask for: controllers, gateway and providers. */
 function withTransports(definition: DynamicModule, extras: McpModuleExtras): DynamicModule {
@@ -35,7 +36,10 @@ function withTransports(definition: DynamicModule, extras: McpModuleExtras): Dyn
     providers.push({ provide: MCP_LEGACY_SSE_PATHS, useValue: paths }, McpLegacySseHandler);
     bodyPaths.push(paths.messagesPath);
   }
-  if (bodyPaths.length > 0) providers.push({ provide: MCP_BODY_PATHS, useValue: bodyPaths }, McpBodyReaderInstaller);
+  if (bodyPaths.length > 0) {
+    // The controllers' platform (Express or Fastify), chosen once from the application's adapter.
+    providers.push(McpHttpPlatformHost, { provide: MCP_BODY_PATHS, useValue: bodyPaths }, McpBodyReaderInstaller);
+  }
   if (extras.ws) {
     const gateway = createMcpWsGatewayProviders(extras.ws.path ?? '/ws', extras.ws.maxPayloadBytes);
     providers.push(McpWsHandler, ...gateway);

@@ -2,7 +2,8 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { McpHttpHandler } from './mcp-http.handler.js';
-import { normalizePath, pathOf } from './request-path.js';
+import { routeMcpRequest } from './mcp-http.controller.js';
+import { normalizePath, pathOf } from '../connection/request-path.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
 
 /** DI token of the path the direct mount answers. */
@@ -45,19 +46,7 @@ export class McpDirectMount implements OnModuleInit {
   }
 
   private route(req: IncomingMessage, res: ServerResponse): void {
-    switch (req.method) {
-      case 'POST':
-        this.handler.readBody(req, res, () => void this.handler.post(req, res));
-        return;
-      case 'GET':
-      case 'HEAD':
-        void this.handler.get(req, res);
-        return;
-      case 'DELETE':
-        void this.handler.delete(req, res);
-        return;
-      default:
-        this.handler.methodNotAllowed(req, res);
-    }
+    if (req.method === 'POST') this.handler.readBody(req, res, () => void this.handler.post(req, res));
+    else void routeMcpRequest(this.handler, req, res);
   }
 }

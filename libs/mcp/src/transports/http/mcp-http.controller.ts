@@ -1,35 +1,50 @@
-import { All, Controller, Delete, Get, Post, Req, Res, type Type } from '@nestjs/common';
+import { All, Controller, Req, Res, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpHttpHandler } from './mcp-http.handler.js';
+import { McpHttpPlatformHost } from '../platform/http-platform.provider.js';
 
 /**
  * Builds the Streamable HTTP controller for a path known at module definition time. It is a
- * real Nest controller, so `@UseGuards()` on it (or global guards) protect the endpoint.
+ * real Nest controller, so `@UseGuards()` on it (or global guards) protect the endpoint. Its
+ * `@Req()` and `@Res()` are the platform's (Express or Fastify); the handler gets Node's own.
+ *
+ * One route takes every method and dispatches on it, as the direct mount does: Fastify refuses
+ * a catch-all route beside routes of single methods on the same path, and the methods the
+ * endpoint does not serve must still be answered by it (405 with `Allow`, CORS preflights).
  */
 export function createMcpHttpController(path: string): Type<unknown> {
   @Controller(path)
   class McpHttpController {
-    constructor(readonly handler: McpHttpHandler) {}
-
-    @Post()
-    post(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
-      return this.handler.post(req, res);
-    }
-
-    @Get()
-    get(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
-      return this.handler.get(req, res);
-    }
-
-    @Delete()
-    delete(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
-      return this.handler.delete(req, res);
-    }
+    constructor(
+      readonly handler: McpHttpHandler,
+      readonly platforms: McpHttpPlatformHost,
+    ) {}
 
     @All()
-    other(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-      this.handler.methodNotAllowed(req, res);
+    serve(@Req() request: unknown, @Res() response: unknown): Promise<void> | void {
+      const req = this.platforms.platform.request(request);
+      const res = this.platforms.platform.response(response);
+      return routeMcpRequest(this.handler, req, res);
     }
   }
   return McpHttpController;
+}
+
+/** Answers one request to the MCP endpoint by its method (both mounts route through here). */
+export function routeMcpRequest(
+  handler: McpHttpHandler,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> | void {
+  switch (req.method) {
+    case 'POST':
+      return handler.post(req, res);
+    case 'GET':
+    case 'HEAD':
+      return handler.get(req, res);
+    case 'DELETE':
+      return handler.delete(req, res);
+    default:
+      handler.methodNotAllowed(req, res);
+  }
 }

@@ -95,15 +95,20 @@ export class McpHttpHandler implements McpServedTransport {
   /**
    * Runs before any framework body parser: refuses foreign origins and oversized bodies
    * without reading them, and keeps the raw bytes for `post()`. `transport` is the one the POST
-   * is for (the legacy HTTP+SSE `POST /messages` is read here too).
+   * is for (the legacy HTTP+SSE `POST /messages` is read here too). `refused` hears that the
+   * request was answered here (or dropped, when the client aborted the upload).
    */
   readBody(
     req: McpHttpRequest,
     res: ServerResponse,
     next: () => void,
     transport: McpTransportKind = 'streamable-http',
+    refused: () => void = () => undefined,
   ): void {
-    if (!this.originPolicy.admit(req, res, transport)) return;
+    if (!this.originPolicy.admit(req, res, transport)) {
+      refused();
+      return;
+    }
     readRequestBody(req, this.options.maxBodyBytes).then(
       (body) => {
         req[MCP_RAW_BODY] = body;
@@ -112,6 +117,7 @@ export class McpHttpHandler implements McpServedTransport {
       (error: unknown) => {
         const refusal = rejectBody(res, error, this.options.maxBodyBytes);
         if (refusal) countRefusal(this.telemetry, refusal, transport, req);
+        refused();
       },
     );
   }

@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import { normalizePath, pathOf } from './request-path.js';
+import { normalizePath, pathOf } from '../connection/request-path.js';
 import { protectedResourceMetadata, resourceMetadataPaths } from '../../auth/resource-metadata.js';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;

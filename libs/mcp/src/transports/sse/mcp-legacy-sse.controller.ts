@@ -1,21 +1,27 @@
 import { Controller, Get, Post, Req, Res, type Type } from '@nestjs/common';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpLegacySseHandler, type McpLegacySsePaths } from './mcp-legacy-sse.handler.js';
+import { McpHttpPlatformHost } from '../platform/http-platform.provider.js';
 
-/** Builds the controller of the legacy HTTP+SSE transport for paths known at definition time. */
+/**
+ * Builds the controller of the legacy HTTP+SSE transport for paths known at definition time.
+ * Its `@Req()` and `@Res()` are the platform's (Express or Fastify); the handler gets Node's own.
+ */
 export function createMcpLegacySseController(paths: McpLegacySsePaths): Type<unknown> {
   @Controller()
   class McpLegacySseController {
-    constructor(readonly handler: McpLegacySseHandler) {}
+    constructor(
+      readonly handler: McpLegacySseHandler,
+      readonly platforms: McpHttpPlatformHost,
+    ) {}
 
     @Get(paths.ssePath)
-    open(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
-      return this.handler.open(req, res);
+    open(@Req() req: unknown, @Res() res: unknown): Promise<void> {
+      return this.handler.open(this.platforms.platform.request(req), this.platforms.platform.response(res));
     }
 
     @Post(paths.messagesPath)
-    post(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
-      return this.handler.post(req, res);
+    post(@Req() req: unknown, @Res() res: unknown): Promise<void> {
+      return this.handler.post(this.platforms.platform.request(req), this.platforms.platform.response(res));
     }
   }
   return McpLegacySseController;

@@ -1,0 +1,40 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** The Nest HTTP platforms the HTTP transports run on. */
+export type McpHttpPlatformName = 'express' | 'fastify';
+
+/**
+ * Reads the body of a POST to one of the MCP paths ahead of the framework, and calls `next` once
+ * it holds the bytes; `refused` once it has answered the request itself (a foreign origin, a body
+ * past the limit, an aborted upload).
+ */
+export type McpEarlyBodyReader = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  next: () => void,
+  refused: () => void,
+) => void;
+
+/**
+ * What the HTTP transports need of the framework under them. The transports themselves only
+ * frame bytes on Node's own request and response; the platform is where Express and Fastify
+ * differ: what a controller's `@Req()` and `@Res()` are, and how to read a body before the
+ * framework's parsers do.
+ */
+export interface McpHttpPlatform {
+  readonly name: McpHttpPlatformName;
+  /** Node's request under what a controller's `@Req()` received. */
+  request(req: unknown): IncomingMessage;
+  /**
+   * Node's response under what a controller's `@Res()` received, taken over by the transport:
+   * from here on it writes the response itself (streams with back-pressure, nothing buffered
+   * by the framework).
+   */
+  response(res: unknown): ServerResponse;
+  /**
+   * Puts `reader` ahead of the framework's body parsing for the POSTs to `paths`, so that the
+   * framework's own limit and parsers never answer in place of the transport.
+   */
+  readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void;
+}
