@@ -152,16 +152,16 @@ describe('skills registered at runtime (McpSkills)', () => {
   });
 
   it('registers a folder as a skill, read and checked as the folders of skills.directories are', async () => {
-    await skills.registerFolder('docs/weekly-report', `${FOLDER}/weekly-report`);
-    const got = await session.rpc('skills/get', { uri: 'skill://docs/weekly-report/SKILL.md' });
+    await skills.registerFolder('team/weekly-report', `${FOLDER}/weekly-report`);
+    const got = await session.rpc('skills/get', { uri: 'skill://team/weekly-report/SKILL.md' });
     expect(got.result.skill.resources.map((file: { uri: string }) => file.uri)).toEqual([
-      'skill://docs/weekly-report/SKILL.md',
-      'skill://docs/weekly-report/logo.png',
-      'skill://docs/weekly-report/templates/regional/eu.md',
-      'skill://docs/weekly-report/templates/summary.md',
+      'skill://team/weekly-report/SKILL.md',
+      'skill://team/weekly-report/logo.png',
+      'skill://team/weekly-report/templates/regional/eu.md',
+      'skill://team/weekly-report/templates/summary.md',
     ]);
-    await expect(skills.registerFolder('docs/onboarding', `${FOLDER}/acme`)).rejects.toThrow(/no SKILL\.md at its top/);
-    await expect(skills.registerFolder('docs/none', `${FOLDER}/none`)).rejects.toThrow(/does not exist/);
+    await expect(skills.registerFolder('team/onboarding', `${FOLDER}/acme`)).rejects.toThrow(/no SKILL\.md at its top/);
+    await expect(skills.registerFolder('team/none', `${FOLDER}/none`)).rejects.toThrow(/does not exist/);
   });
 
   it.each([
