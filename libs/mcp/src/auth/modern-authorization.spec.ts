@@ -10,7 +10,7 @@ import { McpResource } from '../decorators/mcp-resource.decorator.js';
 import { McpTool } from '../decorators/mcp-tool.decorator.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from '../mcp.constants.js';
-import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
 import { asError, asSuccess, McpTestClient, request } from '../testing/mcp-testing-module.js';
 import type { McpPrincipal } from '../model/mcp-principal.js';
 import { RequireScopes } from './require-scopes.decorator.js';

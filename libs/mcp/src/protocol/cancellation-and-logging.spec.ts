@@ -4,7 +4,7 @@ import { McpCtx } from '../decorators/mcp-params.decorator.js';
 import { McpTool } from '../decorators/mcp-tool.decorator.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import type { JsonRpcMessage } from '../model/json-rpc.js';
-import type { McpDispatchContext } from './mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
 import { asSuccess, McpTestClient, notification, request } from '../testing/mcp-testing-module.js';
 
 /** Tools whose handlers the tests steer from outside. */

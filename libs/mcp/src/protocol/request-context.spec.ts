@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { McpDispatchContext } from './mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
 import type { JsonRpcMessage } from '../model/json-rpc.js';
 import { RequestContext } from './request-context.js';
 import { LegacyEraContext } from './eras/legacy-era.context.js';

@@ -1,4 +1,4 @@
-import type { McpDispatchContext } from './mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
 import { progressTokenOf } from '../model/progress-token.js';
 import type { JsonRpcRequest } from '../model/json-rpc.js';
 import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';

@@ -10,7 +10,7 @@ import { Injectable } from '@nestjs/common';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { McpPrompt, McpResource, McpTool } from '../decorators/index.js';
 import { httpContext, McpTestClient, notification, request } from '../testing/mcp-testing-module.js';
-import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
 import { memoryTelemetry, parentSpanIdOf, type MemoryTelemetry } from '../../../../test/support/otel-memory.js';
 import { McpTelemetry } from './mcp-telemetry.js';
 import { sessionIdDigest } from './recorded-values.js';

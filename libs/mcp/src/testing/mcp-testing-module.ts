@@ -16,7 +16,7 @@ import type {
   JsonRpcSuccessResponse,
 } from '../model/json-rpc.js';
 import type { McpAnswer } from '../protocol/mcp-answer.js';
-import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
 import { McpDispatcher } from '../protocol/dispatch/mcp.dispatcher.js';
 import { McpInboundClassifier } from '../protocol/inbound/inbound-classifier.js';
 import type { InboundFrame } from '../protocol/inbound/inbound.js';

@@ -19,7 +19,7 @@ import {
   type McpFixture,
 } from '../../testing/mcp-testing-module.js';
 import { rejectionOf, thrownBy } from '../../testing/thrown.js';
-import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 
 const BOARD = 'ui://test/board';
 const HTML = '<!DOCTYPE html><html><body>board</body></html>';

@@ -14,7 +14,7 @@ import {
   type JsonRpcResponse,
 } from '../../model/json-rpc.js';
 import type { McpAnswer } from '../mcp-answer.js';
-import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { McpErrorMapper } from '../mcp-error.mapper.js';
 import { LazyAbortController, McpInflightRequests, McpRequestCancelledError } from '../inflight-requests.js';
 import { McpClientRequests } from '../../client-requests/mcp-client-requests.js';

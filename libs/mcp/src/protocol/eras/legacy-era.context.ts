@@ -5,7 +5,7 @@ import { McpClientUnreachableError, type McpClientCapabilityError } from '../../
 import type { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
 import type { McpProtocolVersion } from '../../mcp.constants.js';
 import { passesLogLevel, type McpLogLevel } from '../../model/log-level.js';
-import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import type { McpInputRequest } from '../modern/input-round.js';
 import type { EraRequest, McpEraContext } from '../era-context.js';
 

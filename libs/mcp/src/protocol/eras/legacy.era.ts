@@ -9,7 +9,7 @@ import { FALLBACK_HEADER_PROTOCOL_VERSION, type McpProtocolVersion } from '../..
 import { hasMalformedParams, type JsonRpcRequest } from '../../model/json-rpc.js';
 import { McpMethods } from '../handlers/mcp-methods.js';
 import type { LazyAbortController } from '../inflight-requests.js';
-import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { RequestContext } from '../request-context.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { LegacyEraContext } from './legacy-era.context.js';

@@ -4,7 +4,7 @@ import { principalDigest } from '../../model/mcp-principal.js';
 import { McpMethods } from '../handlers/mcp-methods.js';
 import type { InboundModernRequest } from '../inbound/inbound.js';
 import type { LazyAbortController } from '../inflight-requests.js';
-import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { McpModernResults } from '../modern/modern-results.js';
 import { McpMrtr, MRTR_METHODS } from '../modern/mrtr.service.js';
 import { RequestContext } from '../request-context.js';

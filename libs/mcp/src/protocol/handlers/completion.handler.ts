@@ -6,7 +6,7 @@ import type { McpHandlerFn } from '../../context/mcp-handler.types.js';
 import { McpPromptRegistry } from '../../registry/mcp-prompt.registry.js';
 import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-template.registry.js';
 import { optionalObject, requireString } from './params.js';
-import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MODERN_PROTOCOL_VERSIONS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
 
 /**

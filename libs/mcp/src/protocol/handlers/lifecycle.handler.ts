@@ -3,12 +3,12 @@ import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { McpInvalidParamsException, McpInvalidRequestException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
-import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { negotiateProtocolVersion } from '../../model/protocol-version.js';
 import { principalBinding } from '../../model/mcp-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
-import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
 
 /** `initialize` and `ping`. */

@@ -4,8 +4,8 @@ import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.
 import { McpSessionNotFoundException } from '../../errors/mcp-transport.exceptions.js';
 import { isLogLevel, MCP_LOG_LEVELS } from '../../model/log-level.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
-import type { McpDispatchContext } from '../mcp-dispatch-context.js';
-import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
 
 /** `logging/setLevel`: the least severe level a session wants in `notifications/message`. */

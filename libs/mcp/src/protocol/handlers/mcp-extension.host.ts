@@ -3,7 +3,7 @@ import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpExtensions } from '../../extension/mcp-extensions.js';
 import type { McpExtension, McpExtensionMethod } from '../../extension/mcp-extension.interface.js';
 import { McpToolRateLimiter } from '../tool-rate-limiter.js';
-import type { McpMethodFn } from './mcp-method.types.js';
+import type { McpMethodFn } from '../../extension/mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
 
 /**

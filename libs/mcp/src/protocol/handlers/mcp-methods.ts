@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { McpEra } from '../inbound/inbound.js';
-import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpExtensions } from '../../extension/mcp-extensions.js';
 
 /**

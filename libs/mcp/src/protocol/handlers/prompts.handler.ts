@@ -6,7 +6,7 @@ import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.
 import { McpPromptRegistry, type McpPromptEntry } from '../../registry/mcp-prompt.registry.js';
 import { listResult } from './list-page.js';
 import { optionalObject, requireString } from './params.js';
-import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
 

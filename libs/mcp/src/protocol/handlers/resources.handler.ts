@@ -8,7 +8,7 @@ import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { listResult } from './list-page.js';
 import { withCacheHints } from '../../model/cache-hints.js';
 import { requireString } from './params.js';
-import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpExtensions } from '../../extension/mcp-extensions.js';

@@ -10,7 +10,7 @@ import { MCP_SUBSCRIPTION_STORE } from '../../backend/mcp-backend.tokens.js';
 import type { McpSubscriptionStore } from '../../backend/mcp-subscription.store.js';
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 import { requireString } from './params.js';
-import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 

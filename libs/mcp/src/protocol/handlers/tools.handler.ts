@@ -4,7 +4,7 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import { listResult } from './list-page.js';
-import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpExtensions } from '../../extension/mcp-extensions.js';

@@ -8,8 +8,8 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import { META_SUBSCRIPTION_ID, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
-import type { McpMethodFn, McpMethodGroup } from '../handlers/mcp-method.types.js';
-import type { McpDispatchContext } from '../mcp-dispatch-context.js';
+import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { listenNotifications } from './listen-notifications.js';
 import { McpListens } from './listens.registry.js';
 import { McpMethods } from '../handlers/mcp-methods.js';

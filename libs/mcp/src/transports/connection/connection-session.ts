@@ -3,7 +3,7 @@ import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import type { McpConnection, McpSessionRecord } from '../../backend/mcp-session.store.js';
 import type { McpException } from '../../errors/mcp.exception.js';
 import type { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
-import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import type { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { CONNECTION_SCOPE_PREFIX, type McpInflightRequests } from '../../protocol/inflight-requests.js';
 import type { McpProtocolEras } from '../../mcp.constants.js';

@@ -26,7 +26,7 @@ import { isValidId, type JsonRpcId } from '../../model/json-rpc.js';
 import { isInitializeFrame, type Inbound } from '../../protocol/inbound/inbound.js';
 import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
 import type { McpAnswer } from '../../protocol/mcp-answer.js';
-import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
 import { isSupportedProtocolVersion } from '../../model/protocol-version.js';
