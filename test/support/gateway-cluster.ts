@@ -124,5 +124,5 @@ export function spawnClusterInstance(cluster: GatewayCluster, index: number): Pr
 
 /** True when some instance holds the session's standalone stream (its hash names a holder). */
 export async function streamHeldSomewhere(cluster: GatewayCluster, sessionId: string): Promise<boolean> {
-  return (await cluster.redis.command('HEXISTS', `${cluster.keyPrefix}s:{${sessionId}}`, 'holder')) === 1;
+  return (await cluster.redis.command('HEXISTS', `${cluster.keyPrefix}s:{b0}:${sessionId}`, 'holder')) === 1;
 }

@@ -36,12 +36,12 @@ async function heldSession(parts: McpBackendParts): Promise<{ sid: string; strea
 
 /** Ends a session in Redis as its end script does, except that nobody is told. */
 async function loseEnd(sid: string): Promise<void> {
-  const s = `${env.prefix}s:{${sid}}`;
+  const s = `${env.prefix}s:{b0}:${sid}`;
   const uris = await env.raw.smembers(`${s}:subs`);
   const pipeline = env.raw.pipeline();
   for (const uri of uris) pipeline.srem(`${env.prefix}sub:${uri}`, sid);
   pipeline.del(s, `${s}:subs`, `${s}:out`, `${s}:rs`, `${s}:rl`);
-  pipeline.zrem(`${env.prefix}expiry`, sid);
+  pipeline.zrem(`${env.prefix}x:{b0}`, sid);
   pipeline.srem(`${env.prefix}streamed`, sid);
   await pipeline.exec();
 }
@@ -116,7 +116,7 @@ describe('Redis: a session end whose message was lost', () => {
     const { sid, stream } = await heldSession(a);
     await a.subscriptions.subscribe(sid, 'db://x');
     // The unsubscribe's message to A is lost: the session's set is empty, A's index does not know.
-    await env.raw.srem(`${env.prefix}s:{${sid}}:subs`, 'db://x');
+    await env.raw.srem(`${env.prefix}s:{b0}:${sid}:subs`, 'db://x');
     await env.raw.srem(`${env.prefix}sub:db://x`, sid);
     const gone = await heldSession(a);
     await loseEnd(gone.sid);

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   McpLogger,
   MCP_ALL_INSTANCES,
@@ -7,6 +6,7 @@ import {
 } from '@nest-mcp/server/backend';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
+import type { RedisClient } from './redis-scripts.js';
 
 /** A message on the `bus` or `to:<id>` channel: its type `t`, the sender, and its own fields. */
 export interface BusMessage {
@@ -42,8 +42,8 @@ export class RedisPubSub implements McpInstanceMessaging {
   private stopped = false;
 
   constructor(
-    private readonly subscriber: Redis,
-    private readonly publisher: Redis,
+    private readonly subscriber: RedisClient,
+    private readonly publisher: RedisClient,
     private readonly keys: RedisKeys,
     readonly instanceId: string,
   ) {
