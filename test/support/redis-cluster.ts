@@ -61,7 +61,13 @@ function runOnce(command: string, args: string[], timeoutMs: number): Promise<st
 }
 
 async function call(port: number, args: (string | number)[]): Promise<unknown> {
-  const client = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    lazyConnect: true,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -108,16 +114,26 @@ export async function startCluster(): Promise<TestCluster> {
       const child = spawn(
         'redis-server',
         [
-          '--port', String(port),
-          '--cluster-port', String(busPort),
-          '--bind', '127.0.0.1',
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout', String(CLUSTER_NODE_TIMEOUT_MS),
-          '--save', '',
-          '--appendonly', 'no',
-          '--loglevel', 'warning',
-          '--dir', dir,
+          '--port',
+          String(port),
+          '--cluster-port',
+          String(busPort),
+          '--bind',
+          '127.0.0.1',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          join(dir, `nodes-${port}.conf`),
+          '--cluster-node-timeout',
+          String(CLUSTER_NODE_TIMEOUT_MS),
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--loglevel',
+          'warning',
+          '--dir',
+          dir,
         ],
         { stdio: 'ignore' },
       );
@@ -132,7 +148,14 @@ export async function startCluster(): Promise<TestCluster> {
     }
     await runOnce(
       'redis-cli',
-      ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '1', '--cluster-yes'],
+      [
+        '--cluster',
+        'create',
+        ...nodes.map((node) => `127.0.0.1:${node.port}`),
+        '--cluster-replicas',
+        '1',
+        '--cluster-yes',
+      ],
       30_000,
     );
     for (const { port } of nodes) {

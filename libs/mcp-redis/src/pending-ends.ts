@@ -57,6 +57,8 @@ export class PendingEnds {
 
   /** `drain`, in the background (after an access found a session idle and ended it). */
   drainSoon(tag: string): void {
-    this.drain(tag).catch((error: unknown) => this.logger.warn(`Could not finish ended sessions: ${describeError(error)}`));
+    this.drain(tag).catch((error: unknown) =>
+      this.logger.warn(`Could not finish ended sessions: ${describeError(error)}`),
+    );
   }
 }

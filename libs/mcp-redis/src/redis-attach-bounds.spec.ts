@@ -65,7 +65,8 @@ const rangeReads = (commands: string[][], key: string): [string, number | 'none'
     });
 
 const outboxWrites = (commands: string[][], sid: string): number =>
-  commands.filter(([name, target]) => name.toUpperCase() === 'XADD' && target === `${env.prefix}s:{b0}:${sid}:out`).length;
+  commands.filter(([name, target]) => name.toUpperCase() === 'XADD' && target === `${env.prefix}s:{b0}:${sid}:out`)
+    .length;
 
 /** A resync of a session subscribed to db://a and db://b: their updates (in set order), then every list change. */
 const isResync = (summary: string[]): boolean =>

@@ -358,7 +358,14 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
    */
   private async fanout(kind: 'u' | 'l', target: string, json: string): Promise<number> {
     const [n, audience] = await Promise.all([
-      this.scripts.run<number>('mcpFanout', [this.keys.log, this.keys.logHead], kind, target, json, this.settings.logLength),
+      this.scripts.run<number>(
+        'mcpFanout',
+        [this.keys.log, this.keys.logHead],
+        kind,
+        target,
+        json,
+        this.settings.logLength,
+      ),
       guarded(this.redis.scard(kind === 'u' ? this.keys.subscribers(target) : this.keys.streamed)),
     ]);
     this.appended = Math.max(this.appended, n);

@@ -126,7 +126,16 @@ export class RedisPostStreams implements McpPostStreams {
   append(writer: RedisPostWriter, seq: number, json: string): void {
     this.fireAndForget(
       this.scripts
-        .run<number>('mcpPostAppend', this.slotOf(writer.sessionId!), writer.sessionId!, writer.id, seq, json, this.logLength, writer.owner)
+        .run<number>(
+          'mcpPostAppend',
+          this.slotOf(writer.sessionId!),
+          writer.sessionId!,
+          writer.id,
+          seq,
+          json,
+          this.logLength,
+          writer.owner,
+        )
         .then((outcome) => {
           if (outcome === 2) writer.release();
         }),

@@ -17,7 +17,14 @@ export class RedisRateWindows implements McpRateWindows {
     const sessionId = key.startsWith('s:') ? key.slice(2) : '';
     // The session's bucket (its window lives with the session), or the caller's own key.
     const slot = sessionId !== '' ? this.keys.bucketOfSession(sessionId) : this.keys.rateWindow(key);
-    const [count, start] = await this.scripts.run<[number, number]>('mcpRateHit', [slot], key, windowMs, now, sessionId);
+    const [count, start] = await this.scripts.run<[number, number]>(
+      'mcpRateHit',
+      [slot],
+      key,
+      windowMs,
+      now,
+      sessionId,
+    );
     return { count, start };
   }
 }

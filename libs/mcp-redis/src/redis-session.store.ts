@@ -131,7 +131,12 @@ export class RedisSessionStore implements McpSessionStore {
   async end(id: string, reason: McpSessionEndReason): Promise<boolean> {
     this.records.delete(id);
     const tag = this.keys.bucketOf(id);
-    const entry = await this.scripts.run<string | 0>('mcpEnd', [this.keys.bucket(tag), this.keys.session(id)], id, reason);
+    const entry = await this.scripts.run<string | 0>(
+      'mcpEnd',
+      [this.keys.bucket(tag), this.keys.session(id)],
+      id,
+      reason,
+    );
     if (entry === 0) return false;
     this.ends.announce(id, reason);
     await this.pending.finish(tag, entry);
@@ -165,7 +170,9 @@ export class RedisSessionStore implements McpSessionStore {
 
   /** The sessions of every bucket (their activity indexes): exact, whatever a cap reservation does. */
   async count(): Promise<number> {
-    const counts = await guarded(Promise.all(this.keys.allBuckets().map((tag) => this.redis.zcard(this.keys.bucket(tag)))));
+    const counts = await guarded(
+      Promise.all(this.keys.allBuckets().map((tag) => this.redis.zcard(this.keys.bucket(tag)))),
+    );
     return counts.reduce((sum, count) => sum + count, 0);
   }
 

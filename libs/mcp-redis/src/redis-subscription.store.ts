@@ -51,7 +51,10 @@ export class RedisSubscriptionStore implements McpSubscriptionStore {
   async count(): Promise<number> {
     const tags = this.keys.allBuckets();
     const counts = await guarded(Promise.all(tags.map((tag) => this.redis.get(this.keys.subscriptionCount(tag)))));
-    return Math.max(0, counts.reduce((sum, count) => sum + Number(count ?? 0), 0));
+    return Math.max(
+      0,
+      counts.reduce((sum, count) => sum + Number(count ?? 0), 0),
+    );
   }
 
   private sessionKeys(sessionId: string): string[] {

@@ -63,7 +63,9 @@ export class RedisTaskStore implements McpTaskStore {
       ttlMs: record.ttlMs,
       pollIntervalMs: record.pollIntervalMs,
     };
-    const created = await this.scripts.run<number>('mcpTaskCreate', this.slot,
+    const created = await this.scripts.run<number>(
+      'mcpTaskCreate',
+      this.slot,
       record.taskId,
       JSON.stringify(base),
       record.caller ?? '',
@@ -115,7 +117,9 @@ export class RedisTaskStore implements McpTaskStore {
   }
 
   async settle(taskId: string, settlement: McpTaskSettlement, now: number): Promise<McpTaskStatus | undefined> {
-    const before = await this.scripts.run<McpTaskStatus | null>('mcpTaskSettle', this.slot,
+    const before = await this.scripts.run<McpTaskStatus | null>(
+      'mcpTaskSettle',
+      this.slot,
       taskId,
       ...settlementArgs(settlement, now),
     );
@@ -135,7 +139,16 @@ export class RedisTaskStore implements McpTaskStore {
 
   async settleInstance(instanceId: string, settlement: McpTaskSettlement, now: number): Promise<string[]> {
     const [status, message, , result, error] = settlementArgs(settlement, now);
-    return this.scripts.run<string[]>('mcpTaskSettleInstance', this.slot, instanceId, status, message, now, result, error);
+    return this.scripts.run<string[]>(
+      'mcpTaskSettleInstance',
+      this.slot,
+      instanceId,
+      status,
+      message,
+      now,
+      result,
+      error,
+    );
   }
 
   async reapOrphans(now: number): Promise<string[]> {
