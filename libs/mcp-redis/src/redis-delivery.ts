@@ -644,7 +644,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
       ]);
       batches.forEach(([, batch], b) =>
         batch.forEach(([sessionId, stream], i) => {
-          const seq = (replies[b] as number[])[i];
+          const seq = replies[b][i];
           if (seq === -1) this.lostEnd(sessionId, stream);
           else if (this.held.get(sessionId) === stream) stream.behind(seq);
         }),
