@@ -1,6 +1,7 @@
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisClient } from './redis-scripts.js';
+import type { RedisPubSub } from './redis-pubsub.js';
 import { McpLogger } from '@nest-mcp/server/backend';
 
 /** Pending ends read at once, and batches one drain of a bucket takes at most (the next sweep takes the rest). */
@@ -30,6 +31,7 @@ export class PendingEnds {
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
+    private readonly pubsub: RedisPubSub,
   ) {}
 
   /** Does one end's pending work, unless someone claimed it already. */
@@ -40,7 +42,7 @@ export class PendingEnds {
     const work: Promise<unknown>[] = [
       this.redis.srem(this.keys.streamed, sid),
       this.redis.decr(this.keys.sessionCount),
-      this.redis.publish(this.keys.bus, JSON.stringify({ t: 'end', sid, reason, from })),
+      this.pubsub.publish(this.keys.bus, JSON.stringify({ t: 'end', sid, reason, from })),
     ];
     if (Array.isArray(uris)) for (const uri of uris) work.push(this.redis.srem(this.keys.subscribers(uri), sid));
     await guarded(Promise.all(work));

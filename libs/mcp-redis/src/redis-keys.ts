@@ -25,8 +25,11 @@
  * | `{t}:…` | | the task store (see lua/tasks.lua.ts) and `{t}:inst:<id>` (STRING + TTL: an instance's liveness), in one slot |
  * | `rl:<key>` | HASH + TTL | rate-limit window of a caller without a session |
  * | `rsn:<nonce>` | STRING + TTL | a consumed MRTR request-state nonce, until its state expires |
- * | channel `bus` | PUB/SUB | notifications (with their log sequence), session ends, replaced streams, broadcasts |
- * | channel `to:<id>` | PUB/SUB | messages for one instance: outbox entries and (un)subscriptions of the streams it holds, POST-stream events, routed answers |
+ * | channel `{ev}:bus` | PUB/SUB | notifications (with their log sequence), session ends, broadcasts |
+ * | channel `to:{b<n>}:<id>` | PUB/SUB | messages for one instance about the sessions of one bucket: outbox entries, (un)subscriptions and replacements of the streams it holds, POST-stream events; `to:{b0}:<id>` also routed answers |
+ *
+ * On a cluster the channels are sharded (SSUBSCRIBE/SPUBLISH): a message reaches only the shard
+ * that serves its channel's slot, and the instances listening there.
  *
  * A GET-stream event id is `g:<ep>-<out>:<log>`: the outbox sequence and the log sequence
  * written so far on that stream, the same on every instance.
@@ -138,14 +141,23 @@ export class RedisKeys {
     return `${this.prefix}rl:${key}`;
   }
 
-  /** The channel every instance listens to. */
+  /** The channel every instance listens to (in the log's slot: the fan-out script publishes on it). */
   get bus(): string {
-    return `${this.prefix}bus`;
+    return `${this.prefix}{ev}:bus`;
   }
 
-  /** The channel of one instance. */
-  direct(instanceId: string): string {
-    return `${this.prefix}to:${instanceId}`;
+  /**
+   * A channel of one instance: one per bucket, in the bucket's slot, so that a session script
+   * publishes to the instance holding the session's stream on a channel of its own slot (as a
+   * sharded channel must be). Messages that no script sends go to the first bucket's.
+   */
+  direct(instanceId: string, tag = 'b0'): string {
+    return `${this.prefix}to:{${tag}}:${instanceId}`;
+  }
+
+  /** Every channel of one instance. */
+  directChannels(instanceId: string): string[] {
+    return this.allBuckets().map((tag) => this.direct(instanceId, tag));
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { ATTACH, DETACH, FANOUT, HEARTBEAT, HELD_SUBSCRIPTIONS, LOG_READ, RESYNC, SEND } from './lua/delivery.lua.js';
 import { POST_APPEND, POST_FINISH, POST_OPEN, POST_RESUME } from './lua/post-stream.lua.js';
-import { PRELUDE } from './lua/prelude.lua.js';
+import { preludeFor } from './lua/prelude.lua.js';
 import {
   ACCESS,
   CREATE,
@@ -85,9 +85,12 @@ export class RedisScripts {
     private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly instanceId: string,
+    /** Whether the scripts publish with SPUBLISH (a cluster's sharded channels) or PUBLISH. */
+    sharded = false,
   ) {
+    const prelude = preludeFor(sharded);
     // No fixed number of keys: each call says how many it declares.
-    for (const [name, body] of Object.entries(SCRIPTS)) redis.defineCommand(name, { lua: PRELUDE + body });
+    for (const [name, body] of Object.entries(SCRIPTS)) redis.defineCommand(name, { lua: prelude + body });
   }
 
   run<T = unknown>(name: ScriptName, keys: readonly string[], ...args: (string | number)[]): Promise<T> {

@@ -169,12 +169,20 @@ export class RedisMcpBackend implements McpBackend {
 
     const idle = options.sessionIdleTimeoutMs;
     const ttlMs = Math.max(2 * idle, idle + 60_000);
-    const scripts = new RedisScripts(redis, keys.prefix, instanceId);
+    const scripts = new RedisScripts(redis, keys.prefix, instanceId, clustered);
     const ends = new SessionEnds();
     const holders = new RemoteHolders();
-    const pubsub = new RedisPubSub(subscriber, redis, keys, instanceId);
+    const pubsub = new RedisPubSub(subscriber, redis, keys, instanceId, clustered);
     const posts = new RedisPostStreams(scripts, redis, keys, pubsub, ends, options.replayBufferSize);
-    const sessions = new RedisSessionStore(scripts, redis, keys, ttlMs, ends, holders, new PendingEnds(redis, keys));
+    const sessions = new RedisSessionStore(
+      scripts,
+      redis,
+      keys,
+      ttlMs,
+      ends,
+      holders,
+      new PendingEnds(redis, keys, pubsub),
+    );
     const subscriptions = new RedisSubscriptionStore(scripts, redis, keys);
     // Fan-out and live streams share one state: the streams held here and their URI index.
     const delivery = new RedisDelivery(scripts, redis, keys, pubsub, ends, holders, {
@@ -264,11 +272,13 @@ export class RedisMcpBackend implements McpBackend {
       retryDelayOnClusterDown: 200,
       maxRedirections: 16,
       ...this.options.cluster,
+      // The subscriber's channels are sharded: one subscriber connection per master serving
+      // one of them, moved by ioredis when their slots move.
+      shardedSubscribers: subscriber,
       redisOptions: {
         commandTimeout,
         maxRetriesPerRequest: 1,
         ...this.options.redis,
-        ...(subscriber ? { autoResubscribe: false } : {}),
         connectionName: name,
       },
     });

@@ -25,7 +25,7 @@ if n == 1 then
   end
 end
 redis.call('XADD', LOG, 'MAXLEN', '~', loglen, n .. '-0', 'k', kind, 'x', target, 'j', json)
-redis.call('PUBLISH', P .. 'bus', '{"t":"' .. kind .. '","n":' .. n .. ',"x":' .. cjson.encode(target) ..
+redis.call(PUB, P .. '{ev}:bus', '{"t":"' .. kind .. '","n":' .. n .. ',"x":' .. cjson.encode(target) ..
   ',"from":' .. cjson.encode(ME) .. ',"j":' .. cjson.encode(json) .. '}')
 return n
 `;
@@ -70,15 +70,14 @@ local s = skey(sid)
 local holder = redis.call('HGET', s, 'holder')
 if not holder then return 0 end
 local seq = append(s, json, maxlen, ARGV[6])
-redis.call('PUBLISH', P .. 'to:' .. instanceOf(holder),
-  cjson.encode({t = 's', sid = sid, holder = holder, seq = seq, j = json}))
+publishTo(instanceOf(holder), cjson.encode({t = 's', sid = sid, holder = holder, seq = seq, j = json}))
 return seq
 `;
 
 /**
  * The session's part of making a stream its standalone stream: the holder (with its lease), the
  * subscriptions, and, for a resume, the outbox entries after the client's cursor. The stream it
- * replaces is told to close. ARGV: sid, holder ('<instance> <token>'), last outbox seq ('-'
+ * replaces is told to close (on its instance's channel). ARGV: sid, holder ('<instance> <token>'), last outbox seq ('-'
  * without Last-Event-ID: a fresh stream; '' for an id that is not a g: id), epoch of the last
  * id, outbox length, lease ms → 0 when the session has ended, else {epoch, outbox seq, #subs,
  * uri..., 1 when the outbox still holds everything after the cursor else 0, then seq1, log1,
@@ -106,7 +105,9 @@ elseif lastOut and ARGV[6] == ep and lastOut >= 0 and lastOut <= seq and seq - l
     if #rows > 0 and seqOf(rows[1][1]) == lastOut + 1 then ok = 1 end
   end
 end
-if prev and prev ~= holder then publish({t = 'replaced', sid = sid, holder = prev, from = ME}) end
+if prev and prev ~= holder then
+  publishTo(instanceOf(prev), cjson.encode({t = 'replaced', sid = sid, holder = prev, from = ME}))
+end
 local result = {ep, seq, #subs}
 for _, uri in ipairs(subs) do result[#result + 1] = uri end
 result[#result + 1] = ok

@@ -5,7 +5,7 @@
  * the bucket key `x:{b<n>}`, whose hash tag every key it builds carries, so that on a Redis
  * Cluster the script touches one slot (see redis-keys.ts for the layout).
  */
-export const PRELUDE = `
+const PRELUDE = `
 local P = ARGV[1]
 local ME = ARGV[2]
 -- The session bucket this script works in (the hash tag of KEYS[1]; nil for other slots).
@@ -14,8 +14,13 @@ local EXPIRY = P .. 'x:{' .. (BT or '') .. '}'
 local SUBCOUNT = P .. 'sc:{' .. (BT or '') .. '}'
 local ENDS = P .. 'e:{' .. (BT or '') .. '}'
 local function skey(sid) return P .. 's:{' .. BT .. '}:' .. sid end
-local function publish(msg) redis.call('PUBLISH', P .. 'bus', cjson.encode(msg)) end
 local function instanceOf(holder) return string.match(holder, '^(%S+)') end
+-- PUBLISH on one Redis, SPUBLISH on a cluster (set when the scripts are defined): the channel
+-- of an instance in this bucket shares the bucket's slot, as a script's sharded channel must.
+local PUB = '%PUBLISH%'
+local function publishTo(instance, payload)
+  redis.call(PUB, P .. 'to:{' .. BT .. '}:' .. instance, payload)
+end
 local function seqOf(entryId) return tonumber(string.match(entryId, '^(%d+)')) end
 -- Redis's own clock (ms): holders' leases are written and read on one clock, whatever the
 -- instances' clocks say.
@@ -73,3 +78,8 @@ local function appendAll(s, jsons, maxlen, head)
   return first
 end
 `;
+
+/** The prelude of the scripts that publish with SPUBLISH (a cluster's sharded channels) or PUBLISH. */
+export function preludeFor(sharded: boolean): string {
+  return PRELUDE.replace('%PUBLISH%', sharded ? 'SPUBLISH' : 'PUBLISH');
+}

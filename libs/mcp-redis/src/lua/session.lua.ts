@@ -159,8 +159,7 @@ if redis.call('SADD', s .. ':subs', uri) == 1 then
   redis.call('PEXPIRE', s .. ':subs', redis.call('PTTL', s))
   local holder = redis.call('HGET', s, 'holder')
   if holder then
-    redis.call('PUBLISH', P .. 'to:' .. instanceOf(holder),
-      cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 1}))
+    publishTo(instanceOf(holder), cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 1}))
   end
 end
 return 1
@@ -177,8 +176,7 @@ if redis.call('SREM', s .. ':subs', uri) == 1 then
   redis.call('DECR', SUBCOUNT)
   local holder = redis.call('HGET', s, 'holder')
   if holder then
-    redis.call('PUBLISH', P .. 'to:' .. instanceOf(holder),
-      cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 0}))
+    publishTo(instanceOf(holder), cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 0}))
   end
   return 1
 end
