@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadGatewayConfig, portOf } from './gateway.config.js';
+import { redisTargetOf } from './redis-target.js';
 
 const load = (urls: string) => loadGatewayConfig({ URLS: urls }, []);
 
@@ -139,5 +140,27 @@ describe('MCP_OTEL_CLIENT_TRACE_CONTEXT and MCP_OTEL_SESSION_IDS', () => {
     ['MCP_OTEL_SESSION_IDS', 'hash'],
   ])('refuses %s=%p with a message naming it', (name, value) => {
     expect(() => loadGatewayConfig({ [name]: value }, [])).toThrow(new RegExp(`${name} is '${value}'`));
+  });
+});
+
+describe('REDIS_CLUSTER_NODES', () => {
+  it('takes comma-separated host:port seeds; REDIS_URL beside it gives every node its credentials and TLS', () => {
+    const config = loadGatewayConfig(
+      { REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b:7001', REDIS_URL: 'rediss://app:s%40cret@ignored:6379' },
+      [],
+    );
+    expect(config.redisClusterNodes).toEqual(['10.0.0.1:7000', 'redis-b:7001']);
+    expect(redisTargetOf(config)).toEqual({
+      clusterNodes: ['10.0.0.1:7000', 'redis-b:7001'],
+      nodeOptions: { username: 'app', password: 's@cret', tls: {} },
+    });
+    expect(redisTargetOf(loadGatewayConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }, []))).toEqual({
+      url: 'redis://127.0.0.1:6379',
+    });
+    expect(redisTargetOf(loadGatewayConfig({}, []))).toBeUndefined();
+  });
+
+  it.each(['10.0.0.1', '10.0.0.1:0', '10.0.0.1:70000', 'a:1,,b:2', 'redis://a:1'])('refuses %s', (nodes) => {
+    expect(() => loadGatewayConfig({ REDIS_CLUSTER_NODES: nodes }, [])).toThrow(/REDIS_CLUSTER_NODES/);
   });
 });
