@@ -13,8 +13,12 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
 
-/** How long a node may be unreachable before the cluster fails it over (ms). */
-export const CLUSTER_NODE_TIMEOUT_MS = 1_000;
+/**
+ * How long a node may be unreachable before the cluster fails it over (ms). Short, so that a
+ * failover test is quick, but not so short that a busy machine's scheduling makes the nodes
+ * fail each other over (a false failover loses the writes of a master that did not know yet).
+ */
+export const CLUSTER_NODE_TIMEOUT_MS = 3_000;
 
 export interface TestClusterNode {
   readonly port: number;
@@ -33,6 +37,8 @@ export interface TestCluster {
   masterOf(key: string): Promise<number>;
   /** Kills a node with SIGKILL (a crash: no goodbye to the cluster). */
   kill(port: number): Promise<void>;
+  /** Resolves once the replicas of the master on `port` have every write it took so far. */
+  waitForReplication(port: number): Promise<void>;
   /** Resolves once every live node reports `cluster_state:ok` and `port` is no master any more. */
   waitForFailover(port: number): Promise<void>;
   stop(): Promise<void>;
@@ -181,6 +187,14 @@ export async function startCluster(): Promise<TestCluster> {
     prefix: () => `t-${randomBytes(5).toString('hex')}:`,
     command: (port, ...args) => call(port, args),
     masterOf,
+    async waitForReplication(port) {
+      await until(`the replicas of port ${port} did not catch up`, async () => {
+        const info = String(await call(port, ['INFO', 'replication']));
+        const offset = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
+        const replicas = [...info.matchAll(/^slave\d+:.*offset=(\d+)/gm)].map((match) => Number(match[1]));
+        return replicas.length > 0 && replicas.every((replica) => replica >= offset);
+      });
+    },
     async kill(port) {
       const node = nodes.find((candidate) => candidate.port === port);
       if (node) await stopChild(node.process, 'SIGKILL');
