@@ -15,7 +15,7 @@ import {
   type BackendDeployment,
 } from '@nest-mcp/server/testing';
 import { McpBackendUnavailableError } from '@nest-mcp/server/backend';
-import { startCluster, type TestCluster } from '../../../test/support/redis-cluster.js';
+import { startCluster, type TestCluster } from '../../../test/support/redis-cluster.mjs';
 import { until } from '../../../test/support/until.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisMcpBackend } from './redis.backend.js';

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll } from '@jest/globals';
 import { describeBackendContract, deploymentOf } from '@nest-mcp/server/testing';
-import { startCluster, type TestCluster } from '../../../test/support/redis-cluster.js';
+import { startCluster, type TestCluster } from '../../../test/support/redis-cluster.mjs';
 import { RedisMcpBackend } from './redis.backend.js';
 
 let cluster: TestCluster;

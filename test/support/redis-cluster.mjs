@@ -4,47 +4,36 @@
  * port+10000 collides), joined by `redis-cli --cluster create --cluster-replicas 1`. Without
  * persistence; every process is stopped on every path (a failed start kills what it started).
  * The node timeout is short so that a killed master's replica is promoted within seconds.
+ *
+ * Plain JavaScript (types in redis-cluster.d.mts): the e2e-redis-cluster project's global setup
+ * loads it natively, outside Jest's transform.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
-import { freePort } from './free-port.js';
 
+/** A TCP port free on 127.0.0.1 right now (this module is loaded natively by a global setup: no TS imports). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
 /**
  * How long a node may be unreachable before the cluster fails it over (ms). Short, so that a
  * failover test is quick, but not so short that a busy machine's scheduling makes the nodes
  * fail each other over (a false failover loses the writes of a master that did not know yet).
  */
 export const CLUSTER_NODE_TIMEOUT_MS = 3_000;
-
-export interface TestClusterNode {
-  readonly port: number;
-  readonly process: ChildProcess;
-}
-
-export interface TestCluster {
-  /** Seed nodes, `127.0.0.1:<port>`, every node of the cluster. */
-  readonly seeds: readonly string[];
-  readonly nodes: readonly TestClusterNode[];
-  /** A key prefix no other test uses. */
-  prefix(): string;
-  /** Runs one command on one node (by port) on a short-lived connection. */
-  command(port: number, ...args: (string | number)[]): Promise<unknown>;
-  /** The port of the master serving a key's slot now. */
-  masterOf(key: string): Promise<number>;
-  /** Kills a node with SIGKILL (a crash: no goodbye to the cluster). */
-  kill(port: number): Promise<void>;
-  /** Resolves once the replicas of the master on `port` have every write it took so far. */
-  waitForReplication(port: number): Promise<void>;
-  /** Resolves once every live node reports `cluster_state:ok` and `port` is no master any more. */
-  waitForFailover(port: number): Promise<void>;
-  stop(): Promise<void>;
-}
-
-function runOnce(command: string, args: string[], timeoutMs: number): Promise<string> {
+function runOnce(command, args, timeoutMs) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -52,8 +41,8 @@ function runOnce(command: string, args: string[], timeoutMs: number): Promise<st
       child.kill('SIGKILL');
       reject(new Error(`${command} ${args.join(' ')} did not finish within ${timeoutMs} ms: ${output}`));
     }, timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk) => (output += chunk.toString()));
     child.once('error', (error) => {
       clearTimeout(timer);
       reject(error);
@@ -65,8 +54,7 @@ function runOnce(command: string, args: string[], timeoutMs: number): Promise<st
     });
   });
 }
-
-async function call(port: number, args: (string | number)[]): Promise<unknown> {
+async function call(port, args) {
   const client = new Redis({
     port,
     host: '127.0.0.1',
@@ -82,9 +70,8 @@ async function call(port: number, args: (string | number)[]): Promise<unknown> {
     client.disconnect();
   }
 }
-
 /** Polls `check` every 50 ms until it holds; fails after `timeoutMs` (a start that never settles). */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+async function until(what, check, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;
@@ -92,8 +79,7 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+function stopChild(child, signal = 'SIGTERM') {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
@@ -104,11 +90,10 @@ function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Pro
     child.kill(signal);
   });
 }
-
 /** Starts the six nodes and creates the cluster; resolves once every node says the cluster is ok. */
-export async function startCluster(): Promise<TestCluster> {
+export async function startCluster() {
   const dir = await mkdtemp(join(tmpdir(), 'mcp-cluster-'));
-  const nodes: TestClusterNode[] = [];
+  const nodes = [];
   const stop = async () => {
     await Promise.all(nodes.map((node) => stopChild(node.process)));
     await rm(dir, { recursive: true, force: true });
@@ -174,9 +159,9 @@ export async function startCluster(): Promise<TestCluster> {
     throw error;
   }
   const alive = () => nodes.filter((node) => node.process.exitCode === null && node.process.signalCode === null);
-  const masterOf = async (key: string) => {
+  const masterOf = async (key) => {
     const slot = Number(await call(alive()[0].port, ['CLUSTER', 'KEYSLOT', key]));
-    const shards = (await call(alive()[0].port, ['CLUSTER', 'SLOTS'])) as [number, number, [string, number]][];
+    const shards = await call(alive()[0].port, ['CLUSTER', 'SLOTS']);
     const shard = shards.find(([from, to]) => slot >= from && slot <= to);
     if (!shard) throw new Error(`no master serves slot ${slot}`);
     return Number(shard[2][1]);
@@ -206,7 +191,7 @@ export async function startCluster(): Promise<TestCluster> {
           for (const { port: live } of alive()) {
             if (!String(await call(live, ['CLUSTER', 'INFO'])).includes('cluster_state:ok')) return false;
           }
-          const shards = (await call(alive()[0].port, ['CLUSTER', 'SLOTS'])) as [number, number, [string, number]][];
+          const shards = await call(alive()[0].port, ['CLUSTER', 'SLOTS']);
           return shards.every((shard) => Number(shard[2][1]) !== port);
         },
         30_000,
