@@ -21,6 +21,9 @@ import type { RedisClient, RedisScripts } from './redis-scripts.js';
 import type { RemoteHolders } from './remote-holders.js';
 import type { SessionEnds } from './session-ends.js';
 
+/** `resources/updated` entries an instance remembers (see `updatedSince`). */
+const RECENT_UPDATES = 1_024;
+
 /** How soon a client whose stream was drained by a shutdown should reconnect. */
 const DRAIN_RETRY_MS = 1_000;
 
@@ -89,6 +92,8 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   private lastLog?: number;
   /** The log head the previous heartbeat saw: older entries not heard of by now were lost. */
   private polledHead = 0;
+  /** The last `resources/updated` entries delivered here, oldest first (see `updatedSince`). */
+  private readonly recent: LogEntry[] = [];
   /** The sequence of the last log entry this instance appended (its own notifications). */
   private appended = 0;
   /** Set while the log is being caught up: delivery messages wait here, in order. */
@@ -165,6 +170,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     const holder = `${this.me} ${randomBytes(6).toString('base64url')}`;
     const stream: GetStream = new GetStream(connection, holder, {
       readOutbox: (after) => this.readOutbox(sessionId, after),
+      updatedSince: (uri, after, upTo) => this.updatedSince(uri, after, upTo),
       refused: () => this.refused(sessionId, holder),
       // A stream no longer held (replaced, closed) never enters the index again.
       subscribed: (uri, on) => {
@@ -327,13 +333,19 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     // Held by another instance: through the outbox, which reaches it wherever it is.
     if (!this.holders.has(sessionId)) return false;
     const slot = [this.keys.bucketOfSession(sessionId), this.keys.session(sessionId)];
-    // The log's head as this instance knows it (heard, or appended itself): where a replay
-    // places the message among the log's entries (the log is in another slot, not read here).
-    const head = Math.max(this.lastLog ?? 0, this.appended);
-    this.scripts.run('mcpSend', slot, sessionId, json, this.settings.outboxLength, head).catch((error: unknown) => {
-      this.logger.warn(`Could not send to session ${sessionId.slice(0, 8)}…: ${describeError(error)}`);
-    });
+    // Where a replay places the message among the log's entries (the log is in another slot,
+    // not read here).
+    this.scripts
+      .run('mcpSend', slot, sessionId, json, this.settings.outboxLength, this.knownHead)
+      .catch((error: unknown) => {
+        this.logger.warn(`Could not send to session ${sessionId.slice(0, 8)}…: ${describeError(error)}`);
+      });
     return true;
+  }
+
+  /** The log's head as this instance knows it: heard, or appended itself. */
+  get knownHead(): number {
+    return Math.max(this.lastLog ?? 0, this.appended);
   }
 
   heldSessions(): Iterable<string> {
@@ -385,7 +397,12 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
       stream.push(
         message.t === 's'
           ? { type: 'out', seq: Number(message.seq), json: String(message.j) }
-          : { type: 'sub', uri: String(message.uri), on: message.on === 1 },
+          : {
+              type: 'sub',
+              uri: String(message.uri),
+              on: message.on === 1,
+              ...(typeof message.n === 'number' ? { after: message.n } : {}),
+            },
       );
       return;
     }
@@ -412,6 +429,10 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   private deliver(entry: LogEntry): void {
     if (entry.seq <= (this.lastLog ?? 0)) return;
     this.lastLog = entry.seq;
+    if (entry.kind === 'u') {
+      this.recent.push(entry);
+      if (this.recent.length > RECENT_UPDATES) this.recent.shift();
+    }
     const item: StreamItem = { type: 'log', ...entry };
     if (entry.kind === 'l') {
       for (const stream of this.held.values()) stream.push(item);
@@ -553,6 +574,21 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
 
   private unindex(stream: GetStream): void {
     for (const uri of stream.subscriptions) this.indexed(stream, uri, false);
+  }
+
+  /**
+   * The latest `resources/updated` of a URI this instance delivered with a sequence in (after,
+   * upTo], from its memory of the last ones: what a stream skipped before it heard, on a cluster,
+   * of a subscription made before that notification (the two messages came through different
+   * shards). The gap is the time between two messages, so the memory covers it.
+   */
+  private updatedSince(uri: string, after: number, upTo: number): string | undefined {
+    for (let i = this.recent.length - 1; i >= 0; i--) {
+      const entry = this.recent[i];
+      if (entry.seq <= after) return undefined;
+      if (entry.seq <= upTo && entry.target === uri) return entry.json;
+    }
+    return undefined;
   }
 
   private async readOutbox(sessionId: string, after: number): Promise<LoggedEvent[]> {

@@ -18,6 +18,8 @@ export class RedisSubscriptionStore implements McpSubscriptionStore {
     private readonly scripts: RedisScripts,
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
+    /** The log's head as this instance knows it, on a cluster (see the subscribe script); undefined on one Redis. */
+    private readonly knownHead?: () => number,
   ) {}
 
   async subscribe(sessionId: string, uri: string, limit?: number): Promise<boolean | 'full'> {
@@ -25,7 +27,14 @@ export class RedisSubscriptionStore implements McpSubscriptionStore {
     const added = await guarded(this.redis.sadd(audience, sessionId));
     let stored: number;
     try {
-      stored = await this.scripts.run<number>('mcpSubscribe', this.sessionKeys(sessionId), sessionId, uri, limit ?? '');
+      stored = await this.scripts.run<number>(
+        'mcpSubscribe',
+        this.sessionKeys(sessionId),
+        sessionId,
+        uri,
+        limit ?? '',
+        this.knownHead?.() ?? '',
+      );
     } catch (error) {
       if (added === 1) this.redis.srem(audience, sessionId).catch(() => undefined);
       throw error;

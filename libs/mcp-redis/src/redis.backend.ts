@@ -183,7 +183,6 @@ export class RedisMcpBackend implements McpBackend {
       holders,
       new PendingEnds(redis, keys, pubsub),
     );
-    const subscriptions = new RedisSubscriptionStore(scripts, redis, keys);
     // Fan-out and live streams share one state: the streams held here and their URI index.
     const delivery = new RedisDelivery(scripts, redis, keys, pubsub, ends, holders, {
       outboxLength: options.replayBufferSize,
@@ -192,6 +191,12 @@ export class RedisMcpBackend implements McpBackend {
       ttlMs,
       heartbeatMs: this.options.heartbeatMs ?? 5_000,
     });
+    const subscriptions = new RedisSubscriptionStore(
+      scripts,
+      redis,
+      keys,
+      clustered ? () => delivery.knownHead : undefined,
+    );
     telemetry?.gauge(
       DELIVERY_QUEUE_GAUGE.name,
       DELIVERY_QUEUE_GAUGE.description,

@@ -140,16 +140,19 @@ return endSession(ARGV[3], ARGV[4]) or 0
 `;
 
 /**
- * ARGV: sid, uri, most URIs per session ('' for no cap) → 1 stored (or already), 0 when the
- * session has ended, 2 when it holds that many other URIs already (nothing stored: the cap is
- * checked in the same script as the write, so subscribes on several instances never pass it).
- * When an instance holds the session's stream, it is told (on its own channel) to add the URI to
- * its index: scripts run one at a time and one subscriber connection gets its messages in
- * publish order, so the holder hears of the subscription before any notification published
- * after this script.
+ * ARGV: sid, uri, most URIs per session ('' for no cap), the log's head as the caller knows it
+ * ('' on one Redis) → 1 stored (or already), 0 when the session has ended, 2 when it holds that
+ * many other URIs already (nothing stored: the cap is checked in the same script as the write,
+ * so subscribes on several instances never pass it). When an instance holds the session's
+ * stream, it is told (on its own channel) to add the URI to its index. On one Redis, scripts run
+ * one at a time and one subscriber connection gets its messages in publish order, so the holder
+ * hears of the subscription before any notification published after this script. On a cluster
+ * the message and a later notification travel through different shards, in no set order: the
+ * message carries the head (`n`), and the holder gives the stream what it heard of the URI past
+ * it (see GetStream).
  */
 export const SUBSCRIBE = `
-local sid, uri, limit = ARGV[3], ARGV[4], tonumber(ARGV[5])
+local sid, uri, limit, after = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local s = skey(sid)
 if redis.call('EXISTS', s) == 0 then return 0 end
 if redis.call('SISMEMBER', s .. ':subs', uri) == 1 then return 1 end
@@ -159,7 +162,7 @@ if redis.call('SADD', s .. ':subs', uri) == 1 then
   redis.call('PEXPIRE', s .. ':subs', redis.call('PTTL', s))
   local holder = redis.call('HGET', s, 'holder')
   if holder then
-    publishTo(instanceOf(holder), cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 1}))
+    publishTo(instanceOf(holder), cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 1, n = after}))
   end
 end
 return 1
