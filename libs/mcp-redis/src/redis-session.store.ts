@@ -139,7 +139,9 @@ export class RedisSessionStore implements McpSessionStore {
     );
     if (entry === 0) return false;
     this.ends.announce(id, reason);
-    await this.pending.finish(tag, entry);
+    // The session has ended whatever happens next: work outside its bucket that fails now is
+    // left queued for the next sweep (logged), not reported as a failed end.
+    await this.pending.finish(tag, entry).catch((error: unknown) => this.pending.failed(error));
     return true;
   }
 
