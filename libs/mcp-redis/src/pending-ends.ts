@@ -21,9 +21,9 @@ interface PendingEnd {
  * The part of a session's end that lies outside its bucket's slot: its sid leaves the audience
  * set of each URI it subscribed to and the list-change audience, its place under the session
  * cap is given back, and every instance is told (`end` on the bus). The end script queued that
- * work in the bucket in the same step as the end (`e:{b<n>}`); whoever removes the entry from
- * the queue (LREM answers 1 to one caller only) does it, once: the instance that ended the
- * session, or, when that one died or lost Redis in between, the next sweep of any instance.
+ * work in the bucket in the same step as the end (`e:{b<n>}`); the instance that ended the
+ * session does it at once, or, when that one died or lost Redis in between, the next sweep of
+ * any instance.
  */
 export class PendingEnds {
   private readonly logger = new McpLogger('McpRedis');
@@ -34,18 +34,22 @@ export class PendingEnds {
     private readonly pubsub: RedisPubSub,
   ) {}
 
-  /** Does one end's pending work, unless someone claimed it already. */
+  /**
+   * Does one end's pending work. What may be done twice is done first (the audiences, the end
+   * message: an instance announces an end once however often it hears it); then the entry is
+   * taken off the queue, and whoever took it gives the cap's place back, once. Failing before
+   * that, the entry stays queued and the next sweep does it all again.
+   */
   async finish(tag: string, entry: string): Promise<void> {
-    const claimed = await guarded(this.redis.lrem(this.keys.pendingEnds(tag), 1, entry));
-    if (claimed !== 1) return;
     const { sid, reason, uris, from } = JSON.parse(entry) as PendingEnd;
     const work: Promise<unknown>[] = [
       this.redis.srem(this.keys.streamed, sid),
-      this.redis.decr(this.keys.sessionCount),
       this.pubsub.publish(this.keys.bus, JSON.stringify({ t: 'end', sid, reason, from })),
     ];
     if (Array.isArray(uris)) for (const uri of uris) work.push(this.redis.srem(this.keys.subscribers(uri), sid));
     await guarded(Promise.all(work));
+    const claimed = await guarded(this.redis.lrem(this.keys.pendingEnds(tag), 1, entry));
+    if (claimed === 1) await guarded(this.redis.decr(this.keys.sessionCount));
   }
 
   /** Finishes what a bucket still has queued (ends whose instance did not get to it). */
