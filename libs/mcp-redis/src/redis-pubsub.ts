@@ -57,7 +57,9 @@ export class RedisPubSub implements McpInstanceMessaging {
     subscriber.on(sharded ? 'smessage' : 'message', (channel: string, raw: string) => this.dispatch(channel, raw));
     if (sharded) {
       subscriber.on('subscribersReady', () => {
-        if (this.everReady && !this.stopped) this.reconnected();
+        // The first subscribe failed (the cluster was down at startup): subscribing now.
+        if (this.unsubscribed && !this.stopped) void this.subscribeAgain();
+        else if (this.everReady && !this.stopped) this.reconnected();
         this.everReady = true;
       });
     } else {
