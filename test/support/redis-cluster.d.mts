@@ -28,6 +28,11 @@ export interface TestCluster {
   masterOf(key: string): Promise<number>;
   /** Kills a node with SIGKILL (a crash: no goodbye to the cluster). */
   kill(port: number): Promise<void>;
+  /**
+   * Moves the slot of `key` to the master on `toPort` as a resharding does (IMPORTING,
+   * MIGRATING, MIGRATE a few keys at a time, SETSLOT NODE), running `between` after each batch.
+   */
+  moveSlot(key: string, toPort: number, between?: () => Promise<unknown>): Promise<void>;
   /** Resolves once the replicas of the master on `port` have every write it took so far. */
   waitForReplication(port: number): Promise<void>;
   /** Resolves once every live node reports `cluster_state:ok` and `port` is no master any more. */

@@ -180,6 +180,26 @@ export async function startCluster() {
         return replicas.length > 0 && replicas.every((replica) => replica >= offset);
       });
     },
+    async moveSlot(key, toPort, between) {
+      const from = await masterOf(key);
+      if (from === toPort) throw new Error(`port ${toPort} serves the slot of ${key} already`);
+      const slot = Number(await call(from, ['CLUSTER', 'KEYSLOT', key]));
+      const idOf = async (port) => String(await call(port, ['CLUSTER', 'MYID']));
+      const [fromId, toId] = await Promise.all([idOf(from), idOf(toPort)]);
+      await call(toPort, ['CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId]);
+      await call(from, ['CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId]);
+      // Keys move one batch at a time, the caller's work running between batches.
+      for (let batch = 0; batch < 1_000; batch++) {
+        const keys = await call(from, ['CLUSTER', 'GETKEYSINSLOT', slot, 2]);
+        if (keys.length === 0) break;
+        await call(from, ['MIGRATE', '127.0.0.1', toPort, '', 0, 5_000, 'KEYS', ...keys]);
+        await between?.();
+      }
+      for (const { port } of alive()) {
+        const info = String(await call(port, ['INFO', 'replication']));
+        if (info.includes('role:master')) await call(port, ['CLUSTER', 'SETSLOT', slot, 'NODE', toId]);
+      }
+    },
     async kill(port) {
       const node = nodes.find((candidate) => candidate.port === port);
       if (node) await stopChild(node.process, 'SIGKILL');
