@@ -61,11 +61,6 @@ export class PendingEnds {
     }
   }
 
-  /** `drain`, in the background (after an access found a session idle and ended it). */
-  drainSoon(tag: string): void {
-    this.drain(tag).catch((error: unknown) => this.failed(error));
-  }
-
   /** Logs work that failed; it stays queued (or is done already) and the next sweep takes it. */
   failed(error: unknown): void {
     this.logger.warn(`Could not finish ended sessions (the next sweep will): ${describeError(error)}`);

@@ -64,9 +64,7 @@ export class RedisSessionStore implements McpSessionStore {
           // Another principal's lookup leaves the session (and what is cached of it) alone.
           if (Array.isArray(reply) || reply === -2) return;
           this.records.delete(id);
-          if (reply !== -1) return;
-          this.ends.announce(id, 'expired');
-          this.pending.drainSoon(tag);
+          if (reply === -1) this.ends.announce(id, 'expired');
         },
       );
       this.lookups.set(tag, lookups);
@@ -106,7 +104,11 @@ export class RedisSessionStore implements McpSessionStore {
     const idle = Number.isFinite(idleTimeoutMs) ? idleTimeoutMs : -1;
     const cached = this.records.get(id);
     const digest = principalDigest(principal) ?? '';
-    const reply = await this.lookupsOf(this.keys.bucketOf(id)).lookup(id, digest, now, idle, cached !== undefined);
+    const tag = this.keys.bucketOf(id);
+    const reply = await this.lookupsOf(tag).lookup(id, digest, now, idle, cached !== undefined);
+    // Found idle and ended: its work outside the bucket is done before the caller hears of it,
+    // as after an explicit end (a notification sent next no longer counts it).
+    if (reply === -1) await this.pending.drain(tag).catch((error: unknown) => this.pending.failed(error));
     return Array.isArray(reply) ? this.decode(id, reply, now, cached) : undefined;
   }
 
