@@ -70,7 +70,13 @@ export class AppModule {
           auth: authOptionsFor(config),
           backend: backendFor(config),
           telemetry: config.telemetry,
-          skills: { directories: [GATEWAY_SKILLS_DIR] },
+          skills: {
+            directories: [GATEWAY_SKILLS_DIR],
+            watch: config.skillsWatch,
+            // The notes skill teaches tools that need notes:read: a caller without it is not shown
+            // a skill it cannot act on (with authorization on; without it, every caller sees it).
+            requiredScopes: { notes: ['notes:read'] },
+          },
         }),
       ],
       providers: [

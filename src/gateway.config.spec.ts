@@ -66,6 +66,18 @@ describe('NOTES_EXPORT_STEP_MS and MCP_REDIS_HEARTBEAT_MS', () => {
   });
 });
 
+describe('MCP_SKILLS_WATCH', () => {
+  it('watches the skills folder by default; 0 reads it once', () => {
+    expect(loadGatewayConfig({}, []).skillsWatch).toBe(true);
+    expect(loadGatewayConfig({ MCP_SKILLS_WATCH: '1' }, []).skillsWatch).toBe(true);
+    expect(loadGatewayConfig({ MCP_SKILLS_WATCH: '0' }, []).skillsWatch).toBe(false);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    expect(() => loadGatewayConfig({ MCP_SKILLS_WATCH: 'yes' }, [])).toThrow(/MCP_SKILLS_WATCH is 'yes'/);
+  });
+});
+
 describe('MCP_PROMETHEUS and MCP_PROMETHEUS_PORT', () => {
   it('are off by default', () => {
     expect(loadGatewayConfig({}, []).prometheus).toBeUndefined();

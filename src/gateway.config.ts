@@ -53,6 +53,11 @@ export interface GatewayConfig {
   /** `NOTES_EXPORT_STEP_MS` (default 1 second): how long `notes.export` works on each note. */
   notesExportStepMs: number;
   /**
+   * `MCP_SKILLS_WATCH` (default `1`): reload the gateway's skills when their folder changes
+   * (`skills.watch`); `0` reads them once, at startup.
+   */
+  skillsWatch: boolean;
+  /**
    * `MCP_PROMETHEUS=1`: metrics in the Prometheus text format at `GET /metrics` on the gateway's
    * listener; `MCP_PROMETHEUS_PORT` serves them on a port of their own instead (docs/telemetry.md).
    */
@@ -169,6 +174,7 @@ export function loadGatewayConfig(
     auth: authConfig(env, url),
     ...redisSettings(env),
     notesExportStepMs: nonNegativeMilliseconds(env, 'NOTES_EXPORT_STEP_MS') ?? DEFAULT_NOTES_EXPORT_STEP_MS,
+    skillsWatch: oneOf(env, 'MCP_SKILLS_WATCH', ['0', '1'] as const) !== '0',
     telemetry: {
       clientTraceContext: oneOf(env, 'MCP_OTEL_CLIENT_TRACE_CONTEXT', ['parent', 'link', 'ignore'] as const),
       sessionIds: oneOf(env, 'MCP_OTEL_SESSION_IDS', ['digest', 'none', 'clear'] as const),

@@ -117,6 +117,15 @@ describe('The gateway with MCP_AUTH_ISSUER', () => {
     });
   });
 
+  it('notes:read sees and gets the notes skill', async () => {
+    const token = await provider.token({ resource: gateway.endpoint, scope: 'notes:read', ...READER });
+    const session = await authedSession(gateway.endpoint, token);
+    const listed = await call(gateway.endpoint, token, session, 'skills/list');
+    expect(listed.json.result.skills.map((skill: { uri: string }) => skill.uri)).toEqual(['skill://notes/SKILL.md']);
+    const got = await call(gateway.endpoint, token, session, 'skills/get', { uri: 'skill://notes/SKILL.md' });
+    expect(got.json.result.skill.frontmatter.name).toBe('notes');
+  });
+
   it('a token without notes scopes sees no notes and may not read or subscribe to them', async () => {
     const token = await provider.token({ resource: gateway.endpoint, ...READER });
     const session = await authedSession(gateway.endpoint, token);
@@ -124,6 +133,16 @@ describe('The gateway with MCP_AUTH_ISSUER', () => {
     const uris = (resources.json.result.resources as Array<{ uri: string }>).map((resource) => resource.uri);
     expect(uris).toEqual(expect.arrayContaining(['system://info', 'config://gateway']));
     expect(uris.filter((uri) => uri.startsWith('db://'))).toEqual([]);
+    // The notes skill teaches tools that need notes:read: not shown, not got, not read.
+    expect(uris).not.toContain('skill://notes/SKILL.md');
+    expect((await call(gateway.endpoint, token, session, 'skills/list')).json.result.skills).toEqual([]);
+    expect((await call(gateway.endpoint, token, session, 'skills/get', { uri: 'skill://notes/SKILL.md' })).status).toBe(
+      403,
+    );
+    expect(
+      (await call(gateway.endpoint, token, session, 'resources/read', { uri: 'skill://notes/references/search.md' }))
+        .status,
+    ).toBe(403);
     expect((await call(gateway.endpoint, token, session, 'resources/read', { uri: 'db://notes' })).status).toBe(403);
     expect((await call(gateway.endpoint, token, session, 'resources/subscribe', { uri: 'db://notes' })).status).toBe(
       403,

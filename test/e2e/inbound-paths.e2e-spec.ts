@@ -109,6 +109,18 @@ interface Check {
 const NO_HTTP_HEADERS =
   'a WebSocket frame and a stdio line carry no HTTP headers: the 2026-07-28 request headers are a Streamable HTTP feature, so there is nothing to check against the body';
 
+/**
+ * A malformed message: -32600 Invalid Request on every path, as a 400 on HTTP, inside a 200
+ * batch answer, and as an accepted (202) POST whose refusal travels on the legacy SSE stream.
+ */
+const INVALID_REQUEST_EVERYWHERE: Cells = {
+  http: { refused: -32600, status: 400 },
+  batch: { refused: -32600, status: 200 },
+  websocket: { refused: -32600 },
+  stdio: { refused: -32600 },
+  'legacy-sse': { refused: -32600, status: 202 },
+};
+
 /** The checks every path passes (resource-server mode aside: see below). */
 const CHECKS: Readonly<Record<string, Check>> = {
   'framing: not JSON-RPC 2.0': {
@@ -116,13 +128,7 @@ const CHECKS: Readonly<Record<string, Check>> = {
       const built = call('inbound.record');
       return { ...built, message: { ...built.message, jsonrpc: '1.0' } };
     },
-    cells: {
-      http: { refused: -32600, status: 400 },
-      batch: { refused: -32600, status: 200 },
-      websocket: { refused: -32600 },
-      stdio: { refused: -32600 },
-      'legacy-sse': { refused: -32600, status: 202 },
-    },
+    cells: INVALID_REQUEST_EVERYWHERE,
   },
   'era: a 2026-07-28 request sent where the path serves a legacy session': {
     message: () => call('inbound.record', { _meta: modernMeta }),
@@ -167,13 +173,7 @@ const CHECKS: Readonly<Record<string, Check>> = {
       const built = call('inbound.record');
       return { ...built, message: { ...built.message, method: `tools/call${'x'.repeat(247)}` } };
     },
-    cells: {
-      http: { refused: -32600, status: 400 },
-      batch: { refused: -32600, status: 200 },
-      websocket: { refused: -32600 },
-      stdio: { refused: -32600 },
-      'legacy-sse': { refused: -32600, status: 202 },
-    },
+    cells: INVALID_REQUEST_EVERYWHERE,
   },
   [`size: a message over maxBodyBytes (${MAX_MESSAGE_BYTES} bytes)`]: {
     message: () => call('inbound.record', {}, { pad: 'x'.repeat(MAX_MESSAGE_BYTES) }),

@@ -5,6 +5,7 @@
  * for a resource with `@RequireScopes()`. Without `auth` the scopes change nothing.
  */
 import { fileURLToPath } from 'node:url';
+import { McpSkills } from '@app/mcp';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';
 import { modernRequest } from '../support/modern-tasks-client.js';
 import { authedSession, bearer, call, challengeOf } from '../support/oauth/auth-http.js';
@@ -107,6 +108,34 @@ describe('skills with required scopes, authorization on', () => {
     expect(got.message.result.skill.uri).toBe(ONBOARDING);
     const read = await send(other, 'resources/read', { uri: ONBOARDING });
     expect(read.message.result.contents[0].uri).toBe(ONBOARDING);
+  });
+  it('a skill registered at runtime with scopes is hidden from a caller without them and refused to it', async () => {
+    const skills = fixture.app.get(McpSkills);
+    await skills.register(
+      'billing/refunds',
+      {
+        'SKILL.md': '---\nname: refunds\ndescription: How to refund an order\n---\n',
+        'policy.md': 'Within 30 days.\n',
+      },
+      { requiredScopes: ['billing:read'] },
+    );
+    try {
+      const billing = verifier.mint({ subject: 'billing', scopes: ['billing:read'] });
+      const other = verifier.mint({ subject: 'other', scopes: ['reports:read'] });
+      const uris = async (token: string) =>
+        (await send(token, 'skills/list')).message.result.skills.map((skill: { uri: string }) => skill.uri);
+
+      expect(await uris(other)).not.toContain('skill://billing/refunds/SKILL.md');
+      expect(await uris(billing)).toContain('skill://billing/refunds/SKILL.md');
+      const refused = await send(other, 'resources/read', { uri: 'skill://billing/refunds/policy.md' });
+      expect(refused.status).toBe(403);
+      // The step-up challenge asks for the skill's scope beside those the caller holds.
+      expect(challengeOf(refused.headers.get('www-authenticate')).scope.split(' ')).toContain('billing:read');
+      const read = await send(billing, 'resources/read', { uri: 'skill://billing/refunds/policy.md' });
+      expect(read.message.result.contents[0].text).toBe('Within 30 days.\n');
+    } finally {
+      await skills.remove('billing/refunds');
+    }
   });
 });
 

@@ -31,6 +31,18 @@ import { legacySession } from '../support/legacy-task-wire.js';
 import { rawPost } from '../support/raw-http.js';
 import { until } from '../support/until.js';
 
+/** Resolves when `app` next opens a task's channel: a `tasks/result` request is in flight there. */
+function channelOpened(app: FixtureApp): Promise<void> {
+  const channels = app.app.get(McpTaskChannels);
+  const open = channels.open.bind(channels);
+  return new Promise<void>((resolve) => {
+    jest.spyOn(channels, 'open').mockImplementation((...args) => {
+      resolve();
+      return open(...args);
+    });
+  });
+}
+
 describe('Tasks of MCP 2025-11-25 with the SDK v1 client', () => {
   let app: FixtureApp;
   let gates: Gates;
@@ -322,14 +334,7 @@ describe.each(['in memory', 'on Redis'])('Tasks of MCP 2025-11-25: a session wai
     const { taskId } = created.result.task;
     // The answer stream's headers come with its first message: wait for the request to be in
     // flight on the server instead (it opens the task's channel).
-    const channels = app.app.get(McpTaskChannels);
-    const opened = new Promise<void>((resolve) => {
-      const open = channels.open.bind(channels);
-      jest.spyOn(channels, 'open').mockImplementation((...args) => {
-        resolve();
-        return open(...args);
-      });
-    });
+    const opened = channelOpened(app);
     const streaming = waiting.openResult(taskId);
     await opened;
     try {
@@ -433,14 +438,7 @@ describe('Tasks of MCP 2025-11-25: the session of a waiting tasks/result ends', 
       const session = await legacySession(app.endpoint);
       const created = await session.rpc('tools/call', { name: 'gated', arguments: { key: 'ended' }, task: {} });
       const { taskId } = created.result.task;
-      const channels = app.app.get(McpTaskChannels);
-      const opened = new Promise<void>((resolve) => {
-        const open = channels.open.bind(channels);
-        jest.spyOn(channels, 'open').mockImplementation((...args) => {
-          resolve();
-          return open(...args);
-        });
-      });
+      const opened = channelOpened(app);
       const streaming = session.openResult(taskId);
       await opened;
       await app.app.get(McpSessionManager).end(session.sessionId, 'deleted');

@@ -213,6 +213,22 @@ describe('README, docs/ and the package READMEs', () => {
     await expect(client.readResource({ uri: 'db://notes/7' })).rejects.toMatchObject({ code: -32002 });
   });
 
+  it('Skills from a provider: the playbooks are served as skills at startup; a retired one is gone', async () => {
+    const { app, endpoint } = await serve(await serverModule('playbook-skills.ts', 'AppModule'));
+    const client = await connect(endpoint);
+    const { resources } = await client.listResources();
+    expect(resources).toContainEqual(
+      expect.objectContaining({ uri: 'skill://playbooks/refunds/SKILL.md', description: 'How to refund an order' }),
+    );
+    const { contents } = await client.readResource({ uri: 'skill://playbooks/refunds/references/escalation.md' });
+    expect(textOf(contents[0])).toContain('Escalate to a lead');
+    const { PlaybookSkills } = (await import(block('playbook-skills.ts'))) as { PlaybookSkills: Type };
+    expect(await app.get<{ retire(slug: string): Promise<boolean> }>(PlaybookSkills).retire('refunds')).toBe(true);
+    await expect(client.readResource({ uri: 'skill://playbooks/refunds/SKILL.md' })).rejects.toMatchObject({
+      code: -32002,
+    });
+  });
+
   it('Subscriptions: the subscriber hears about the update its own tool call made, re-reads, ends its session and exits', async () => {
     const { app, endpoint } = await serve(await serverModule('note.tools.ts'));
     const output = await runClient('subscriber.ts', endpoint);

@@ -17,6 +17,7 @@ import { RedisRateWindows } from './redis-rate-windows.js';
 import { RedisRequestStateNonces } from './redis-request-state-nonces.js';
 import { RedisScripts, type RedisClient } from './redis-scripts.js';
 import { RedisSessionStore } from './redis-session.store.js';
+import { RedisSkillKeys, RedisSkillStore } from './redis-skill.store.js';
 import { RedisSubscriptionStore } from './redis-subscription.store.js';
 import { RedisTaskStore } from './redis-task.store.js';
 import { PendingEnds } from './pending-ends.js';
@@ -126,7 +127,7 @@ async function closeConnection(client: RedisClient): Promise<void> {
 
 /**
  * The Redis backend of `@nest-mcp/server`: sessions, subscriptions, replayable outboxes, POST
- * answer logs, rate-limit windows, the replay guard of MRTR request states, tasks and the routing
+ * answer logs, rate-limit windows, the replay guard of MRTR request states, tasks, runtime skills and the routing
  * of client answers and cancellations live in Redis, so any instance serves any request of any
  * session. Pass it as `McpModule.forRoot({ backend: new RedisMcpBackend({ url }) })`.
  *
@@ -220,6 +221,7 @@ export class RedisMcpBackend implements McpBackend {
       rateWindows: new RedisRateWindows(scripts, keys),
       requestStateNonces: new RedisRequestStateNonces(redis, keys),
       tasks: new RedisTaskStore(scripts, keys),
+      skills: new RedisSkillStore(redis, new RedisSkillKeys(keys.prefix)),
       close: async () => {
         delivery.stop();
         pubsub.stop();

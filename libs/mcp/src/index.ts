@@ -31,7 +31,8 @@ export {
 export type { McpBackend } from './backend/mcp-backend.interface.js';
 
 // Declaring tools, resources and prompts
-export { McpTool, McpResource, McpPrompt, McpApp } from './decorators/index.js';
+export { McpTool, McpResource, McpPrompt } from './decorators/index.js';
+export { McpApp } from './extensions/apps/mcp-app.decorator.js';
 export {
   McpArgs,
   McpCtx,
@@ -102,6 +103,7 @@ export {
   type McpTemplateRegistration,
 } from './resources/mcp-resource.service.js';
 export { McpServerStats } from './session/mcp-server-stats.js';
+export { McpSkills, type McpSkillFiles, type McpSkillRegistration } from './extensions/skills/mcp-skills.service.js';
 
 // Tool hooks
 export { McpToolHook } from './hooks/mcp-tool-hook.decorator.js';

@@ -4,6 +4,7 @@ import { MCP_MODULE_OPTIONS } from './mcp.module-definition.js';
 import { MCP_RESOLVED_OPTIONS } from './mcp.constants.js';
 import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 import { InMemoryMcpBackend } from './backend/in-memory/in-memory.backend.js';
+import { InMemorySkillStore } from './backend/in-memory/in-memory-skill.store.js';
 import { LocalInstanceMessaging } from './backend/in-memory/local-instance-messaging.js';
 import type { McpBackendParts } from './backend/mcp-backend.interface.js';
 import {
@@ -16,6 +17,7 @@ import {
   MCP_REQUEST_STATE_NONCES,
   MCP_SESSION_STORE,
   MCP_SUBSCRIPTION_STORE,
+  MCP_SKILL_STORE,
   MCP_TASK_STORE,
 } from './backend/mcp-backend.tokens.js';
 import { traceFanout } from './notifications/traced-fanout.js';
@@ -76,6 +78,12 @@ export const MCP_BACKEND_PROVIDERS: Provider[] = [
     provide: MCP_TASK_STORE,
     // Optional: absent, tasks live in this process (see McpTasks).
     useFactory: (parts: McpBackendParts) => parts.tasks ?? null,
+    inject: [MCP_BACKEND_PARTS],
+  },
+  {
+    provide: MCP_SKILL_STORE,
+    // Optional: absent, runtime skills live in this process (served by the instance that registered them).
+    useFactory: (parts: McpBackendParts) => parts.skills ?? new InMemorySkillStore(),
     inject: [MCP_BACKEND_PARTS],
   },
   McpBackendLifecycle,

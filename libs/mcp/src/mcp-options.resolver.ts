@@ -31,7 +31,7 @@ import { assertValidIcons } from './registry/icon-rules.js';
 import { authOptionProblems } from './auth/auth-options.validation.js';
 import { resolveTaskOptions, taskOptionProblems } from './protocol/tasks/task-options.js';
 import { telemetryOptionProblems } from './telemetry/telemetry-options.validation.js';
-import { resolveSkillOptions, skillOptionProblems } from './skills/skill-options.js';
+import { resolveSkillOptions, skillOptionProblems } from './extensions/skills/skill-options.js';
 import { isObject } from './model/is-object.js';
 
 /** A positive number, or the default (bad values were refused by `validateMcpOptions`). */
@@ -107,6 +107,7 @@ const GROUP_KEYS: { [Group in keyof McpOptionGroups]: Record<keyof McpOptionGrou
     maxBytesPerSkill: true,
     requiredScopes: true,
     watch: true,
+    maxRuntimeSkills: true,
   },
 };
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { McpExplorer } from './discovery/mcp.explorer.js';
+import { McpDeclarationsRegistrar } from './discovery/mcp-declarations.registrar.js';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory.js';
 import { McpMetadataAccessor } from './discovery/mcp-metadata.accessor.js';
 import { MCP_MODULE_OPTIONS, McpConfigurableModuleClass } from './mcp.module-definition.js';
@@ -11,6 +12,8 @@ import { LifecycleHandler } from './protocol/handlers/lifecycle.handler.js';
 import { PromptsHandler } from './protocol/handlers/prompts.handler.js';
 import { ResourcesHandler } from './protocol/handlers/resources.handler.js';
 import { ToolsHandler } from './protocol/handlers/tools.handler.js';
+import { McpToolCallPipeline } from './protocol/handlers/tool-call.pipeline.js';
+import { McpToolRun } from './protocol/handlers/tool-run.js';
 import { McpDispatcher } from './protocol/dispatch/mcp.dispatcher.js';
 import { McpInboundClassifier } from './protocol/inbound/inbound-classifier.js';
 import { McpMethods } from './protocol/handlers/mcp-methods.js';
@@ -51,10 +54,13 @@ import { McpAuthenticator } from './auth/mcp-authenticator.js';
 import { McpResourceMetadataMount } from './transports/http/resource-metadata.mount.js';
 import { McpAccessPolicy } from './auth/mcp-access.policy.js';
 import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
-import { McpAppsPolicy } from './protocol/apps/mcp-apps.policy.js';
-import { McpAppLinksCheck } from './discovery/app-links.check.js';
+import { McpExtensions } from './extension/mcp-extensions.js';
+import { McpExtensionHost } from './protocol/handlers/mcp-extension.host.js';
+import { McpAppsExtension } from './extensions/apps/mcp-apps.extension.js';
 import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
-import { SkillsHandler } from './skills/skills.handler.js';
+import { SkillsHandler } from './extensions/skills/skills.handler.js';
+import { RuntimeSkills } from './extensions/skills/runtime-skills.js';
+import { McpSkills } from './extensions/skills/mcp-skills.service.js';
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and
@@ -107,6 +113,7 @@ import { SkillsHandler } from './skills/skills.handler.js';
     McpMetadataAccessor,
     McpHandlerFactory,
     McpExplorer,
+    McpDeclarationsRegistrar,
     McpErrorMapper,
     McpMethods,
     McpInboundClassifier,
@@ -114,6 +121,8 @@ import { SkillsHandler } from './skills/skills.handler.js';
     ModernEra,
     LifecycleHandler,
     ToolsHandler,
+    McpToolCallPipeline,
+    McpToolRun,
     ResourcesHandler,
     PromptsHandler,
     SubscriptionsHandler,
@@ -137,14 +146,18 @@ import { SkillsHandler } from './skills/skills.handler.js';
     McpAuthenticator,
     McpAccessPolicy,
     McpResourceMetadataMount,
+    // Extensions plug in through one contract (docs/extensions.md).
+    McpExtensions,
+    McpExtensionHost,
     // MCP Apps (docs/apps.md)
-    McpAppsPolicy,
-    McpAppLinksCheck,
+    McpAppsExtension,
     ...MCP_TASK_PROVIDERS,
     // The skills extension (docs/skills.md)
     SkillsHandler,
+    RuntimeSkills,
+    McpSkills,
   ],
   // What an application injects; everything else is internal (tests reach it with `app.get`).
-  exports: [ResourceNotificationService, McpResourceService, McpServerStats],
+  exports: [ResourceNotificationService, McpResourceService, McpServerStats, McpSkills],
 })
 export class McpModule extends McpConfigurableModuleClass {}

@@ -13,6 +13,7 @@ import { MODULE_METADATA } from '@nestjs/common/constants.js';
 import { McpModule } from './mcp.module.js';
 import { ResourceNotificationService } from './notifications/resource-notification.service.js';
 import { McpResourceService } from './resources/mcp-resource.service.js';
+import { McpSkills } from './extensions/skills/mcp-skills.service.js';
 import { McpServerStats } from './session/mcp-server-stats.js';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
@@ -158,6 +159,9 @@ const PUBLIC = [
   'McpResourceRegistration',
   'McpTemplateRegistration',
   'McpServerStats',
+  'McpSkills',
+  'McpSkillFiles',
+  'McpSkillRegistration',
   // tool hooks
   'McpToolHook',
   'McpToolHookHandler',
@@ -334,7 +338,7 @@ describe('@nest-mcp/server (application authors)', () => {
 
 describe('McpModule', () => {
   it('exports to the application the services it injects, and no internals', () => {
-    const services = [ResourceNotificationService, McpResourceService, McpServerStats];
+    const services = [ResourceNotificationService, McpResourceService, McpServerStats, McpSkills];
     expect(Reflect.getMetadata(MODULE_METADATA.EXPORTS, McpModule)).toEqual(services);
     const dynamic = McpModule.forRoot({
       serverInfo: { name: 't', version: '1' },

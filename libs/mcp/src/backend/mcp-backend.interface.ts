@@ -6,6 +6,7 @@ import type { McpPostStreams } from './mcp-post-streams.js';
 import type { McpRateWindows } from './mcp-rate-windows.js';
 import type { McpRequestStateNonces } from './mcp-request-state-nonces.js';
 import type { McpSessionStore } from './mcp-session.store.js';
+import type { McpSkillStore } from './mcp-skill.store.js';
 import type { McpSubscriptionStore } from './mcp-subscription.store.js';
 import type { McpTaskStore } from './mcp-task.store.js';
 
@@ -107,6 +108,12 @@ export interface McpBackendParts {
    * then found only on the instance that created it; a startup warning says so)
    */
   readonly tasks?: McpTaskStore;
+  /**
+   * The skills registered at runtime (`McpSkills`), shared by every instance so each serves
+   * all of them. @default kept per process (with several instances, a skill is then served only
+   * by the instance that registered it)
+   */
+  readonly skills?: McpSkillStore;
   /** Releases connections and timers when the application shuts down. */
   close?(): Promise<void>;
 }

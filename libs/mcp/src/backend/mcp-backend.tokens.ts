@@ -18,3 +18,5 @@ export const MCP_RATE_WINDOWS = Symbol('MCP_RATE_WINDOWS');
 export const MCP_REQUEST_STATE_NONCES = Symbol('MCP_REQUEST_STATE_NONCES');
 /** DI token of the task store (`McpTaskStore`): the backend's, else one of this process. */
 export const MCP_TASK_STORE = Symbol('MCP_TASK_STORE');
+/** DI token of the store of skills registered at runtime (`McpSkillStore`): the backend's, else one of this process. */
+export const MCP_SKILL_STORE = Symbol('MCP_SKILL_STORE');

@@ -5,8 +5,6 @@ import type { McpPromptOptions } from '../interfaces/mcp-prompt-options.interfac
 import type { McpResourceOptions } from '../interfaces/mcp-resource-options.interface.js';
 import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
 import { MCP_TOOL_HOOK_METADATA } from '../hooks/mcp-tool-hook.decorator.js';
-import { MCP_APP_METADATA } from '../apps/mcp-apps.constants.js';
-import type { McpAppOptions } from '../interfaces/mcp-app-options.interface.js';
 
 type Target = (...args: unknown[]) => unknown;
 
@@ -25,13 +23,6 @@ export class McpMetadataAccessor {
 
   getPrompt(target: unknown): McpPromptOptions | undefined {
     return this.read<McpPromptOptions>(MCP_PROMPT_METADATA, target);
-  }
-
-  /** The `@McpApp()` declarations of a class, in source order (none for anything else). */
-  getApps(target: unknown): readonly McpAppOptions[] {
-    if (typeof target !== 'function') return [];
-    // Own metadata only: a subclass does not declare its parent's apps a second time.
-    return (Reflect.getOwnMetadata(MCP_APP_METADATA, target) as McpAppOptions[] | undefined) ?? [];
   }
 
   /** True for a class decorated with `@McpToolHook()`. */

@@ -1,43 +1,19 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { McpPromptRegistry } from '../registry/mcp-prompt.registry.js';
-import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
-import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
-import { compileOutputSchema, compileSchema } from '../schema/index.js';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import { INVALID_TOOL_NAME } from '../mcp.messages.js';
-import { isValidToolName } from '../registry/tool-name.js';
-import { toolHeaderParams } from '../registry/tool-header-params.js';
-import type { McpPromptOptions } from '../interfaces/mcp-prompt-options.interface.js';
-import type { McpCompleter } from '../interfaces/mcp-completion.interface.js';
-import type { McpHandlerFn } from '../context/mcp-handler.types.js';
-import { completerAsHandler } from '../completion/completer-call.js';
-import type { McpCompanionFn } from './companion-callback.js';
-import type { McpResourceOptions } from '../interfaces/mcp-resource-options.interface.js';
-import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
-import { buildPromptDescriptor, buildToolDescriptor } from './mcp-descriptors.js';
 import { McpHandlerFactory } from './mcp-handler.factory.js';
 import { assertValidIcons } from '../registry/icon-rules.js';
 import { McpToolHooks } from '../hooks/mcp-tool-hooks.js';
-import { McpResourceTemplateRegistry } from '../registry/mcp-resource-template.registry.js';
-import { buildTemplateEntry } from '../resources/template-entry.js';
 import type { McpToolHookHandler } from '../hooks/mcp-tool-hook.interface.js';
 import { McpMetadataAccessor } from './mcp-metadata.accessor.js';
 import { requiredScopesOf } from '../auth/required-scopes.js';
-import type { McpAppOptions } from '../interfaces/mcp-app-options.interface.js';
-import { withToolUi } from '../apps/tool-ui.js';
-import { appHtmlHandler } from '../apps/app-html.js';
-import { isUiUri } from '../apps/mcp-apps.constants.js';
-import { UI_OUTSIDE_UI_SCHEME } from '../apps/mcp-apps.messages.js';
-import { buildResourceEntry } from '../resources/resource-entry.js';
+import { McpDeclarationsRegistrar, type McpDeclarationSite } from './mcp-declarations.registrar.js';
 
 /**
- * Finds `@McpTool`, `@McpResource` and `@McpPrompt` methods, and `@McpApp` classes, on every
- * provider and controller once, at startup, and fills the registries. Definition errors fail
- * `app.init()`.
+ * Finds `@McpTool`, `@McpResource` and `@McpPrompt` methods on every provider and controller
+ * once, at startup, and hands each to the registrar (`McpDeclarationsRegistrar`), which builds
+ * and registers it through the plugged extensions, and finds their class decorators (`@McpApp`).
+ * Definition errors fail `app.init()`.
  */
 @Injectable()
 export class McpExplorer implements OnModuleInit {
@@ -46,12 +22,8 @@ export class McpExplorer implements OnModuleInit {
     private readonly scanner: MetadataScanner,
     private readonly accessor: McpMetadataAccessor,
     private readonly handlerFactory: McpHandlerFactory,
-    private readonly tools: McpToolRegistry,
-    private readonly resources: McpResourceRegistry,
-    private readonly prompts: McpPromptRegistry,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly hooks: McpToolHooks,
-    private readonly templates: McpResourceTemplateRegistry,
+    private readonly declarations: McpDeclarationsRegistrar,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -62,7 +34,7 @@ export class McpExplorer implements OnModuleInit {
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown> | null;
       if (!prototype) continue;
       if (this.accessor.isToolHook(prototype.constructor)) this.hooks.add(instance as McpToolHookHandler);
-      for (const app of this.accessor.getApps(prototype.constructor)) await this.addApp(wrapper, app);
+      await this.declarations.addDiscovered({ classRef: prototype.constructor, instance });
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         await this.explore(wrapper, prototype[methodName], methodName);
       }
@@ -78,113 +50,12 @@ export class McpExplorer implements OnModuleInit {
     if (!tool && !resource && !prompt) return;
     // @RequireScopes on the class and on the method (resource-server mode).
     const scopes = requiredScopesOf((wrapper.instance as object).constructor, method, source);
-    if (tool) await this.addTool(wrapper, methodName, tool, source, scopes);
-    if (resource) this.addResource(wrapper, methodName, resource, source, scopes);
-    if (prompt) this.addPrompt(wrapper, methodName, prompt, source, scopes);
-  }
-
-  private async addTool(
-    wrapper: InstanceWrapper,
-    methodName: string,
-    options: McpToolOptions,
-    source: string,
-    requiredScopes: readonly string[] | undefined,
-  ) {
-    if (!isValidToolName(options.name)) throw new McpDefinitionError(INVALID_TOOL_NAME(String(options.name), source));
-    const input = await compileSchema(options.input, `${source} (input)`, {
-      maxDepth: this.options.maxArgumentDepth,
-    });
-    const output = options.output ? await compileOutputSchema(options.output, `${source} (output)`) : undefined;
-    const headers = toolHeaderParams(input.jsonSchema, options.headerParams, source);
-    const { descriptor, ui } = withToolUi(options, buildToolDescriptor(options, headers.schema, output), source);
-    this.tools.register({
-      name: options.name,
-      descriptor,
-      ui,
-      input,
-      output,
-      handler: this.handlerFactory.create(wrapper, methodName),
-      source,
-      cache: options.cache,
-      headerParams: headers.params,
-      requiredScopes,
-      taskSupport: options.taskSupport,
-    });
-  }
-
-  private addResource(
-    wrapper: InstanceWrapper,
-    methodName: string,
-    options: McpResourceOptions,
-    source: string,
-    requiredScopes: readonly string[] | undefined,
-  ) {
-    const handler = this.handlerFactory.create(wrapper, methodName);
-    if (options.uriTemplate !== undefined) {
-      const { uriTemplate, complete, exists, uri: _uri, ...metadata } = options;
-      const callbacks = {
-        completers: this.completers(wrapper, methodName, Object.entries(complete ?? {})),
-        exists: exists && this.handlerFactory.createCompanion(wrapper, methodName, 'exists', exists as McpCompanionFn),
-      };
-      this.templates.register({
-        ...buildTemplateEntry(uriTemplate, metadata, handler, source, callbacks),
-        requiredScopes,
-      });
-      return;
-    }
-    const { uri, uriTemplate: _template, ...metadata } = options;
-    this.resources.register({ ...buildResourceEntry(uri ?? '', metadata, handler, source), requiredScopes });
-  }
-
-  /** An `@McpApp` of a class: a UI resource served from its html, under the class's `@RequireScopes()`. */
-  private async addApp(wrapper: InstanceWrapper, app: McpAppOptions) {
-    const classRef = (wrapper.instance as object).constructor;
-    const source = `${classRef.name} (@McpApp '${String(app.uri)}')`;
-    const { uri, html, ...metadata } = app;
-    if (!isUiUri(uri)) throw new McpDefinitionError(UI_OUTSIDE_UI_SCHEME(String(uri), source));
-    const handler = await appHtmlHandler(html, wrapper.instance as object, source);
-    const entry = buildResourceEntry(uri, metadata, handler, source);
-    this.resources.register({ ...entry, requiredScopes: requiredScopesOf(classRef, undefined, source) });
-  }
-
-  private addPrompt(
-    wrapper: InstanceWrapper,
-    methodName: string,
-    options: McpPromptOptions,
-    source: string,
-    requiredScopes: readonly string[] | undefined,
-  ) {
-    this.prompts.register({
-      requiredScopes,
-      name: options.name,
-      descriptor: buildPromptDescriptor(options),
-      arguments: options.arguments ?? [],
-      description: options.description,
-      handler: this.handlerFactory.create(wrapper, methodName),
-      source,
-      cache: options.cache,
-      completers: this.completers(
-        wrapper,
-        methodName,
-        (options.arguments ?? []).flatMap(({ name, complete }) => (complete ? [[name, complete] as const] : [])),
-      ),
-    });
-  }
-
-  /** Completers by name, each run as part of the method whose decorator declares it. */
-  private completers(
-    wrapper: InstanceWrapper,
-    methodName: string,
-    declared: Iterable<readonly [string, McpCompleter]>,
-  ): Map<string, McpHandlerFn> {
-    const completers = new Map<string, McpHandlerFn>();
-    for (const [name, complete] of declared) {
-      const role = `complete:${name}`;
-      completers.set(
-        name,
-        this.handlerFactory.createCompanion(wrapper, methodName, role, completerAsHandler(complete)),
-      );
-    }
-    return completers;
+    const site: McpDeclarationSite = {
+      handler: () => this.handlerFactory.create(wrapper, methodName),
+      companion: (role, run) => this.handlerFactory.createCompanion(wrapper, methodName, role, run),
+    };
+    if (tool) await this.declarations.addTool(site, tool, source, scopes);
+    if (resource) this.declarations.addResource(site, resource, source, scopes);
+    if (prompt) this.declarations.addPrompt(site, prompt, source, scopes);
   }
 }

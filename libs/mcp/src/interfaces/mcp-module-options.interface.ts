@@ -377,17 +377,26 @@ export interface McpTasksOptions {
 }
 
 /**
- * Agent Skills served from folders: `skills` of `McpModule.forRoot()` (docs/skills.md). They are
- * read once at startup; every problem (a bad `SKILL.md`, a name that breaks the Agent Skills
- * rules, a link out of the folder, a skill over a limit) fails the start naming the file.
+ * Agent Skills: `skills` of `McpModule.forRoot()` (docs/skills.md), served from folders and from
+ * application code (`McpSkills`). The folders are read once at startup; every problem (a bad
+ * `SKILL.md`, a name that breaks the Agent Skills rules, a link out of the folder, a skill over a
+ * limit) fails the start naming the file. Setting the group declares the extension.
  * @publicApi
  */
 export interface McpSkillsOptions {
   /**
    * Folders to publish: every folder below one of them (at any depth) that holds a `SKILL.md` is
-   * a skill, served at `skill://<its path below the folder>/SKILL.md`. At least one.
+   * a skill, served at `skill://<its path below the folder>/SKILL.md`. When given, at least one.
+   * @default [] (only the skills application code registers through `McpSkills`)
    */
-  directories: string[];
+  directories?: string[];
+  /**
+   * Most skills application code may register at runtime (`McpSkills.register`), on all
+   * instances together; one more is refused. With the per-skill limits this bounds the memory
+   * (and, on a shared backend, the storage) runtime skills take.
+   * @default 100
+   */
+  maxRuntimeSkills?: number;
   /**
    * Serve `resources/directory/read` (and declare `directoryRead: true`), so a host can list a
    * skill's folders.

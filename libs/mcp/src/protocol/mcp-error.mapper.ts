@@ -7,6 +7,7 @@ import { McpException } from '../errors/mcp.exception.js';
 import { McpInternalErrorException, McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
 import { McpServiceUnavailableException } from '../errors/mcp-transport.exceptions.js';
 import { McpBackendUnavailableError } from '../backend/mcp-backend.interface.js';
+import { stringifyJson } from '../model/raw-json.js';
 import { errorResponse, JsonRpcErrorCode, type JsonRpcErrorObject, type JsonRpcResponse } from '../model/json-rpc.js';
 
 /** The text of an `HttpException`, as Nest's `ValidationPipe` and friends shape it. */
@@ -60,7 +61,7 @@ export class McpErrorMapper {
    */
   serialize(response: JsonRpcResponse, method: string): string {
     try {
-      return JSON.stringify(response);
+      return stringifyJson(response);
     } catch (error) {
       const failure = this.internal(error, `${method} (serializing its result)`);
       return JSON.stringify(errorResponse(response.id, failure.toJsonRpcError()));

@@ -14,6 +14,7 @@ export interface DeclaredEntry {
  */
 export abstract class EntryRegistry<T extends DeclaredEntry> {
   protected readonly entries = new KeyedCollection<T>();
+  private readonly counters: { readonly matches: (entry: T) => boolean; value: number }[] = [];
 
   /** The key of an entry (tool name, URI, template...). */
   protected abstract keyOf(entry: T): string;
@@ -31,10 +32,26 @@ export abstract class EntryRegistry<T extends DeclaredEntry> {
     const existing = this.entries.get(key);
     if (existing) throw new McpDefinitionError(this.duplicate(entry, existing));
     this.entries.set(key, entry);
+    for (const counter of this.counters) if (counter.matches(entry)) counter.value++;
   }
 
   unregister(key: string): boolean {
-    return this.entries.delete(key);
+    const entry = this.entries.get(key);
+    if (!entry || !this.entries.delete(key)) return false;
+    for (const counter of this.counters) if (counter.matches(entry)) counter.value--;
+    return true;
+  }
+
+  /**
+   * A live count of the entries `matches` keeps (those registered already included), kept up to
+   * date on every register and unregister: a feature asks it per request to skip its work while
+   * it has nothing to do.
+   */
+  counter(matches: (entry: T) => boolean): () => number {
+    const counter = { matches, value: 0 };
+    for (const entry of this.entries.values()) if (matches(entry)) counter.value++;
+    this.counters.push(counter);
+    return () => counter.value;
   }
 
   get(key: string): T | undefined {

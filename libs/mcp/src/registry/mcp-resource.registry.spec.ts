@@ -89,6 +89,24 @@ describe('McpResourceRegistry', () => {
   });
 });
 
+describe('a live count of the entries a feature cares about', () => {
+  it('counts the entries already there, then follows every register and unregister', () => {
+    const registry = new McpResourceRegistry();
+    registry.register(resourceEntry('ui://a'));
+    registry.register(resourceEntry('db://b'));
+    const ui = registry.counter((entry) => entry.uri.startsWith('ui://'));
+    expect(ui()).toBe(1);
+    registry.register(resourceEntry('ui://c'));
+    expect(ui()).toBe(2);
+    expect(registry.unregister('db://b')).toBe(true);
+    expect(registry.unregister('ui://a')).toBe(true);
+    expect(registry.unregister('ui://a')).toBe(false);
+    expect(ui()).toBe(1);
+    expect(() => registry.register(resourceEntry('ui://c', 'Other.read'))).toThrow(McpDefinitionError);
+    expect(ui()).toBe(1);
+  });
+});
+
 describe('buildResourceDescriptor', () => {
   it('defaults the name to the URI and carries no undefined members', () => {
     const descriptor = buildResourceDescriptor('db://notes', {

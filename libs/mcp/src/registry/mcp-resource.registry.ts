@@ -5,7 +5,6 @@ import { DUPLICATE_RESOURCE, INVALID_RESOURCE_URI } from '../mcp.messages.js';
 import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
 import { EntryRegistry } from './entry-registry.js';
 import type { McpHandlerFn } from '../context/mcp-handler.types.js';
-import { isUiUri } from '../apps/mcp-apps.constants.js';
 import { hasUriScheme } from '../model/uri-scheme.js';
 
 /** A resource ready to serve. */
@@ -62,7 +61,6 @@ export function buildResourceDescriptor(
 @Injectable()
 export class McpResourceRegistry extends EntryRegistry<McpResourceEntry> {
   private dynamic = false;
-  private uiResources = 0;
   private unlistedResources = 0;
 
   /** True while some entry is left out of `resources/list` (lists without one need no filter). */
@@ -75,22 +73,24 @@ export class McpResourceRegistry extends EntryRegistry<McpResourceEntry> {
     return this.dynamic || this.size > 0;
   }
 
-  /** How many UI resources (MCP Apps, `ui://`) it holds, declared, runtime or announced by another instance. */
-  get uiCount(): number {
-    return this.uiResources;
+  /**
+   * Marks the feature in use although no resource may exist yet: a part whose resources come and
+   * go (skills registered at runtime) serves `resources/*` from the start and while it has none,
+   * so the capability a client saw at `initialize` keeps answering.
+   */
+  markInUse(): void {
+    this.dynamic = true;
   }
 
   override register(entry: McpResourceEntry): void {
     super.register(entry);
     if (entry.runtime) this.dynamic = true;
-    if (isUiUri(entry.uri)) this.uiResources++;
     if (entry.unlisted) this.unlistedResources++;
   }
 
   override unregister(uri: string): boolean {
     const unlisted = this.get(uri)?.unlisted === true;
     const removed = super.unregister(uri);
-    if (removed && isUiUri(uri)) this.uiResources--;
     if (removed && unlisted) this.unlistedResources--;
     return removed;
   }

@@ -8,7 +8,6 @@ import type { CompiledSchema } from '../schema/schema.types.js';
 import { EntryRegistry } from './entry-registry.js';
 import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 import { isValidToolName } from './tool-name.js';
-import type { McpToolUi } from '../apps/tool-ui.js';
 
 /** A tool ready to serve; its wire descriptor is built once. */
 export interface McpToolEntry {
@@ -26,8 +25,8 @@ export interface McpToolEntry {
   readonly cache?: McpCacheHints;
   /** Arguments mirrored into `Mcp-Param-*` headers, checked against the body over HTTP (modern era). */
   readonly headerParams?: readonly McpHeaderParam[];
-  /** Its MCP Apps metadata (`_meta.ui`), when it has some. */
-  readonly ui?: McpToolUi;
+  /** What each extension keeps on it, by the extension's name (MCP Apps: its `_meta.ui`). */
+  readonly extensions?: Readonly<Record<string, unknown>>;
   /** Whether calls may run as tasks (`@McpTool({ taskSupport })`); none is `forbidden`. */
   readonly taskSupport?: McpTaskSupport;
 }
@@ -35,25 +34,6 @@ export interface McpToolEntry {
 /** The tools of this server, by exact (case-sensitive) name. @publicApi */
 @Injectable()
 export class McpToolRegistry extends EntryRegistry<McpToolEntry> {
-  private withUi = 0;
-
-  /** How many tools carry MCP Apps metadata (none: nothing is filtered per host). */
-  get appLinked(): number {
-    return this.withUi;
-  }
-
-  override register(entry: McpToolEntry): void {
-    super.register(entry);
-    if (entry.ui) this.withUi++;
-  }
-
-  override unregister(name: string): boolean {
-    const entry = this.get(name);
-    const removed = super.unregister(name);
-    if (removed && entry?.ui) this.withUi--;
-    return removed;
-  }
-
   protected keyOf(entry: McpToolEntry): string {
     return entry.name;
   }

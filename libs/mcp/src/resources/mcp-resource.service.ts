@@ -17,6 +17,7 @@ import { checkedScopes } from '../auth/required-scopes.js';
 import { RuntimeResourceSync } from './runtime-resource-sync.js';
 import { buildResourceEntry } from './resource-entry.js';
 import { McpLogger } from '../logging/mcp-logger.js';
+import { McpExtensions } from '../extension/mcp-extensions.js';
 
 type TemplateArgs = { uri: string; variables: UriVariables };
 
@@ -81,6 +82,7 @@ export class McpResourceService {
     private readonly notifications: ResourceNotificationService,
     private readonly templates: McpResourceTemplateRegistry,
     private readonly sync: RuntimeResourceSync,
+    private readonly extensions: McpExtensions,
   ) {}
 
   /**
@@ -110,6 +112,7 @@ export class McpResourceService {
       described,
       async (args: unknown, ctx: McpRequestContext) => reader(args as { uri: string }, ctx),
       where,
+      this.extensions,
     );
     const entry = { ...built, source: 'McpResourceService.register', runtime: true, requiredScopes };
     if (existing) this.registry.unregister(uri);
@@ -153,6 +156,7 @@ export class McpResourceService {
       descriptive,
       async (args, ctx) => reader(args as TemplateArgs, ctx),
       'McpResourceService.registerTemplate',
+      this.extensions,
       {
         completers: new Map(Object.entries(complete ?? {}).map(([name, fn]) => [name, runtimeCompleter(fn)])),
         exists: exists && (async (args, ctx) => exists(args as TemplateArgs, ctx)),

@@ -5,7 +5,7 @@ import { buildResourceDescriptor } from '../registry/mcp-resource.registry.js';
 import { hasUriScheme } from '../model/uri-scheme.js';
 import type { McpResourceTemplateEntry } from '../registry/mcp-resource-template.registry.js';
 import { compileUriTemplate, UriTemplateError } from '../templates/index.js';
-import { assertNotUiTemplate } from '../apps/ui-resource.js';
+import type { McpExtensions } from '../extension/mcp-extensions.js';
 
 /** What serves a template besides its handler. */
 export interface TemplateCallbacks {
@@ -24,6 +24,7 @@ export function buildTemplateEntry(
   metadata: McpResourceMetadata,
   handler: McpHandlerFn,
   source: string,
+  extensions: McpExtensions,
   { completers, exists }: TemplateCallbacks = {},
   runtime?: boolean,
 ): McpResourceTemplateEntry {
@@ -32,7 +33,7 @@ export function buildTemplateEntry(
       `Invalid MCP resource template '${String(uriTemplate)}' on ${source}: it needs a scheme`,
     );
   }
-  assertNotUiTemplate(uriTemplate, metadata, source);
+  extensions.declareTemplate({ uriTemplate, metadata, source });
   let template;
   try {
     template = compileUriTemplate(uriTemplate);

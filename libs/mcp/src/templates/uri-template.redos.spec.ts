@@ -34,14 +34,18 @@ describe('UriTemplate.match on hostile URIs', () => {
     ['test://template/{id}/data', 'test://template/', 'a/data', '/x', false],
     ['db://notes/{id}', 'db://notes/', '%', '', false],
     ['x://h/{hash:2}/{hash}{?q}', 'x://h/ab/ab', 'c', '?q=1', true],
-  ])('%s answers a hostile URI without backtracking (case %#)', (template, head, unit, tail, matches) => {
-    const compiled = new UriTemplate(template);
-    const uri = hostile(head, unit, tail);
-    expect(compiled.match(uri) !== undefined).toBe(matches);
-    expect(compiled.match(hostile(head, unit, tail, MIB)) !== undefined).toBe(matches);
-    // On the wire such a URI never reaches the matcher: it is over the length cap.
-    expect(isUriTooLong(uri)).toBe(true);
-  }, LINEAR_CASE_TIMEOUT_MS);
+  ])(
+    '%s answers a hostile URI without backtracking (case %#)',
+    (template, head, unit, tail, matches) => {
+      const compiled = new UriTemplate(template);
+      const uri = hostile(head, unit, tail);
+      expect(compiled.match(uri) !== undefined).toBe(matches);
+      expect(compiled.match(hostile(head, unit, tail, MIB)) !== undefined).toBe(matches);
+      // On the wire such a URI never reaches the matcher: it is over the length cap.
+      expect(isUriTooLong(uri)).toBe(true);
+    },
+    LINEAR_CASE_TIMEOUT_MS,
+  );
 });
 
 describe('URI length cap', () => {

@@ -21,8 +21,10 @@ import type { McpListener, McpListKind } from '../backend/mcp-fanout.js';
 import type { McpRequestStateNonces } from '../backend/mcp-request-state-nonces.js';
 import type { McpSessionEndReason, McpSessionRecord } from '../backend/mcp-session.store.js';
 import { FakeConnection, listChanged, updated } from './fake-connection.js';
+import { describeSkillStoreContract } from './skill-store-contract.js';
 import { describeTaskStoreContract } from './task-store-contract.js';
 import type { BackendDeployment, BackendUnderTest } from './backend-deployment.js';
+import { eventually } from './eventually.js';
 
 export { deploymentOf, type BackendDeployment, type BackendUnderTest } from './backend-deployment.js';
 
@@ -109,15 +111,6 @@ async function resumedAnswer(parts: McpBackendParts, sessionId: string) {
 function noncesOf(parts: McpBackendParts): McpRequestStateNonces {
   expect(parts.requestStateNonces).toBeDefined();
   return parts.requestStateNonces!;
-}
-
-/** Resolves once `condition()` holds, checked every 10 ms for at most 5 s (for expiries). */
-async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within 5000 ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /**
@@ -664,6 +657,7 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
     });
 
     describeTaskStoreContract(subject, deploy);
+    describeSkillStoreContract(subject, deploy);
 
     if (!subject.shared) return;
 

@@ -33,6 +33,7 @@ const ASYNC_CALLS = {
     'settleInstance',
     'reapOrphans',
   ],
+  skills: ['put', 'remove', 'versions', 'get'],
 } as const;
 
 type Part = keyof typeof ASYNC_CALLS;
@@ -122,6 +123,7 @@ export class FaultyMcpBackend implements McpBackend {
       rateWindows: parts.rateWindows && this.wrap('rateWindows', parts.rateWindows),
       requestStateNonces: parts.requestStateNonces && this.wrap('requestStateNonces', parts.requestStateNonces),
       tasks: parts.tasks && this.wrap('tasks', parts.tasks),
+      skills: parts.skills && this.wrap('skills', parts.skills),
     };
   }
 

@@ -4,4 +4,5 @@
 export * from './backend-contract.js';
 export * from './faulty-backend.js';
 export { describeTaskStoreContract, taskLimits, taskRecord } from './task-store-contract.js';
+export { describeSkillStoreContract, storedSkill } from './skill-store-contract.js';
 export * from './fake-connection.js';

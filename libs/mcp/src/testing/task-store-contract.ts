@@ -15,6 +15,7 @@ import {
   type McpTaskStore,
 } from '../backend/mcp-task.store.js';
 import type { BackendDeployment, BackendUnderTest } from './backend-deployment.js';
+import { eventually } from './eventually.js';
 
 const newTaskId = (): string => randomBytes(18).toString('base64url');
 
@@ -57,15 +58,6 @@ function tasksOf(parts: McpBackendParts): McpTaskStore {
 /** A record owned by a live instance of `parts` (a shared store fails the tasks of any other). */
 const liveRecord = (parts: McpBackendParts, overrides: Partial<McpTaskRecord> = {}): McpTaskRecord =>
   taskRecord({ instanceId: parts.messaging?.instanceId ?? 'instance', ...overrides });
-
-/** Resolves once `condition()` holds, checked every 10 ms for at most 5 s (for expiries). */
-async function eventually(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within 5000 ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Declares the task store's part of the contract (inside `describeBackendContract`). */
 export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () => Promise<BackendDeployment>): void {

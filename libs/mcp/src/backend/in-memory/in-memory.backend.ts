@@ -5,13 +5,14 @@ import { InMemoryPostStreams } from './in-memory-post-streams.js';
 import { InMemoryRequestStateNonces } from './in-memory-request-state-nonces.js';
 import { InMemorySessionStore } from './in-memory-session.store.js';
 import { InMemorySubscriptionStore } from './in-memory-subscription.store.js';
+import { InMemorySkillStore } from './in-memory-skill.store.js';
 import { InMemoryTaskStore } from './in-memory-task.store.js';
 
 /**
- * The default backend: sessions, subscriptions, delivery, the replay guard of request states and
- * tasks in this process, nothing to install. Every part keeps its per-session state under the one
- * session table, so ending a session clears all of them in one synchronous step. Fan-out and
- * live streams are one object: a notification reaches a session through its stream.
+ * The default backend: sessions, subscriptions, delivery, the replay guard of request states,
+ * tasks and runtime skills in this process, nothing to install. Every part keeps its
+ * per-session state under the one session table, so ending a session clears all of them in one
+ * synchronous step. Fan-out and live streams are one object: a notification reaches a session through its stream.
  * @publicApi
  */
 export class InMemoryMcpBackend implements McpBackend {
@@ -33,6 +34,7 @@ export class InMemoryMcpBackend implements McpBackend {
       postStreams: new InMemoryPostStreams(options, sessions),
       requestStateNonces: new InMemoryRequestStateNonces(),
       tasks: new InMemoryTaskStore(),
+      skills: new InMemorySkillStore(),
     };
   }
 }

@@ -606,7 +606,7 @@ describe('McpDispatcher', () => {
 
     // A tool that throws gives an isError: true result (docs/decisions/0002-error-codes-and-http-statuses.md;
     // docs/tools.md: "throw any Error and the model gets an isError: true result with its message"): a business failure
-    // such as NotFoundException is a tool execution error. ToolsHandler.failure rethrows every
+    // such as NotFoundException is a tool execution error. McpToolRun.failure rethrows every
     // HttpException but 400/422, so the client gets a JSON-RPC -32602 error instead.
     it('turns a NotFoundException thrown by a tool into an isError result with its text', async () => {
       const result = await client.result('tools/call', { name: 'missing-note' }, ctx);

@@ -1,11 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
-import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
-import { McpAppsPolicy } from '../apps/mcp-apps.policy.js';
-import type { McpMethodGroup } from './mcp-method.types.js';
+import type { McpExtension } from '../../extension/mcp-extension.interface.js';
+import { McpExtensions, withExtensionCapability } from '../../extension/mcp-extensions.js';
 import { McpMethods } from './mcp-methods.js';
 
-const table = () => new McpMethods(new McpAppsPolicy(new McpToolRegistry(), new McpResourceRegistry()));
+const table = () => new McpMethods(new McpExtensions());
 const answer = async () => ({});
 
 describe('McpMethods', () => {
@@ -21,23 +19,27 @@ describe('McpMethods', () => {
     expect(methods.find('modern', 'legacy/only')).toBeUndefined();
   });
 
-  it("declares the groups' extensions under capabilities.extensions in both eras, while they are available", () => {
-    const methods = table();
-    let available = false;
-    const skills: McpMethodGroup = {
-      methods: () => ({}),
-      available: () => available,
-      extensions: () => ({ 'io.modelcontextprotocol/skills': { directoryRead: true } }),
+  it("declares the groups' capabilities, and each present extension's under capabilities.extensions in both eras", () => {
+    const extensions = new McpExtensions();
+    const methods = new McpMethods(extensions);
+    let present = false;
+    const skills: McpExtension = {
+      name: 'io.modelcontextprotocol/skills',
+      present: () => present,
+      capabilities: (capabilities) => withExtensionCapability(capabilities, skills.name, { directoryRead: true }),
     };
-    methods.add(skills, 'both');
-    methods.add({ methods: () => ({}), extensions: () => ({ 'example.com/other': {} }) });
+    extensions.add(skills);
+    extensions.add({
+      name: 'example.com/other',
+      capabilities: (c) => withExtensionCapability(c, 'example.com/other', {}),
+    });
     methods.add({ methods: () => ({}), capability: () => ['resources', { listChanged: true }] });
 
     expect(methods.capabilities()).toEqual({
       resources: { listChanged: true },
       extensions: { 'example.com/other': {} },
     });
-    available = true;
+    present = true;
     const expected = { 'example.com/other': {}, 'io.modelcontextprotocol/skills': { directoryRead: true } };
     expect(methods.capabilities().extensions).toEqual(expected);
     expect(methods.modernCapabilities().extensions).toEqual(expected);

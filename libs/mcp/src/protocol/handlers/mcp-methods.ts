@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { McpAppsPolicy } from '../apps/mcp-apps.policy.js';
 import type { McpEra } from '../inbound/inbound.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
+import { McpExtensions } from '../../extension/mcp-extensions.js';
 
 /**
  * The methods both eras serve. MCP 2026-07-28 removed `initialize`, `ping`, sessions'
@@ -25,9 +25,10 @@ interface Entry {
 
 /**
  * The method table of the protocol core: every method group (`tools/*`, `resources/*`, ...)
- * registers itself here when it is built, and the eras look their methods up here. It also
- * derives what the groups declare: the capabilities of each era, and whether a feature is there
- * at all (a method of an absent feature is not found).
+ * registers itself here when it is built, and so do the extensions' methods (`McpExtensionHost`);
+ * the eras look their methods up here. It also derives what the groups and the plugged
+ * extensions declare: the capabilities of each era, and whether a feature is there at all (a
+ * method of an absent feature is not found).
  */
 @Injectable()
 export class McpMethods {
@@ -35,7 +36,7 @@ export class McpMethods {
   private readonly modern = new Map<string, Entry>();
   private readonly groups: McpMethodGroup[] = [];
 
-  constructor(private readonly apps: McpAppsPolicy) {}
+  constructor(private readonly extensions: McpExtensions) {}
 
   /**
    * Adds a group's methods: the base protocol's in the eras that have them; `only` restricts
@@ -66,24 +67,20 @@ export class McpMethods {
 
   /**
    * Capabilities are declared only for the features that exist (`initialize`), and the
-   * extensions the server serves (the groups' own, and MCP Apps once it has an app).
+   * extensions the server serves (each present extension's, under `capabilities.extensions`).
    */
-  capabilities(): Record<string, unknown> {
+  capabilities(era: McpEra = 'legacy'): Record<string, unknown> {
     const capabilities: Record<string, unknown> = {};
-    let extensions: Record<string, unknown> | undefined;
     for (const group of this.groups) {
       const entry = group.capability?.();
       if (entry) capabilities[entry[0]] = entry[1];
-      const served = group.available?.() !== false ? group.extensions?.() : undefined;
-      if (served) extensions = { ...extensions, ...served };
     }
-    if (extensions) capabilities.extensions = extensions;
-    return this.apps.advertise(capabilities);
+    return this.extensions.capabilities(capabilities, era);
   }
 
   /** The modern era's (`server/discover`): resource subscriptions always offered (`subscriptions/listen` needs no session). */
   modernCapabilities(): Record<string, unknown> {
-    let capabilities = this.capabilities();
+    let capabilities = this.capabilities('modern');
     if (capabilities.resources) capabilities.resources = { ...capabilities.resources, subscribe: true };
     for (const group of this.groups) {
       if (group.modernCapabilities) capabilities = group.modernCapabilities(capabilities);

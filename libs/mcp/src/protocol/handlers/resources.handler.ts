@@ -11,7 +11,7 @@ import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from './mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
-import { McpAppsPolicy } from '../apps/mcp-apps.policy.js';
+import { McpExtensions } from '../../extension/mcp-extensions.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read`. */
 @Injectable()
@@ -22,7 +22,7 @@ export class ResourcesHandler implements McpMethodGroup {
     private readonly templates: McpResourceTemplateRegistry,
     private readonly resolver: McpResourceResolver,
     private readonly access: McpAccessPolicy,
-    private readonly apps: McpAppsPolicy,
+    private readonly plugged: McpExtensions,
     methods: McpMethods,
   ) {
     methods.add(this);
@@ -46,12 +46,13 @@ export class ResourcesHandler implements McpMethodGroup {
   }
 
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
-    const shown = this.apps.resourcesShownTo(ctx, this.access.visibleTo(ctx));
+    const shown = this.plugged.resourcesShownTo(ctx, this.access.visibleTo(ctx));
+    const base = shown.filter;
     const listed = this.resources.hasUnlisted
-      ? (entry: McpResourceEntry) => !entry.unlisted && (shown === undefined || shown(entry))
-      : shown;
+      ? (entry: McpResourceEntry) => !entry.unlisted && (base === undefined || base(entry))
+      : base;
     const page = this.resources.page(params.cursor, this.options.pageSize, listed);
-    return this.access.privateFor(listResult('resources', page), ctx);
+    return this.access.privateFor(listResult('resources', page, shown.describe), ctx);
   }
 
   private listTemplates(params: Record<string, unknown>, ctx: McpRequestContext) {

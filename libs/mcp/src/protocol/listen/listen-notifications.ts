@@ -1,3 +1,4 @@
+import { stringifyJson } from '../../model/raw-json.js';
 import { META_SUBSCRIPTION_ID } from '../../mcp.constants.js';
 
 /**
@@ -17,7 +18,7 @@ function notificationHead(method: string, params: Record<string, unknown> | unde
   if (Object.hasOwn(params, '_meta')) return undefined;
   const cached = headsByParams.get(params);
   if (cached?.method === method) return cached.head;
-  const head = headOf(method, JSON.stringify(params).slice(1, -1));
+  const head = headOf(method, stringifyJson(params).slice(1, -1));
   headsByParams.set(params, { method, head });
   return head;
 }
@@ -37,7 +38,7 @@ export function listenNotifications(
   return (method, params) => {
     const head = notificationHead(method, params);
     if (head !== undefined) return `${head}"_meta":{${metaTail}`;
-    return JSON.stringify({
+    return stringifyJson({
       jsonrpc: '2.0',
       method,
       params: { ...params, _meta: { [META_SUBSCRIPTION_ID]: subscriptionId } },

@@ -12,7 +12,9 @@ import { McpErrorMapper } from '../mcp-error.mapper.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
+import { RawJson, stringifyJson } from '../../model/raw-json.js';
 import { McpTasks } from './mcp-tasks.service.js';
+import { detailedTask } from './task-wire.js';
 import type { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { McpTaskNotFoundException } from './task.errors.js';
@@ -137,6 +139,22 @@ describe('McpTasks', () => {
     expect(reads).toEqual([false, true, false, false]);
     // Every read still checks who asks.
     await expect(tasks.find(created.taskId, ctx('bob'))).rejects.toBeInstanceOf(McpTaskNotFoundException);
+  });
+
+  it("answers polls of a completed task with its result serialized once (a poll's cost does not grow with it)", async () => {
+    const store = new InMemoryTaskStore();
+    const { tasks } = tasksWith(store);
+    const created = (await tasks.start({ kind: 'task' }, ctx('alice'), async () => ({
+      content: [{ type: 'text', text: 'x'.repeat(100_000) }],
+    }))) as { taskId: string };
+    await until(async () => (await store.get(created.taskId))?.status === 'completed');
+    const answers = [];
+    for (let n = 0; n < 3; n++) answers.push(detailedTask(await tasks.find(created.taskId, ctx('alice'))).result);
+    expect(answers[0]).toBeInstanceOf(RawJson);
+    expect(answers[1]).toBe(answers[0]);
+    expect(answers[2]).toBe(answers[0]);
+    const wire = JSON.parse(stringifyJson({ result: answers[2] })) as { result: Record<string, unknown> };
+    expect(wire.result).toEqual({ content: [{ type: 'text', text: 'x'.repeat(100_000) }], resultType: 'complete' });
   });
 
   it('a read that finds a task just failed as orphaned tells the waiters once; an old or ordinary failure does not', async () => {

@@ -1,4 +1,5 @@
 import type { McpTaskRecord } from '../../backend/mcp-task.store.js';
+import { RawJson } from '../../model/raw-json.js';
 import { RESULT_TYPE, type TypedResult } from '../../model/result-type.js';
 
 /** The identifier of the tasks extension (MCP 2026-07-28 era). */
@@ -44,8 +45,7 @@ export function modernTask(record: McpTaskRecord): Record<string, unknown> {
 export function detailedTask(record: McpTaskRecord): Record<string, unknown> {
   const task = modernTask(record);
   if (record.status === 'input_required') task.inputRequests = record.inputRequests ?? {};
-  else if (record.status === 'completed')
-    task.result = { ...(record.result ?? { content: [] }), resultType: 'complete' };
+  else if (record.status === 'completed') task.result = completeResult(record.result);
   else if (record.status === 'failed') task.error = record.error ?? { code: -32603, message: 'Internal error' };
   return task;
 }
@@ -64,3 +64,22 @@ export function withRelatedTask(params: Record<string, unknown> | undefined, tas
   const existing = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : {};
   return { ...params, _meta: { ...existing, [META_RELATED_TASK]: { taskId } } };
 }
+
+/**
+ * A completed task's result as the extension writes it, serialized once per result object:
+ * the tasks service keeps an ended task's result, so every later poll of it splices the same
+ * text instead of serializing the result again.
+ */
+const completeResults = new WeakMap<object, RawJson>();
+
+function completeResult(result: McpTaskRecord['result']): RawJson {
+  if (result === undefined) return new RawJson(COMPLETE_EMPTY);
+  let raw = completeResults.get(result);
+  if (raw === undefined) {
+    raw = new RawJson(JSON.stringify({ ...result, resultType: 'complete' }));
+    completeResults.set(result, raw);
+  }
+  return raw;
+}
+
+const COMPLETE_EMPTY = JSON.stringify({ content: [], resultType: 'complete' });

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
 import { resolveSkillOptions } from './skill-options.js';
 import { loadSkillCatalog } from './skill-catalog.loader.js';
 

@@ -1,9 +1,9 @@
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpUiResourceMeta, McpUiToolMeta } from '../interfaces/mcp-ui-meta.interface.js';
-import { hasUriScheme } from '../model/uri-scheme.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { McpUiResourceMeta, McpUiToolMeta } from '../../interfaces/mcp-ui-meta.interface.js';
+import { hasUriScheme } from '../../model/uri-scheme.js';
 import { isUiUri } from './mcp-apps.constants.js';
 import { INVALID_UI_META } from './mcp-apps.messages.js';
-import { isObject } from '../model/is-object.js';
+import { isObject } from '../../model/is-object.js';
 
 const CSP_KEYS = ['connectDomains', 'resourceDomains', 'frameDomains', 'baseUriDomains'] as const;
 const PERMISSIONS = ['camera', 'microphone', 'geolocation', 'clipboardWrite'] as const;

@@ -5,21 +5,21 @@ import type { TestingModule } from '@nestjs/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpApp, McpResource, McpTool } from '../decorators/index.js';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpRequestContext } from '../context/mcp-request-context.js';
-import { McpResourceService } from '../resources/mcp-resource.service.js';
-import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
+import { McpResource, McpTool } from '../../decorators/index.js';
+import { appsDeclaredOn, McpApp } from './mcp-app.decorator.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpResourceService } from '../../resources/mcp-resource.service.js';
+import { ResourceNotificationService } from '../../notifications/resource-notification.service.js';
 import {
   compileMcpModule,
   httpContext,
   McpTestClient,
   statelessContext,
   type McpFixture,
-} from '../testing/mcp-testing-module.js';
-import { rejectionOf, thrownBy } from '../testing/thrown.js';
-import type { McpDispatchContext } from '../protocol/mcp-dispatch-context.js';
-import { McpMetadataAccessor } from '../discovery/mcp-metadata.accessor.js';
+} from '../../testing/mcp-testing-module.js';
+import { rejectionOf, thrownBy } from '../../testing/thrown.js';
+import type { McpDispatchContext } from '../../protocol/mcp-dispatch-context.js';
 
 const BOARD = 'ui://test/board';
 const HTML = '<!DOCTYPE html><html><body>board</body></html>';
@@ -94,10 +94,9 @@ describe('@McpApp', () => {
     @McpApp({ uri: 'ui://b', html: HTML })
     class TwoApps {}
     class Child extends TwoApps {}
-    const accessor = new McpMetadataAccessor(undefined as never);
-    expect(accessor.getApps(TwoApps).map((app) => app.uri)).toEqual(['ui://a', 'ui://b']);
-    expect(accessor.getApps(Child)).toEqual([]);
-    expect(accessor.getApps({})).toEqual([]);
+    expect(appsDeclaredOn(TwoApps).map((app) => app.uri)).toEqual(['ui://a', 'ui://b']);
+    expect(appsDeclaredOn(Child)).toEqual([]);
+    expect(appsDeclaredOn({})).toEqual([]);
   });
 });
 

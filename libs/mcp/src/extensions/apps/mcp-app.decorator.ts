@@ -1,5 +1,5 @@
-import { MCP_APP_METADATA } from '../apps/mcp-apps.constants.js';
-import type { McpAppOptions } from '../interfaces/mcp-app-options.interface.js';
+import { MCP_APP_METADATA } from './mcp-apps.constants.js';
+import type { McpAppOptions } from '../../interfaces/mcp-app-options.interface.js';
 
 /**
  * Declares an MCP App on a provider class: a UI resource under `ui://` whose HTML hosts render
@@ -29,3 +29,10 @@ export const McpApp =
     // Decorators apply bottom-up: prepend, so the list reads in source order.
     Reflect.defineMetadata(MCP_APP_METADATA, [options, ...declared], target);
   };
+
+/** The `@McpApp()` declarations of a class, in source order (none for anything else). */
+export function appsDeclaredOn(target: unknown): readonly McpAppOptions[] {
+  if (typeof target !== 'function') return [];
+  // Own metadata only: a subclass does not declare its parent's apps a second time.
+  return (Reflect.getOwnMetadata(MCP_APP_METADATA, target) as McpAppOptions[] | undefined) ?? [];
+}

@@ -1,6 +1,6 @@
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
 
 /** A regular file found in a skills folder. */
 export interface FoundFile {

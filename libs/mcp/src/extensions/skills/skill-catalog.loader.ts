@@ -1,13 +1,16 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpSkillsOptions } from '../interfaces/mcp-module-options.interface.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { McpSkillsOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { SKILL_SCHEME, SkillCatalog, type Skill, type SkillFile } from './skill-catalog.js';
-import { parseSkillFrontmatter, type SkillFrontmatter } from './skill-frontmatter.js';
-import { skillFileContent } from './skill-media-type.js';
+import {
+  assertSkillWithinLimits,
+  baseName,
+  manifestOf,
+  SKILL_MANIFEST as MANIFEST,
+  skillFileOf,
+  skillUriOf as uriOf,
+} from './skill-file.js';
 import { findFiles, type FoundFile } from './skills-folder.js';
-
-const MANIFEST = 'SKILL.md';
 
 /** A skill's path in the namespace and the folder it came from, to tell two folders' skills apart. */
 interface Placed {
@@ -16,53 +19,14 @@ interface Placed {
   readonly source: string;
 }
 
-/** `skill://` and the path, each segment percent-encoded (a space in a file name is `%20`). */
-const uriOf = (path: string): string => SKILL_SCHEME + path.split('/').map(encodeURIComponent).join('/');
-
-const baseName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
-
 /** Reads one file: its bytes, digest and how it is served. */
-async function readSkillFile(found: FoundFile, frontmatter?: SkillFrontmatter): Promise<SkillFile> {
-  const bytes = await readFile(found.absolute);
-  const uri = uriOf(found.path);
-  const { mimeType, text } = skillFileContent(baseName(found.path), bytes);
-  const descriptor: Record<string, unknown> = frontmatter
-    ? { uri, name: frontmatter.name, description: frontmatter.description, mimeType: 'text/markdown' }
-    : { uri, name: baseName(found.path), mimeType };
-  descriptor.size = bytes.length;
-  return {
-    uri,
-    source: found.absolute,
-    bytes,
-    digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
-    mimeType: frontmatter ? 'text/markdown' : mimeType,
-    text,
-    descriptor,
-    manifest: frontmatter !== undefined,
-    frontmatter,
-  };
+async function readSkillFile(found: FoundFile): Promise<SkillFile> {
+  return skillFileOf(found.path, found.absolute, await readFile(found.absolute));
 }
 
 /** Reads a `SKILL.md` and checks it: frontmatter, name rules, the folder named after the skill. */
 async function readManifest(found: FoundFile): Promise<SkillFile> {
-  const bytes = await readFile(found.absolute);
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new McpDefinitionError(`Skill file '${found.absolute}' is not UTF-8 text`);
-  }
-  const parsed = parseSkillFrontmatter(text);
-  if ('problem' in parsed) throw new McpDefinitionError(`Skill file '${found.absolute}' ${parsed.problem}`);
-  const { frontmatter } = parsed;
-  const folderName = baseName(found.path.slice(0, -`/${MANIFEST}`.length));
-  if (frontmatter.name !== folderName) {
-    throw new McpDefinitionError(
-      `Skill file '${found.absolute}' names the skill '${frontmatter.name}', but its folder is '${folderName}': ` +
-        "a skill's folder is named after it",
-    );
-  }
-  return readSkillFile(found, frontmatter);
+  return manifestOf(found.path.slice(0, -`/${MANIFEST}`.length), found.absolute, await readFile(found.absolute));
 }
 
 /**
@@ -155,16 +119,7 @@ function assertWithinLimits(
   bytes: number,
   options: Required<McpSkillsOptions>,
 ): void {
-  if (count > options.maxFilesPerSkill) {
-    throw new McpDefinitionError(
-      `Skill '${manifest.absolute}' has ${count} files, more than skills.maxFilesPerSkill (${options.maxFilesPerSkill})`,
-    );
-  }
-  if (bytes > options.maxBytesPerSkill) {
-    throw new McpDefinitionError(
-      `Skill '${manifest.absolute}' holds ${bytes} bytes, more than skills.maxBytesPerSkill (${options.maxBytesPerSkill})`,
-    );
-  }
+  assertSkillWithinLimits(manifest.absolute, count, bytes, options);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { parse, YAMLParseError } from 'yaml';
-import { isObject } from '../model/is-object.js';
+import { isObject } from '../../model/is-object.js';
 import { skillNameProblem } from './skill-name.js';
 
 /**

@@ -1,4 +1,4 @@
-import { KeyedCollection, type Page } from '../registry/keyed-collection.js';
+import { KeyedCollection, type Page } from '../../registry/keyed-collection.js';
 import type { SkillFrontmatter } from './skill-frontmatter.js';
 import { DIRECTORY_MIME_TYPE } from './skill-media-type.js';
 
@@ -45,7 +45,7 @@ interface Child {
  * The skills a server publishes, and the namespace of their files: skills by the URI of their
  * `SKILL.md`, files by URI, and every directory (`skill://notes`, `skill://notes/references`,
  * and the prefixes above nested paths) with its direct children, and the scopes each needs.
- * Built once; never changes.
+ * Never changes: a change of the skills builds another catalog.
  */
 export class SkillCatalog {
   private readonly skills = new KeyedCollection<Skill>();
@@ -67,6 +67,16 @@ export class SkillCatalog {
 
   get size(): number {
     return this.skills.size;
+  }
+
+  /** Every skill, by URI. */
+  all(): Skill[] {
+    return [...this.skills.values()];
+  }
+
+  /** The scopes given to skill folders (`skill://notes` → scopes), as the catalog was built with them. */
+  scopes(): ReadonlyMap<string, readonly string[]> {
+    return new Map(this.scopedFolders);
   }
 
   /** Every file once (a nested skill's files belong to the skill around it too). */

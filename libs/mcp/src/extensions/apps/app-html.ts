@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpAppHtml } from '../interfaces/mcp-app-options.interface.js';
-import type { McpHandlerFn } from '../context/mcp-handler.types.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { McpAppHtml } from '../../interfaces/mcp-app-options.interface.js';
+import type { McpHandlerFn } from '../../context/mcp-handler.types.js';
 import { INVALID_APP_HTML } from './mcp-apps.messages.js';
 
 /** An HTML5 document starts with its doctype (after a byte order mark, spaces and comments). */

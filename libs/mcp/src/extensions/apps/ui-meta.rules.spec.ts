@@ -1,5 +1,5 @@
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import { thrownBy } from '../testing/thrown.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import { thrownBy } from '../../testing/thrown.js';
 import { checkedToolUiMeta, checkedUiResourceMeta } from './ui-meta.rules.js';
 
 const WHERE = 'Board (@McpApp)';

@@ -1,8 +1,8 @@
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpUiResourceMeta } from '../interfaces/mcp-ui-meta.interface.js';
-import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
-import type { McpHandlerFn } from '../context/mcp-handler.types.js';
-import { toContents } from '../results/resource-contents.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { McpUiResourceMeta } from '../../interfaces/mcp-ui-meta.interface.js';
+import type { McpResourceMetadata } from '../../interfaces/mcp-resource-options.interface.js';
+import type { McpHandlerFn } from '../../context/mcp-handler.types.js';
+import { toContents } from '../../results/resource-contents.js';
 import { isUiUri, MCP_APP_MIME_TYPE } from './mcp-apps.constants.js';
 import { UI_META_TWICE, UI_MIME_TYPE, UI_OUTSIDE_UI_SCHEME, UI_RESOURCE_TEMPLATE } from './mcp-apps.messages.js';
 import { checkedUiResourceMeta } from './ui-meta.rules.js';

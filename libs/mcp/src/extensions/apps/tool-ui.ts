@@ -1,6 +1,6 @@
-import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
-import type { McpUiToolMeta } from '../interfaces/mcp-ui-meta.interface.js';
-import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
+import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
+import type { McpUiToolMeta } from '../../interfaces/mcp-ui-meta.interface.js';
+import type { McpToolOptions } from '../../interfaces/mcp-tool-options.interface.js';
 import { LEGACY_RESOURCE_URI_META_KEY } from './mcp-apps.constants.js';
 import { UI_META_TWICE } from './mcp-apps.messages.js';
 import { checkedToolUiMeta } from './ui-meta.rules.js';

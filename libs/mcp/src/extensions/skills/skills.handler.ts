@@ -1,21 +1,24 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
-import type { McpRequestContext } from '../context/mcp-request-context.js';
-import { McpInvalidParamsException } from '../errors/mcp-protocol.exceptions.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { McpLogger } from '../logging/mcp-logger.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import { cacheableResult } from '../model/cache-hints.js';
-import type { McpMethodFn, McpMethodGroup } from '../protocol/handlers/mcp-method.types.js';
-import { McpMethods } from '../protocol/handlers/mcp-methods.js';
-import { requireString } from '../protocol/handlers/params.js';
-import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
-import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
-import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
-import { assertUriLength } from '../templates/index.js';
-import type { Skill, SkillCatalog, SkillScopeCheck } from './skill-catalog.js';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
+import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { McpLogger } from '../../logging/mcp-logger.js';
+import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { cacheableResult } from '../../model/cache-hints.js';
+import type { McpExtension, McpExtensionMethod } from '../../extension/mcp-extension.interface.js';
+import { withExtensionCapability } from '../../extension/mcp-extensions.js';
+import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js';
+import { requireString } from '../../protocol/handlers/params.js';
+import { ListChangedCoalescer } from '../../notifications/list-changed.coalescer.js';
+import { ResourceNotificationService } from '../../notifications/resource-notification.service.js';
+import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
+import { assertUriLength } from '../../templates/index.js';
+import { SkillCatalog, type Skill, type SkillScopeCheck } from './skill-catalog.js';
 import { loadSkillCatalog } from './skill-catalog.loader.js';
 import { SkillsFolderWatcher } from './skills-folder.watcher.js';
+import { foldersOverlap, skillFolderOf } from './runtime-skill.js';
+import { RuntimeSkills } from './runtime-skills.js';
 
 /** The identifier of the skills extension, its key in `capabilities.extensions`. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -28,21 +31,31 @@ const entryOf = (skill: Skill): Record<string, unknown> => ({
 });
 
 /**
- * The skills extension (`io.modelcontextprotocol/skills`, docs/skills.md) in both eras, when the
+ * The skills extension (`io.modelcontextprotocol/skills`, docs/skills.md) in both eras, plugged
+ * into the core through the extension contract when the
  * `skills` option is set: the skills are loaded from their folders once, when the module starts
  * (a problem fails the start); each file becomes a resource (each `SKILL.md` listed in
- * `resources/list`, the other files readable only), and the group serves `skills/list`,
+ * `resources/list`, the other files readable only), and the extension serves `skills/list`,
  * `skills/get` and, with `directoryRead`, `resources/directory/read`. The extension is declared
  * under `capabilities.extensions`, in `initialize` and in `server/discover`. A skill's
  * `requiredScopes` are checked as a scoped resource's: each caller lists only the skills it may
  * use, and getting or reading one without the scopes answers 403 `insufficient_scope`. With
  * `watch`, a change in the folders reloads the skills (all checks again; a failed reload keeps
  * the previous ones) and announces it with `notifications/resources/list_changed`.
+ *
+ * Skills registered at runtime (`McpSkills`, `RuntimeSkills`) are served beside the folders'
+ * ones: each change of either builds the catalog again and swaps it in the same way. A runtime
+ * skill at, inside or around a folder skill's path is refused when registered here; one another
+ * instance stored (whose folders may differ) is left out, with a warning.
  */
 @Injectable()
-export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDestroy {
+export class SkillsHandler implements McpExtension, OnModuleInit, OnModuleDestroy {
+  readonly name = SKILLS_EXTENSION;
   private readonly logger = new McpLogger('McpSkills');
+  /** What is served: the folders' skills and the runtime ones. */
   private catalog?: SkillCatalog;
+  /** The folders' skills alone, as last loaded. */
+  private folders?: SkillCatalog;
   private watcher?: SkillsFolderWatcher;
 
   constructor(
@@ -51,17 +64,23 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDest
     private readonly access: McpAccessPolicy,
     private readonly coalescer: ListChangedCoalescer,
     private readonly notifications: ResourceNotificationService,
-    methods: McpMethods,
+    private readonly runtime: RuntimeSkills,
+    host: McpExtensionHost,
   ) {
-    if (options.skills) methods.add(this, 'both');
+    if (options.skills) host.plug(this);
   }
 
   async onModuleInit(): Promise<void> {
     const options = this.options.skills;
     if (!options) return;
     const catalog = await loadSkillCatalog(options);
+    // Skill files are resources: `resources/*` answers while none is served yet (or any more).
+    this.resources.markInUse();
     this.registerFiles(catalog);
-    this.catalog = catalog;
+    this.catalog = this.folders = catalog;
+    this.runtime.onChange(() => this.runtimeChanged());
+    // Skills registered before the folders were loaded (another module's onModuleInit) are served now.
+    if (this.runtime.skills().size > 0) this.runtimeChanged();
     if (options.watch) {
       this.watcher = new SkillsFolderWatcher(
         () => this.reload(),
@@ -111,26 +130,14 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDest
    * changed or went away. Never rejects.
    */
   private async reload(): Promise<void> {
-    const previous = this.catalog!;
+    const previous = this.folders!;
     try {
       const next = await loadSkillCatalog(this.options.skills!, { reload: true });
       const touched = changedFiles(previous, next);
       if (touched.length === 0 && previous.files().length === next.files().length) return;
       // Synchronous from here on: no request sees a mix of the two catalogs.
-      this.unregisterFiles(previous);
-      try {
-        this.registerFiles(next);
-      } catch (error) {
-        this.registerFiles(previous);
-        throw error;
-      }
-      this.catalog = next;
-      this.coalescer.schedule('resources');
-      for (const uri of touched) {
-        this.notifications.notifyResourceUpdated(uri).catch((error: unknown) => {
-          this.logger.warn(`Could not tell the subscribers of ${uri} that it changed: ${String(error)}`);
-        });
-      }
+      this.swap(this.combined(next));
+      this.folders = next;
       this.logger.log(`Skills reloaded: ${next.size} skill(s), ${next.files().length} file(s)`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -138,22 +145,98 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDest
     }
   }
 
-  available(): boolean {
+  /** The runtime skills changed: serves them with the folders' ones; a failure keeps what is served. */
+  private runtimeChanged(): void {
+    try {
+      this.swap(this.combined(this.folders!));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.error(`Runtime skills not served, the previous skills still are: ${message}`);
+    }
+  }
+
+  /**
+   * The folders' skills and the runtime ones as one catalog. A runtime skill whose folder is, or
+   * is inside or around, a folder skill's or an earlier runtime skill's (by path) is left out.
+   */
+  private combined(folders: SkillCatalog): SkillCatalog {
+    const skills = folders.all();
+    const scopes = new Map(folders.scopes());
+    const taken = skills.map(skillFolderOf);
+    for (const [path, held] of [...this.runtime.skills()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const folder = skillFolderOf(held.skill);
+      const clash = taken.find((other) => foldersOverlap(folder, other));
+      if (clash) {
+        this.logger.warn(`Runtime skill '${path}' is not served: it overlaps the skill at ${clash}`);
+        continue;
+      }
+      taken.push(folder);
+      skills.push(held.skill);
+      if (held.requiredScopes?.length) scopes.set(folder, held.requiredScopes);
+    }
+    return new SkillCatalog(skills, scopes);
+  }
+
+  /**
+   * Where a runtime skill at `folder` (`skill://acme/billing`) would clash: the folder of a
+   * served skill that is, holds or lies inside it (a runtime skill at the same path is replaced,
+   * no clash); undefined when none does.
+   */
+  clashOf(folder: string): string | undefined {
+    const own = this.runtime.skills();
+    return this.catalog
+      ?.all()
+      .map(skillFolderOf)
+      .find((other) => foldersOverlap(folder, other) && !(other === folder && own.has(decodedPathOf(other))));
+  }
+
+  /**
+   * Serves `next` in place of what is served, at once (synchronous: no request sees a mix of
+   * the two): its files as resources, a `list_changed` for the lists, and `updated` to the
+   * subscribers of each file that changed or went away. All or nothing: when a file cannot be
+   * registered, what was served is served again and it throws.
+   */
+  private swap(next: SkillCatalog): void {
+    const previous = this.catalog!;
+    const touched = changedFiles(previous, next);
+    this.unregisterFiles(previous);
+    try {
+      this.registerFiles(next);
+    } catch (error) {
+      this.registerFiles(previous);
+      throw error;
+    }
+    this.catalog = next;
+    this.coalescer.schedule('resources');
+    for (const uri of touched) {
+      this.notifications.notifyResourceUpdated(uri).catch((error: unknown) => {
+        this.logger.warn(`Could not tell the subscribers of ${uri} that it changed: ${String(error)}`);
+      });
+    }
+  }
+
+  /** Served once the skills are loaded (at module init). */
+  present(): boolean {
     return this.catalog !== undefined;
   }
 
-  extensions(): Record<string, Record<string, unknown>> {
-    return { [SKILLS_EXTENSION]: this.options.skills?.directoryRead ? { directoryRead: true } : {} };
+  capabilities(capabilities: Record<string, unknown>): Record<string, unknown> {
+    return withExtensionCapability(
+      capabilities,
+      SKILLS_EXTENSION,
+      this.options.skills?.directoryRead ? { directoryRead: true } : {},
+    );
   }
 
-  methods(): Record<string, McpMethodFn> {
-    const methods: Record<string, McpMethodFn> = {
-      'skills/list': async (params, ctx) => this.list(params, ctx),
-      'skills/get': async (params, ctx) => this.get(params, ctx),
+  /** In both eras; each skill's scopes are checked per skill, so the methods ask for none. */
+  methods(): Record<string, McpExtensionMethod> {
+    const methods: Record<string, McpExtensionMethod> = {
+      'skills/list': { run: async (params, ctx) => this.list(params, ctx) },
+      'skills/get': { run: async (params, ctx) => this.get(params, ctx) },
     };
     // Without directoryRead the method is not declared, so it is not found either.
     if (this.options.skills?.directoryRead) {
-      methods['resources/directory/read'] = async (params, ctx) => this.readDirectory(params, ctx);
+      methods['resources/directory/read'] = { run: async (params, ctx) => this.readDirectory(params, ctx) };
     }
     return methods;
   }
@@ -193,6 +276,10 @@ export class SkillsHandler implements McpMethodGroup, OnModuleInit, OnModuleDest
     return this.access.privateFor(cacheableResult(result), ctx);
   }
 }
+
+/** The path of a skill folder below `skill://`, as `McpSkills` names it (`acme/billing`). */
+const decodedPathOf = (folder: string): string =>
+  folder.slice('skill://'.length).split('/').map(decodeURIComponent).join('/');
 
 /** URIs of the files of `previous` that `next` changed (another digest) or no longer has. */
 function changedFiles(previous: SkillCatalog, next: SkillCatalog): string[] {

@@ -1,0 +1,138 @@
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
+import type { McpPrincipal } from '../model/mcp-principal.js';
+import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
+import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js';
+import type { McpResourceEntry } from '../registry/mcp-resource.registry.js';
+import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
+import type { McpMethodFn } from './mcp-method.types.js';
+
+/** A protocol era: `legacy` (2025 revisions: `initialize`, sessions) or `modern` (2026-07-28, stateless). */
+export type McpExtensionEra = 'legacy' | 'modern';
+
+/** The part of a request context an extension's visibility rules read. */
+export interface McpCaller {
+  /** What the client declared (`initialize` in the legacy era, the request's `_meta` in the modern one). */
+  readonly clientCapabilities?: Readonly<Record<string, unknown>>;
+  readonly auth?: McpPrincipal;
+  readonly era?: McpExtensionEra;
+}
+
+/**
+ * One method an extension contributes. The rules every contributed method may ask for
+ * (`requiredScopes`, `rateLimited`) are applied by the method table, in one place, before `run`:
+ * an extension never re-implements them.
+ */
+export interface McpExtensionMethod {
+  readonly run: McpMethodFn;
+  /** The eras that serve it. @default 'both' (no base revision names an extension's methods) */
+  readonly eras?: McpExtensionEra | 'both';
+  /** Scopes the caller's token needs (resource-server mode): 403 `insufficient_scope` without them. */
+  readonly requiredScopes?: readonly string[];
+  /** Counted against the caller's tool rate limit (`tools.rateLimit`), like a `tools/call`. */
+  readonly rateLimited?: boolean;
+}
+
+/**
+ * What one caller's list shows of a registry: `filter` keeps an entry (within the others'
+ * filters: an entry is listed when every extension and the authorization keep it), `describe`
+ * makes the item the caller gets from the one it would get otherwise.
+ */
+export interface McpShown<T> {
+  readonly filter?: (entry: T) => boolean;
+  readonly describe?: (entry: T, descriptor: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>;
+}
+
+/** A tool as the explorer builds it, before it is registered. */
+export interface McpToolDeclaration {
+  readonly options: McpToolOptions;
+  /** Its `tools/list` item, as declared so far. */
+  readonly descriptor: Readonly<Record<string, unknown>>;
+  /** `Class.method`, for definition errors. */
+  readonly source: string;
+}
+
+/** What an extension makes of a declared tool: its descriptor, and what it keeps on the entry. */
+export interface McpDeclaredTool {
+  readonly descriptor: Readonly<Record<string, unknown>>;
+  /** Kept on the registry entry under the extension's name (`entry.extensions[name]`). */
+  readonly data?: unknown;
+}
+
+/** An exact resource as declared (a decorator, an `@McpApp`, or `McpResourceService.register`). */
+export interface McpResourceDeclaration {
+  readonly uri: string;
+  readonly metadata: McpResourceMetadata;
+  readonly handler: McpHandlerFn;
+  /** Where it was declared, for definition errors. */
+  readonly source: string;
+}
+
+/** A resource template as declared. */
+export interface McpTemplateDeclaration {
+  readonly uriTemplate: string;
+  readonly metadata: McpResourceMetadata;
+  readonly source: string;
+}
+
+/** A provider class the explorer scans once at startup, with its instance. */
+export interface McpScannedProvider {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- any class
+  readonly classRef: Function;
+  readonly instance: object;
+}
+
+/** A resource an extension finds on a provider class (class metadata), registered by the explorer. */
+export interface McpDiscoveredResource extends McpResourceDeclaration {
+  /** `@RequireScopes()` of what declared it. */
+  readonly requiredScopes?: readonly string[];
+}
+
+/**
+ * The contract through which a feature beside the base protocol (MCP Apps, tasks, skills...)
+ * plugs into the core, instead of being threaded through it. An extension is a provider of the
+ * module that hands itself to the method table once, when it is built
+ * (`McpExtensionHost.plug(this)`); every member is optional, and the core asks each plugged extension
+ * at one place each:
+ *
+ * - **protocol surface**: `methods()` (in the eras each names, under the rules each asks for)
+ *   and `capabilities()` (what `initialize` and `server/discover` declare), both only while
+ *   `present()`;
+ * - **what each caller sees**: `toolsShownTo`, `resourcesShownTo` (list filters and the items'
+ *   `_meta`), and `callable`, the visibility step of the `tools/call` pipeline (access, then
+ *   visibility, task mode, rate limit, validation, hooks, execution);
+ * - **its metadata**: `declareTool`, `declareResource`, `declareTemplate` (checks and rewrites
+ *   what is declared, from decorators or at runtime) and `discover` (its own class decorators).
+ *
+ * See docs/extensions.md.
+ * @publicApi
+ */
+export interface McpExtension {
+  /** Its identifier: the key of `capabilities.extensions` when it is one (`io.modelcontextprotocol/ui`). */
+  readonly name: string;
+
+  /** False while the feature is absent: its methods are not found, its capabilities not declared. @default always present */
+  present?(): boolean;
+  /** The methods it contributes, by name. */
+  methods?(): Readonly<Record<string, McpExtensionMethod>>;
+  /**
+   * What it declares in an era's capabilities, given what the rest declares (`capabilities.extensions`
+   * with its settings, say, or a 2025 capability it replaces in the modern era).
+   */
+  capabilities?(capabilities: Record<string, unknown>, era: McpExtensionEra): Record<string, unknown>;
+
+  /** What a caller's `tools/list` shows; undefined leaves the list as it is. */
+  toolsShownTo?(caller: McpCaller): McpShown<McpToolEntry> | undefined;
+  /** What a caller's `resources/list` shows; undefined leaves the list as it is. */
+  resourcesShownTo?(caller: McpCaller): McpShown<McpResourceEntry> | undefined;
+  /** The visibility step of `tools/call`: false answers the call as an unknown tool. */
+  callable?(tool: McpToolEntry, caller: McpCaller): boolean;
+
+  /** Checks a declared tool and rewrites its descriptor; undefined leaves it as it is. Throws `McpDefinitionError`. */
+  declareTool?(tool: McpToolDeclaration): McpDeclaredTool | undefined;
+  /** Checks a declared resource and rewrites it (metadata, read handler). Throws `McpDefinitionError`. */
+  declareResource?(resource: McpResourceDeclaration): McpResourceDeclaration;
+  /** Checks a declared template. Throws `McpDefinitionError`. */
+  declareTemplate?(template: McpTemplateDeclaration): void;
+  /** The resources its class decorators declare on one provider, found once at startup. */
+  discover?(provider: McpScannedProvider): Promise<readonly McpDiscoveredResource[]>;
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from '@jest/globals';
+import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
+import type { McpResourceEntry } from '../registry/mcp-resource.registry.js';
+import type { McpHandlerFn } from '../context/mcp-handler.types.js';
+import { McpExtensions, withExtensionCapability } from './mcp-extensions.js';
+
+const tool = (name: string, extensions?: Record<string, unknown>) =>
+  ({ name, descriptor: { name }, extensions }) as unknown as McpToolEntry;
+const resource = (uri: string) => ({ uri, descriptor: { uri } }) as unknown as McpResourceEntry;
+const handler: McpHandlerFn = async () => 'read';
+
+describe('McpExtensions', () => {
+  it('lists with every extension’s filter and the base filter, and chains the descriptors', () => {
+    const extensions = new McpExtensions();
+    extensions.add({
+      name: 'a',
+      toolsShownTo: () => ({
+        filter: (entry) => entry.name !== 'hidden-by-a',
+        describe: (_entry, descriptor) => ({ ...descriptor, a: true }),
+      }),
+    });
+    extensions.add({
+      name: 'b',
+      toolsShownTo: (caller) =>
+        caller.era === 'modern'
+          ? undefined
+          : { describe: (_entry, descriptor) => ({ ...descriptor, b: descriptor.a === true }) },
+    });
+    const view = extensions.toolsShownTo({ era: 'legacy' }, (entry) => entry.name !== 'forbidden');
+    const names = ['shown', 'hidden-by-a', 'forbidden'].map((name) => tool(name)).filter(view.filter!);
+    expect(names.map((entry) => view.describe!(entry))).toEqual([{ name: 'shown', a: true, b: true }]);
+    expect(extensions.toolsShownTo({ era: 'modern' }).describe!(tool('x'))).toEqual({ name: 'x', a: true });
+  });
+
+  it('leaves a list as it is when no extension has a view of it', () => {
+    const extensions = new McpExtensions();
+    const base = (entry: McpResourceEntry) => entry.uri !== 'x://no';
+    extensions.add({ name: 'a', resourcesShownTo: () => undefined });
+    expect(extensions.resourcesShownTo({}, base)).toEqual({ filter: base, describe: undefined });
+    expect(extensions.resourcesShownTo({})).toEqual({ filter: undefined, describe: undefined });
+    extensions.add({ name: 'b', resourcesShownTo: () => ({ filter: (entry) => entry.uri !== 'x://b' }) });
+    const filter = extensions.resourcesShownTo({}, base).filter!;
+    expect(
+      ['x://ok', 'x://no', 'x://b']
+        .map(resource)
+        .filter(filter)
+        .map((entry) => entry.uri),
+    ).toEqual(['x://ok']);
+  });
+
+  it('answers a tool as callable only when every extension does', () => {
+    const extensions = new McpExtensions();
+    expect(extensions.callable(tool('t'), {})).toBe(true);
+    extensions.add({ name: 'a', callable: () => true });
+    extensions.add({ name: 'b', callable: (entry) => entry.name !== 'app-only' });
+    expect(extensions.callable(tool('t'), {})).toBe(true);
+    expect(extensions.callable(tool('app-only'), {})).toBe(false);
+  });
+
+  it('runs declarations through every extension, keeping each one’s data under its name', () => {
+    const extensions = new McpExtensions();
+    extensions.add({
+      name: 'a',
+      declareTool: ({ descriptor }) => ({ descriptor: { ...descriptor, a: 1 }, data: 'kept by a' }),
+      declareResource: (declared) => ({ ...declared, metadata: { ...declared.metadata, mimeType: 'text/a' } }),
+    });
+    extensions.add({
+      name: 'b',
+      declareTool: ({ descriptor }) => ({ descriptor: { ...descriptor, b: descriptor.a } }),
+    });
+    extensions.add({
+      name: 'c',
+      declareTemplate: ({ uriTemplate, source }) => {
+        if (uriTemplate.startsWith('c:')) throw new McpDefinitionError(`${source}: no c: templates`);
+      },
+    });
+    const declared = extensions.declareTool({
+      options: { name: 't', description: 'T' },
+      descriptor: { name: 't' },
+      source: 'X.t',
+    });
+    expect(declared).toEqual({ descriptor: { name: 't', a: 1, b: 1 }, extensions: { a: 'kept by a' } });
+    expect(
+      new McpExtensions().declareTool({
+        options: { name: 't', description: 'T' },
+        descriptor: { name: 't' },
+        source: 'X.t',
+      }),
+    ).toEqual({
+      descriptor: { name: 't' },
+    });
+    const read = extensions.declareResource({ uri: 'x://r', metadata: {}, handler, source: 'X.r' });
+    expect(read.metadata.mimeType).toBe('text/a');
+    expect(() => extensions.declareTemplate({ uriTemplate: 'c:{x}', metadata: {}, source: 'X.c' })).toThrow(
+      'X.c: no c: templates',
+    );
+  });
+
+  it('gathers what each extension finds on a provider class', async () => {
+    const extensions = new McpExtensions();
+    class Provider {}
+    extensions.add({ name: 'a', discover: async () => [{ uri: 'x://a', metadata: {}, handler, source: 'Provider' }] });
+    extensions.add({ name: 'b', discover: async ({ classRef }) => (classRef === Provider ? [] : []) });
+    const found = await extensions.discover({ classRef: Provider, instance: new Provider() });
+    expect(found.map((entry) => entry.uri)).toEqual(['x://a']);
+  });
+
+  it('adds an extension capability beside the others', () => {
+    expect(withExtensionCapability({ tools: {} }, 'a', { on: true })).toEqual({
+      tools: {},
+      extensions: { a: { on: true } },
+    });
+    expect(withExtensionCapability({ extensions: { b: {} } }, 'a', {})).toEqual({ extensions: { b: {}, a: {} } });
+  });
+});

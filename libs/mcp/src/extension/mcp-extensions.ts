@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
+import type { McpResourceEntry } from '../registry/mcp-resource.registry.js';
+import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
+import type {
+  McpCaller,
+  McpDeclaredTool,
+  McpExtension,
+  McpExtensionEra,
+  McpResourceDeclaration,
+  McpScannedProvider,
+  McpShown,
+  McpDiscoveredResource,
+  McpTemplateDeclaration,
+  McpToolDeclaration,
+} from './mcp-extension.interface.js';
+
+type Filter<T> = (entry: T) => boolean;
+type Describe<T> = (entry: T) => Readonly<Record<string, unknown>>;
+
+/** What a caller's list shows, every extension's rules and the base filter combined. */
+export interface McpListView<T> {
+  readonly filter?: Filter<T>;
+  /** Undefined: every item as registered. */
+  readonly describe?: Describe<T>;
+}
+
+/**
+ * The extensions plugged into this module, and the one place each of their rules is combined:
+ * the declaration hooks (explorer and runtime registration), the list views and the `tools/call`
+ * visibility step. Extensions are added while the module is built (`McpExtensionHost.plug`), before
+ * discovery and before any request. With none plugged, each call costs a loop over nothing.
+ */
+@Injectable()
+export class McpExtensions {
+  private readonly plugged: McpExtension[] = [];
+
+  /** Adds an extension; a second one with its name is a definition error. */
+  add(extension: McpExtension): void {
+    if (this.plugged.some((other) => other.name === extension.name)) {
+      throw new McpDefinitionError(`Two MCP extensions are named '${extension.name}'`);
+    }
+    this.plugged.push(extension);
+  }
+
+  /** Every plugged extension, in the order they were added. */
+  all(): readonly McpExtension[] {
+    return this.plugged;
+  }
+
+  /** A declared tool through every extension: its descriptor, and the data each keeps on the entry. */
+  declareTool(tool: McpToolDeclaration): {
+    descriptor: Readonly<Record<string, unknown>>;
+    extensions?: Record<string, unknown>;
+  } {
+    let descriptor = tool.descriptor;
+    let extensions: Record<string, unknown> | undefined;
+    for (const extension of this.plugged) {
+      const declared: McpDeclaredTool | undefined = extension.declareTool?.({ ...tool, descriptor });
+      if (!declared) continue;
+      descriptor = declared.descriptor;
+      if (declared.data !== undefined) extensions = { ...extensions, [extension.name]: declared.data };
+    }
+    return extensions ? { descriptor, extensions } : { descriptor };
+  }
+
+  /** A declared resource through every extension. */
+  declareResource(resource: McpResourceDeclaration): McpResourceDeclaration {
+    let declared = resource;
+    for (const extension of this.plugged) if (extension.declareResource) declared = extension.declareResource(declared);
+    return declared;
+  }
+
+  /** A declared template through every extension. */
+  declareTemplate(template: McpTemplateDeclaration): void {
+    for (const extension of this.plugged) extension.declareTemplate?.(template);
+  }
+
+  /** What every extension finds on one provider class. */
+  async discover(provider: McpScannedProvider): Promise<McpDiscoveredResource[]> {
+    const found: McpDiscoveredResource[] = [];
+    for (const extension of this.plugged) if (extension.discover) found.push(...(await extension.discover(provider)));
+    return found;
+  }
+
+  /** What a caller's `tools/list` shows: `base` (the authorization filter) and every extension's view. */
+  toolsShownTo(caller: McpCaller, base?: Filter<McpToolEntry>): McpListView<McpToolEntry> {
+    return this.view(base, (extension) => extension.toolsShownTo?.(caller));
+  }
+
+  /** What a caller's `resources/list` shows: `base` and every extension's view. */
+  resourcesShownTo(caller: McpCaller, base?: Filter<McpResourceEntry>): McpListView<McpResourceEntry> {
+    return this.view(base, (extension) => extension.resourcesShownTo?.(caller));
+  }
+
+  /** The visibility step of `tools/call`: whether the tool exists for this caller. */
+  callable(tool: McpToolEntry, caller: McpCaller): boolean {
+    for (const extension of this.plugged) if (extension.callable && !extension.callable(tool, caller)) return false;
+    return true;
+  }
+
+  /** An era's capabilities through every present extension. */
+  capabilities(capabilities: Record<string, unknown>, era: McpExtensionEra): Record<string, unknown> {
+    let declared = capabilities;
+    for (const extension of this.plugged) {
+      if (extension.capabilities && extension.present?.() !== false) declared = extension.capabilities(declared, era);
+    }
+    return declared;
+  }
+
+  private view<T extends { readonly descriptor: Readonly<Record<string, unknown>> }>(
+    base: Filter<T> | undefined,
+    shownBy: (extension: McpExtension) => McpShown<T> | undefined,
+  ): McpListView<T> {
+    let filter = base;
+    let describe: Describe<T> | undefined;
+    for (const extension of this.plugged) {
+      const shown = shownBy(extension);
+      if (!shown) continue;
+      if (shown.filter) {
+        const own = shown.filter;
+        const before = filter;
+        filter = before ? (entry) => own(entry) && before(entry) : own;
+      }
+      if (shown.describe) {
+        const own = shown.describe;
+        const before = describe;
+        describe = (entry) => own(entry, before ? before(entry) : entry.descriptor);
+      }
+    }
+    return { filter, describe };
+  }
+}
+
+/** `capabilities` with `extensions[name]` set to `settings` (the other extensions kept). */
+export function withExtensionCapability(
+  capabilities: Record<string, unknown>,
+  name: string,
+  settings: Record<string, unknown>,
+): Record<string, unknown> {
+  const extensions = capabilities.extensions;
+  const others = typeof extensions === 'object' && extensions !== null ? extensions : {};
+  return { ...capabilities, extensions: { ...others, [name]: settings } };
+}

@@ -1,0 +1,24 @@
+import type { McpRequestContext } from '../context/mcp-request-context.js';
+import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
+
+/** One JSON-RPC method of the protocol core. `params` is always an object here. */
+export type McpMethodFn = (
+  params: Record<string, unknown>,
+  ctx: McpRequestContext,
+  dispatch: McpDispatchContext,
+) => Promise<Record<string, unknown>>;
+
+/** A group of methods (`tools/*`, `resources/*`, ...) contributed to the dispatcher. */
+export interface McpMethodGroup {
+  /** Method name → implementation. */
+  methods(): Record<string, McpMethodFn>;
+  /** The capability this group declares in `initialize`, when the feature is present. */
+  capability?(): [name: string, value: Record<string, unknown>] | undefined;
+  /** False while the feature is absent: its methods are then not found. @default always present */
+  available?(): boolean;
+  /**
+   * What the group changes in the capabilities the modern era advertises (`server/discover`):
+   * an extension that replaces a 2025 capability, say.
+   */
+  modernCapabilities?(capabilities: Record<string, unknown>): Record<string, unknown>;
+}

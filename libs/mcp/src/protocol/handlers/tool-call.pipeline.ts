@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
+import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
+import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
+import { McpExtensions } from '../../extension/mcp-extensions.js';
+import { McpToolRateLimiter } from '../tool-rate-limiter.js';
+import { McpTasks } from '../tasks/mcp-tasks.service.js';
+import { optionalObject, requireString } from './params.js';
+import { McpToolRun } from './tool-run.js';
+
+/**
+ * `tools/call`, one pipeline for every tool, each step in its place: find the tool; visibility
+ * (every plugged extension's `callable`: a tool hidden from this caller is unknown to it);
+ * access (`@RequireScopes()`); the task mode (a call the tool's task support does not allow is
+ * refused here); the rate limit; argument validation; then the hooks and the tool
+ * (`McpToolRun`), in the request or as a task. Every refusal is told to the hooks with its reason.
+ */
+@Injectable()
+export class McpToolCallPipeline {
+  constructor(
+    private readonly tools: McpToolRegistry,
+    private readonly extensions: McpExtensions,
+    private readonly access: McpAccessPolicy,
+    private readonly tasks: McpTasks,
+    private readonly rateLimiter: McpToolRateLimiter,
+    private readonly run: McpToolRun,
+  ) {}
+
+  async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const name = requireString(params, 'name');
+    // Hooks are awaited only when there are any: most servers register none.
+    const hooked = this.run.hooked;
+    const found = this.tools.get(name);
+    const tool = found && this.extensions.callable(found, ctx) ? found : undefined;
+    if (!tool) {
+      const unknown = new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
+      if (hooked) await this.run.rejected({ tool: name, reason: 'unknown-tool', error: unknown, context: ctx });
+      throw unknown;
+    }
+    try {
+      this.access.assert(tool, ctx);
+    } catch (error) {
+      if (hooked) await this.run.rejected({ tool: tool.name, reason: 'forbidden', error, context: ctx });
+      throw error;
+    }
+    const mode = this.tasks.modeOf(tool, params, ctx);
+    try {
+      await this.rateLimiter.take(ctx);
+    } catch (error) {
+      if (hooked) await this.run.rejected({ tool: tool.name, reason: 'rate-limited', error, context: ctx });
+      throw error;
+    }
+    const validation = await tool.input.validate(optionalObject(params, 'arguments'));
+    if (!validation.ok) {
+      const detail = `Invalid arguments for tool '${tool.name}': ${validation.errors.join('; ')}`;
+      if (hooked) {
+        await this.run.rejected({
+          tool: tool.name,
+          reason: 'invalid-arguments',
+          error: new Error(detail),
+          context: ctx,
+        });
+      }
+      return this.run.invalidArguments(detail, ctx);
+    }
+    const args = validation.value;
+    if (mode.kind === 'inline') return this.run.execute(tool, args, ctx, hooked);
+    return this.tasks.start(mode, ctx, (context) => this.run.execute(tool, args, context, hooked), tool.requiredScopes);
+  }
+}
