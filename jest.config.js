@@ -112,5 +112,17 @@ export default {
       ],
       setupFilesAfterEnv: ['<rootDir>/test/support/cluster-env.ts'],
     },
+    // The same three gateway processes on a Redis Cluster (three masters with a replica each,
+    // started by the global setup): the legacy subscription scenarios unchanged.
+    {
+      ...shared,
+      displayName: 'e2e-redis-cluster',
+      rootDir: '.',
+      testMatch: ['<rootDir>/test/e2e/subscriptions.e2e-spec.ts', '<rootDir>/test/e2e/subscriptions-sdk.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/redis-cluster-global-setup.mjs',
+      setupFiles: ['<rootDir>/test/support/redis-cluster-env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/cluster-env.ts'],
+      globalTeardown: '<rootDir>/test/support/redis-cluster-global-teardown.mjs',
+    },
   ],
 };

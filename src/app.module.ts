@@ -16,6 +16,7 @@ import { NotesPrompts } from './notes/notes.prompts.js';
 import { NotesResources } from './notes/notes.resources.js';
 import { InMemoryNotesStore, NotesStore } from './notes/notes.store.js';
 import { RedisNotesStore } from './notes/redis-notes.store.js';
+import { redisTargetOf } from './redis-target.js';
 import { NotesExportTools } from './notes/notes-export.tools.js';
 import { NotesSummaryTools } from './notes/notes-summary.tools.js';
 import { NotesTools } from './notes/notes.tools.js';
@@ -117,11 +118,12 @@ function authOptionsFor(config: GatewayConfig): McpAuthOptions | undefined {
   };
 }
 
-/** The in-memory backend by default; Redis when `REDIS_URL` is set. */
+/** The in-memory backend by default; Redis when `REDIS_URL` is set, a Redis Cluster when `REDIS_CLUSTER_NODES` is. */
 function backendFor(config: GatewayConfig): McpBackend | undefined {
-  if (!config.redisUrl) return undefined;
+  const target = redisTargetOf(config);
+  if (!target) return undefined;
   return new RedisMcpBackend({
-    url: config.redisUrl,
+    ...(target.clusterNodes ? { clusterNodes: target.clusterNodes, redis: target.nodeOptions } : { url: target.url }),
     instanceId: config.instanceId,
     keyPrefix: config.redisKeyPrefix,
     heartbeatMs: config.redisHeartbeatMs,
@@ -130,9 +132,10 @@ function backendFor(config: GatewayConfig): McpBackend | undefined {
 
 /** The demo's notes: in memory, or in Redis beside the sessions so every instance sees them. */
 function notesStoreFor(config: GatewayConfig): Provider {
-  if (!config.redisUrl) return { provide: NotesStore, useClass: InMemoryNotesStore };
-  const { redisUrl, redisKeyPrefix } = config;
-  return { provide: NotesStore, useFactory: () => new RedisNotesStore(redisUrl, redisKeyPrefix) };
+  const target = redisTargetOf(config);
+  if (!target) return { provide: NotesStore, useClass: InMemoryNotesStore };
+  const { redisKeyPrefix } = config;
+  return { provide: NotesStore, useFactory: () => new RedisNotesStore(target, redisKeyPrefix) };
 }
 
 /** Localhost names by default; a non-loopback bind address must also be allowed as Host. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadGatewayConfig, portOf } from './gateway.config.js';
+import { redisTargetOf } from './redis-target.js';
 
 const load = (urls: string) => loadGatewayConfig({ URLS: urls }, []);
 
@@ -164,5 +165,27 @@ describe('MCP_HTTP_PLATFORM', () => {
     expect(() => loadGatewayConfig({ MCP_HTTP_PLATFORM: 'koa' }, [])).toThrow(
       "MCP_HTTP_PLATFORM is 'koa': use 'express', 'fastify'",
     );
+  });
+});
+
+describe('REDIS_CLUSTER_NODES', () => {
+  it('takes comma-separated host:port seeds; REDIS_URL beside it gives every node its credentials and TLS', () => {
+    const config = loadGatewayConfig(
+      { REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b:7001', REDIS_URL: 'rediss://app:s%40cret@ignored:6379' },
+      [],
+    );
+    expect(config.redisClusterNodes).toEqual(['10.0.0.1:7000', 'redis-b:7001']);
+    expect(redisTargetOf(config)).toEqual({
+      clusterNodes: ['10.0.0.1:7000', 'redis-b:7001'],
+      nodeOptions: { username: 'app', password: 's@cret', tls: {} },
+    });
+    expect(redisTargetOf(loadGatewayConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }, []))).toEqual({
+      url: 'redis://127.0.0.1:6379',
+    });
+    expect(redisTargetOf(loadGatewayConfig({}, []))).toBeUndefined();
+  });
+
+  it.each(['10.0.0.1', '10.0.0.1:0', '10.0.0.1:70000', 'a:1,,b:2', 'redis://a:1'])('refuses %s', (nodes) => {
+    expect(() => loadGatewayConfig({ REDIS_CLUSTER_NODES: nodes }, [])).toThrow(/REDIS_CLUSTER_NODES/);
   });
 });

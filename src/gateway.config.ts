@@ -37,6 +37,12 @@ export interface GatewayConfig {
    * so several instances behind a load balancer behave as one.
    */
   redisUrl?: string;
+  /**
+   * `REDIS_CLUSTER_NODES`: comma-separated `host:port` seed nodes of a Redis Cluster. When set, the
+   * gateway runs on that cluster (REDIS_URL, when set too, gives the credentials and TLS of every
+   * node: `rediss://user:password@any-host`).
+   */
+  redisClusterNodes?: string[];
   /** `MCP_INSTANCE_ID`: this instance's id on Redis (default: host name, pid and a random part). */
   instanceId?: string;
   /** `MCP_REDIS_KEY_PREFIX` (default `mcp:`): deployments sharing one Redis use different ones. */
@@ -260,10 +266,18 @@ function authConfig(env: NodeJS.ProcessEnv, url: URL): GatewayAuthConfig | undef
 
 function redisSettings(
   env: NodeJS.ProcessEnv,
-): Pick<GatewayConfig, 'redisUrl' | 'instanceId' | 'redisKeyPrefix' | 'redisHeartbeatMs'> {
+): Pick<GatewayConfig, 'redisUrl' | 'redisClusterNodes' | 'instanceId' | 'redisKeyPrefix' | 'redisHeartbeatMs'> {
   const redisUrl = env.REDIS_URL?.trim() || undefined;
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new Error(`REDIS_URL is '${redisUrl}': use a redis:// or rediss:// URL such as redis://127.0.0.1:6379`);
+  }
+  const nodes = env.REDIS_CLUSTER_NODES?.trim() || undefined;
+  const redisClusterNodes = nodes?.split(',').map((node) => node.trim());
+  for (const node of redisClusterNodes ?? []) {
+    const port = Number(/:(\d+)$/.exec(node)?.[1]);
+    if (!/^[^\s:,]+:\d+$/.test(node) || !(port >= 1 && port <= 65_535)) {
+      throw new Error(`REDIS_CLUSTER_NODES holds '${node}': use comma-separated host:port seeds such as 10.0.0.1:6379`);
+    }
   }
   const instanceId = env.MCP_INSTANCE_ID?.trim() || undefined;
   if (instanceId !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(instanceId)) {
@@ -271,6 +285,7 @@ function redisSettings(
   }
   return {
     redisUrl,
+    redisClusterNodes,
     instanceId,
     redisKeyPrefix: env.MCP_REDIS_KEY_PREFIX?.trim() || 'mcp:',
     redisHeartbeatMs: milliseconds(env, 'MCP_REDIS_HEARTBEAT_MS'),

@@ -1,27 +1,38 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { toBackendError } from '@nest-mcp/redis';
+import type { RedisTarget } from '../redis-target.js';
 import { NotesStore, type Note } from './notes.store.js';
 
 /**
  * Notes in Redis, shared by every instance of the gateway: one hash (id → note as JSON) and the
- * id of the latest note. Each change is one round trip; the latest note after a delete is found
+ * id of the latest note, in one hash slot (`{gw:notes}`), so that a change writes both in one
+ * MULTI on a Redis Cluster too. Each change is one round trip; the latest note after a delete is found
  * again among those left. A Redis outage rejects with the library's backend-unavailable error,
  * so the tool or resource that asked answers 503 with Retry-After, like the MCP backend does.
  */
 @Injectable()
 export class RedisNotesStore extends NotesStore implements OnApplicationShutdown {
-  private readonly redis: Redis;
+  private readonly redis: Redis | Cluster;
   private readonly notesKey: string;
   private readonly latestKey: string;
 
-  constructor(url: string, keyPrefix: string) {
+  constructor(target: RedisTarget, keyPrefix: string) {
     super();
-    this.redis = new Redis(url, { commandTimeout: 2_000, maxRetriesPerRequest: 1 });
+    const options = { commandTimeout: 2_000, maxRetriesPerRequest: 1 };
+    this.redis = target.clusterNodes
+      ? new Cluster(
+          target.clusterNodes.map((node) => {
+            const at = node.lastIndexOf(':');
+            return { host: node.slice(0, at), port: Number(node.slice(at + 1)) };
+          }),
+          { redisOptions: { ...options, ...target.nodeOptions } },
+        )
+      : new Redis(target.url!, options);
     this.redis.on('error', () => undefined);
-    this.notesKey = `${keyPrefix}gw:notes`;
-    this.latestKey = `${keyPrefix}gw:notes:latest`;
+    this.notesKey = `${keyPrefix}{gw:notes}`;
+    this.latestKey = `${keyPrefix}{gw:notes}:latest`;
   }
 
   async create(title: string, body: string): Promise<Note> {

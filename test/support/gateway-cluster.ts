@@ -4,6 +4,9 @@
  * services a test can call: a notification sent through it reaches every instance's clients.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Cluster } from 'ioredis';
+import { RedisKeys } from '../../libs/mcp-redis/src/redis-keys.js';
 import { buildGatewayIfNeeded, GATEWAY_ENTRY, PROJECT_ROOT } from './stdio-client.js';
 import { startGateway, type RunningGateway } from './gateway-app.js';
 import { freePort } from './free-port.js';
@@ -86,12 +89,41 @@ export async function stopGateway(instance: GatewayProcess, signal: NodeJS.Signa
   clearTimeout(timer);
 }
 
+/**
+ * The Redis Cluster of the e2e-redis-cluster project (`MCP_E2E_REDIS_CLUSTER_NODES`, started by
+ * its global setup) as the Redis of a gateway cluster: commands run on a short-lived cluster
+ * client; the cluster cannot be restarted from a test.
+ */
+function redisClusterOf(seeds: string): TestRedis {
+  const nodes = seeds.split(',').map((seed) => ({ host: '127.0.0.1', port: Number(seed.split(':')[1]) }));
+  return {
+    url: '',
+    owned: false,
+    prefix: () => `t-${randomBytes(5).toString('hex')}:`,
+    async command(...args) {
+      const client = new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: 1 } });
+      client.on('error', () => undefined);
+      try {
+        return await client.call(String(args[0]), ...args.slice(1).map(String));
+      } finally {
+        client.disconnect();
+      }
+    },
+    restart: () => Promise.reject(new Error('the Redis Cluster of the run cannot be restarted by a test')),
+    stop: async () => undefined,
+  };
+}
+
 /** Builds the gateway when needed, then starts Redis, the instances, the proxy and the control instance. */
 export async function startGatewayCluster(options: ClusterOptions = {}): Promise<GatewayCluster> {
   await buildGatewayIfNeeded();
-  const redis = await startRedis({ own: options.ownRedis });
+  const clusterNodes = process.env.MCP_E2E_REDIS_CLUSTER_NODES;
+  const redis = clusterNodes ? redisClusterOf(clusterNodes) : await startRedis({ own: options.ownRedis });
   const keyPrefix = redis.prefix();
-  const env = { REDIS_URL: redis.url, MCP_REDIS_KEY_PREFIX: keyPrefix, ...options.env };
+  const target: Record<string, string> = clusterNodes
+    ? { REDIS_CLUSTER_NODES: clusterNodes }
+    : { REDIS_URL: redis.url };
+  const env = { ...target, MCP_REDIS_KEY_PREFIX: keyPrefix, ...options.env };
   const instances = await Promise.all(
     Array.from({ length: options.instances ?? 3 }, (_, i) => spawnGateway(`gw-${i + 1}`, env)),
   );
@@ -124,5 +156,6 @@ export function spawnClusterInstance(cluster: GatewayCluster, index: number): Pr
 
 /** True when some instance holds the session's standalone stream (its hash names a holder). */
 export async function streamHeldSomewhere(cluster: GatewayCluster, sessionId: string): Promise<boolean> {
-  return (await cluster.redis.command('HEXISTS', `${cluster.keyPrefix}s:{${sessionId}}`, 'holder')) === 1;
+  const keys = new RedisKeys(cluster.keyPrefix, cluster.env.REDIS_CLUSTER_NODES ? 256 : 1);
+  return (await cluster.redis.command('HEXISTS', keys.session(sessionId), 'holder')) === 1;
 }

@@ -77,7 +77,7 @@ const asMonitorShowsIt = (text: string): string =>
 
 /**
  * The calls of the Lua script `lua` among `commands` (EVALSHA, or EVAL: ioredis sends the script
- * itself the first time a connection runs it), as the arguments after the number of keys.
+ * itself the first time a connection runs it), as the arguments after the declared keys.
  */
 export function callsOfScript(commands: readonly MonitoredCommand[], lua: string): string[][] {
   const sha = createHash('sha1').update(lua).digest('hex');
@@ -87,5 +87,5 @@ export function callsOfScript(commands: readonly MonitoredCommand[], lua: string
       const command = name.toLowerCase();
       return (command === 'evalsha' && script === sha) || (command === 'eval' && script === shown);
     })
-    .map(({ args }) => args.slice(3));
+    .map(({ args }) => args.slice(3 + Number(args[2])));
 }

@@ -14,7 +14,13 @@ export type StreamItem =
   /** An entry of the session's outbox. */
   | { readonly type: 'out'; readonly seq: number; readonly json: string }
   /** The session subscribed to a URI (`on`) or unsubscribed. */
-  | { readonly type: 'sub'; readonly uri: string; readonly on: boolean };
+  | {
+      readonly type: 'sub';
+      readonly uri: string;
+      readonly on: boolean;
+      /** On a cluster: the log's head its subscriber knew; updates of the URI past it may have been skipped. */
+      readonly after?: number;
+    };
 
 /** An event the attach script replays, with the two cursors its id carries. */
 export interface ReplayedEvent {
@@ -27,6 +33,8 @@ export interface ReplayedEvent {
 export interface GetStreamHooks {
   /** Reads the session's outbox after a sequence (the catch-up). */
   readOutbox(after: number): Promise<LoggedEvent[]>;
+  /** The latest `resources/updated` JSON of a URI with a log sequence in (after, upTo] this instance heard. */
+  updatedSince(uri: string, after: number, upTo: number): string | undefined;
   /** The connection refused a write (closed, or too slow). */
   refused(): void;
   /** The session's subscriptions changed: the instance's URI index follows. */
@@ -48,6 +56,8 @@ export class GetStream {
   private hasStarted = false;
   private out = 0;
   private log = 0;
+  /** The last log sequence that reached the stream, written or filtered out. */
+  private heard = 0;
   private readonly uris = new Set<string>();
   /** Set while the start, a catch-up or a refresh of the subscriptions is in flight. */
   private waiting?: StreamItem[] = [];
@@ -117,8 +127,16 @@ export class GetStream {
         if (item.on) this.uris.add(item.uri);
         else this.uris.delete(item.uri);
         this.hooks.subscribed(item.uri, item.on);
+        if (item.on && item.after !== undefined && item.after < this.heard) {
+          // Heard after a notification of the URI it preceded: that one is written now, with
+          // the log cursor of the last entry the stream heard (every entry up to it is either
+          // written or not the session's, so a resume from it replays nothing twice).
+          const missed = this.hooks.updatedSince(item.uri, item.after, this.heard);
+          if (missed !== undefined) this.write(missed, this.out, Math.max(this.log, this.heard));
+        }
         return;
       case 'log':
+        this.heard = Math.max(this.heard, item.seq);
         if (item.seq <= this.log) return;
         if (item.kind === 'u' && !this.uris.has(item.target)) return;
         this.write(item.json, this.out, item.seq);

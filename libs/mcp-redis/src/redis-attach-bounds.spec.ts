@@ -51,7 +51,7 @@ async function start(
   const record = sessionRecord();
   expect(await parts.sessions.create(record, 100)).toBe(true);
   for (const uri of ['db://a', 'db://b']) expect(await parts.subscriptions.subscribe(record.id, uri)).toBe(true);
-  const epoch = (await env.raw.hget(`${env.prefix}s:{${record.id}}`, 'ep'))!;
+  const epoch = (await env.raw.hget(`${env.prefix}s:{b0}:${record.id}`, 'ep'))!;
   return { parts, sid: record.id, epoch };
 }
 
@@ -65,7 +65,8 @@ const rangeReads = (commands: string[][], key: string): [string, number | 'none'
     });
 
 const outboxWrites = (commands: string[][], sid: string): number =>
-  commands.filter(([name, target]) => name.toUpperCase() === 'XADD' && target === `${env.prefix}s:{${sid}}:out`).length;
+  commands.filter(([name, target]) => name.toUpperCase() === 'XADD' && target === `${env.prefix}s:{b0}:${sid}:out`)
+    .length;
 
 /** A resync of a session subscribed to db://a and db://b: their updates (in set order), then every list change. */
 const isResync = (summary: string[]): boolean =>
@@ -88,7 +89,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
 
     expect(isResync(stream.summary)).toBe(true);
     expect(rangeReads(commands, `${env.prefix}{ev}`)).toEqual([]);
-    expect(rangeReads(commands, `${env.prefix}s:{${sid}}:out`)).toEqual([]);
+    expect(rangeReads(commands, `${env.prefix}s:{b0}:${sid}:out`)).toEqual([]);
   });
 
   it('replays an id within the window, reading exactly its gap of the log', async () => {
@@ -148,13 +149,13 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
       () => '',
     ];
     for (const forge of forged) {
-      const lastEventId = forge(Number(await env.raw.hget(`${env.prefix}s:{${sid}}`, 'seq')));
+      const lastEventId = forge(Number(await env.raw.hget(`${env.prefix}s:{b0}:${sid}`, 'seq')));
       const stream = new FakeConnection();
       const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, lastEventId));
       const shown = lastEventId.slice(0, 80);
       expect([shown, isResync(stream.summary)]).toEqual([shown, true]);
       expect([shown, rangeReads(commands, `${env.prefix}{ev}`)]).toEqual([shown, []]);
-      expect([shown, rangeReads(commands, `${env.prefix}s:{${sid}}:out`)]).toEqual([shown, []]);
+      expect([shown, rangeReads(commands, `${env.prefix}s:{b0}:${sid}:out`)]).toEqual([shown, []]);
     }
   });
 
@@ -167,7 +168,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
     const commands = await scriptCommands(() => parts.liveStreams.attach(sid, stream, `g:${epoch}-6:${LOGGED}`));
 
     expect(isResync(stream.summary)).toBe(true);
-    expect(rangeReads(commands, `${env.prefix}s:{${sid}}:out`)).toEqual([]);
+    expect(rangeReads(commands, `${env.prefix}s:{b0}:${sid}:out`)).toEqual([]);
     // Within what it keeps: read with the gap as its COUNT.
     const resumed = new FakeConnection();
     const last = stream.sent.at(-1)!.eventId!;
@@ -176,7 +177,7 @@ describe('Redis attach: bounded work whatever Last-Event-ID says', () => {
       parts.liveStreams.attach(sid, resumed, `g:${epoch}-${lastOut - 2}:${LOGGED}`),
     );
     expect(resumed.summary).toEqual(stream.summary.slice(-2));
-    expect(rangeReads(replayed, `${env.prefix}s:{${sid}}:out`)).toEqual([['XRANGE', 2]]);
+    expect(rangeReads(replayed, `${env.prefix}s:{b0}:${sid}:out`)).toEqual([['XRANGE', 2]]);
   });
 
   it('a resync writes at most replayBufferSize outbox entries, whatever the number of subscriptions', async () => {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import {
   McpLogger,
   LIST_CHANGED_JSON,
@@ -16,11 +15,14 @@ import { inBatches } from './batches.js';
 import { GetStream, type ReplayedEvent, type StreamItem } from './get-stream.js';
 import type { LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
-import type { RedisKeys } from './redis-keys.js';
+import { byBucket, type RedisKeys } from './redis-keys.js';
 import type { BusMessage, RedisPubSub } from './redis-pubsub.js';
-import type { RedisScripts } from './redis-scripts.js';
+import type { RedisClient, RedisScripts } from './redis-scripts.js';
 import type { RemoteHolders } from './remote-holders.js';
 import type { SessionEnds } from './session-ends.js';
+
+/** `resources/updated` entries an instance remembers (see `updatedSince`). */
+const RECENT_UPDATES = 1_024;
 
 /** How soon a client whose stream was drained by a shutdown should reconnect. */
 const DRAIN_RETRY_MS = 1_000;
@@ -90,12 +92,16 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   private lastLog?: number;
   /** The log head the previous heartbeat saw: older entries not heard of by now were lost. */
   private polledHead = 0;
+  /** The last `resources/updated` entries delivered here, oldest first (see `updatedSince`). */
+  private readonly recent: LogEntry[] = [];
+  /** The sequence of the last log entry this instance appended (its own notifications). */
+  private appended = 0;
   /** Set while the log is being caught up: delivery messages wait here, in order. */
   private queue?: BusMessage[];
 
   constructor(
     private readonly scripts: RedisScripts,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly pubsub: RedisPubSub,
     private readonly ends: SessionEnds,
@@ -164,6 +170,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     const holder = `${this.me} ${randomBytes(6).toString('base64url')}`;
     const stream: GetStream = new GetStream(connection, holder, {
       readOutbox: (after) => this.readOutbox(sessionId, after),
+      updatedSince: (uri, after, upTo) => this.updatedSince(uri, after, upTo),
       refused: () => this.refused(sessionId, holder),
       // A stream no longer held (replaced, closed) never enters the index again.
       subscribed: (uri, on) => {
@@ -177,45 +184,136 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     this.held.set(sessionId, stream);
     this.syncing.add(stream);
     const last = lastEventId === undefined ? undefined : GET_EVENT_ID.exec(lastEventId);
-    let reply: 0 | [string, number, number, number, ...(string | number)[]];
+    const lastOut = lastEventId === undefined ? '-' : (last?.[2] ?? '');
+    const slot = [this.keys.bucketOfSession(sessionId), this.keys.session(sessionId)];
+    let reply: 0 | (string | number)[];
+    let logReply: (string | number)[];
     try {
-      reply = await this.scripts.run(
-        'mcpAttach',
-        sessionId,
-        holder,
-        lastEventId === undefined ? '-' : (last?.[2] ?? ''),
-        last?.[1] ?? '',
-        last?.[3] ?? '',
-        this.settings.outboxLength,
-        this.settings.replayWindow,
-        UPDATED_PREFIX,
-        UPDATED_SUFFIX,
-        ...Object.values(LIST_CHANGED_JSON),
-      );
+      // Among the list-change audience before it holds a stream: an end that meets this attach
+      // takes it out again (its pending end), whichever step comes first.
+      await guarded(this.redis.sadd(this.keys.streamed, sessionId));
+      // The session's slot and the log's slot, in parallel: one round trip.
+      [reply, logReply] = await Promise.all([
+        this.scripts.run<0 | (string | number)[]>(
+          'mcpAttach',
+          slot,
+          sessionId,
+          holder,
+          lastOut,
+          last?.[1] ?? '',
+          this.settings.outboxLength,
+          this.settings.heartbeatMs * 3,
+        ),
+        this.scripts.run<(string | number)[]>(
+          'mcpLogRead',
+          [this.keys.log, this.keys.logHead],
+          lastOut === '-' ? '' : (last?.[3] ?? ''),
+          this.settings.replayWindow,
+        ),
+      ]);
     } catch (error) {
       this.forget(sessionId, stream);
       throw error;
     }
     if (reply === 0) {
       this.forget(sessionId, stream);
+      this.redis.srem(this.keys.streamed, sessionId).catch(() => undefined);
       return false;
     }
     if (previous && previous.connection !== connection) previous.connection.close();
-    const [epoch, out, head, count, ...rest] = reply;
-    const subscriptions = rest.slice(0, count).map(String);
-    const replay: ReplayedEvent[] = [];
-    for (let i = count; i < rest.length; i += 3) {
-      replay.push({ out: Number(rest[i]), log: Number(rest[i + 1]), json: String(rest[i + 2]) });
+    const [epoch, seq, count, ...rest] = reply;
+    const subscriptions = rest.slice(0, Number(count)).map(String);
+    const head = Number(logReply[0]);
+    let replay: ReplayedEvent[] | undefined =
+      lastOut === '-'
+        ? []
+        : this.replayed(rest.slice(Number(count)), logReply, Number(last?.[2]), Number(last?.[3]), subscriptions);
+    let out = Number(seq);
+    if (!replay) {
+      try {
+        const resync = await this.scripts.run<0 | (string | number)[]>(
+          'mcpResync',
+          slot,
+          sessionId,
+          this.settings.outboxLength,
+          head,
+          UPDATED_PREFIX,
+          UPDATED_SUFFIX,
+          ...Object.values(LIST_CHANGED_JSON),
+        );
+        if (resync === 0) {
+          this.forget(sessionId, stream);
+          return false;
+        }
+        const [first, ...jsons] = resync;
+        replay = jsons.map((json, i) => ({ out: Number(first) + i, log: head, json: String(json) }));
+        out = Number(first) + jsons.length - 1;
+      } catch (error) {
+        this.forget(sessionId, stream);
+        throw error;
+      }
     }
-    this.followLog(Number(head));
+    this.followLog(head);
     this.syncing.delete(stream);
-    stream.start(String(epoch), Number(out), Number(head), subscriptions, replay);
+    stream.start(String(epoch), out, head, subscriptions, replay);
     // Replaced meanwhile by a later attach here: that one owns the session's stream now.
     if (this.held.get(sessionId) !== stream) {
       this.unindex(stream);
       connection.close();
     }
     return true;
+  }
+
+  /**
+   * What a resume replays, from the outbox entries after the client's outbox cursor and the log
+   * entries after its log cursor: those that concern the session (its URIs, every list change),
+   * coalesced (the first of each URI or list is kept), merged in the order they were written (an
+   * outbox entry records the log's head when it was appended). Undefined, meaning a resync, when
+   * either log no longer holds what came after its cursor, or when more of the session's events
+   * came than its replay buffer (`replayBufferSize`) keeps: beyond retention, as with one outbox
+   * per session. The reads were bounded by the scripts (the outbox length, the replay window).
+   */
+  private replayed(
+    outbox: readonly (string | number)[],
+    log: readonly (string | number)[],
+    lastOut: number,
+    lastLog: number,
+    subscriptions: readonly string[],
+  ): ReplayedEvent[] | undefined {
+    if (Number(outbox[0]) !== 1 || Number(log[1]) !== 1) return undefined;
+    const outRows: { seq: number; log: number; json: string }[] = [];
+    for (let i = 1; i + 2 < outbox.length; i += 3) {
+      outRows.push({ seq: Number(outbox[i]), log: Number(outbox[i + 1]), json: String(outbox[i + 2]) });
+    }
+    const subscribed = new Set(subscriptions);
+    const seen = new Set<string>();
+    const events: ReplayedEvent[] = [];
+    let o = 0;
+    let curOut = lastOut;
+    let curLog = lastLog;
+    let matched = outRows.length;
+    const outboxUpTo = (limit: number) => {
+      while (o < outRows.length && outRows[o].log < limit) {
+        curOut = outRows[o].seq;
+        events.push({ out: curOut, log: curLog, json: outRows[o].json });
+        o += 1;
+      }
+    };
+    for (let i = 2; i + 3 < log.length; i += 4) {
+      const n = Number(log[i]);
+      const kind = String(log[i + 1]);
+      const target = String(log[i + 2]);
+      outboxUpTo(n);
+      curLog = n;
+      const mine = kind === 'l' || subscribed.has(target);
+      if (!mine) continue;
+      matched += 1;
+      if (seen.has(kind + target)) continue;
+      seen.add(kind + target);
+      events.push({ out: curOut, log: curLog, json: String(log[i + 3]) });
+    }
+    outboxUpTo(Infinity);
+    return matched > this.settings.outboxLength ? undefined : events;
   }
 
   detach(sessionId: string, connection: McpConnection): void {
@@ -234,10 +332,20 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     if (stream) return stream.connection.send(json);
     // Held by another instance: through the outbox, which reaches it wherever it is.
     if (!this.holders.has(sessionId)) return false;
-    this.scripts.run('mcpSend', sessionId, json, this.settings.outboxLength).catch((error: unknown) => {
-      this.logger.warn(`Could not send to session ${sessionId.slice(0, 8)}…: ${describeError(error)}`);
-    });
+    const slot = [this.keys.bucketOfSession(sessionId), this.keys.session(sessionId)];
+    // Where a replay places the message among the log's entries (the log is in another slot,
+    // not read here).
+    this.scripts
+      .run('mcpSend', slot, sessionId, json, this.settings.outboxLength, this.knownHead)
+      .catch((error: unknown) => {
+        this.logger.warn(`Could not send to session ${sessionId.slice(0, 8)}…: ${describeError(error)}`);
+      });
     return true;
+  }
+
+  /** The log's head as this instance knows it: heard, or appended itself. */
+  get knownHead(): number {
+    return Math.max(this.lastLog ?? 0, this.appended);
   }
 
   heldSessions(): Iterable<string> {
@@ -255,9 +363,25 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     });
   }
 
-  /** Runs one notification's script: the log entry and its one publish; delivery follows the bus. */
-  private fanout(kind: 'u' | 'l', target: string, json: string): Promise<number> {
-    return this.scripts.run<number>('mcpFanout', kind, target, json, this.settings.logLength);
+  /**
+   * Runs one notification's script (the log entry and its one publish; delivery follows the
+   * bus) and, in the same round trip, counts its audience (the URI's subscribers, or the
+   * sessions that held a stream: each set in its own slot).
+   */
+  private async fanout(kind: 'u' | 'l', target: string, json: string): Promise<number> {
+    const [n, audience] = await Promise.all([
+      this.scripts.run<number>(
+        'mcpFanout',
+        [this.keys.log, this.keys.logHead],
+        kind,
+        target,
+        json,
+        this.settings.logLength,
+      ),
+      guarded(this.redis.scard(kind === 'u' ? this.keys.subscribers(target) : this.keys.streamed)),
+    ]);
+    this.appended = Math.max(this.appended, n);
+    return audience;
   }
 
   /** A delivery message (`u`, `l`, `s`, `sub`): handled in order, behind a catch-up of the log. */
@@ -273,7 +397,12 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
       stream.push(
         message.t === 's'
           ? { type: 'out', seq: Number(message.seq), json: String(message.j) }
-          : { type: 'sub', uri: String(message.uri), on: message.on === 1 },
+          : {
+              type: 'sub',
+              uri: String(message.uri),
+              on: message.on === 1,
+              ...(typeof message.n === 'number' ? { after: message.n } : {}),
+            },
       );
       return;
     }
@@ -300,6 +429,10 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   private deliver(entry: LogEntry): void {
     if (entry.seq <= (this.lastLog ?? 0)) return;
     this.lastLog = entry.seq;
+    if (entry.kind === 'u') {
+      this.recent.push(entry);
+      if (this.recent.length > RECENT_UPDATES) this.recent.shift();
+    }
     const item: StreamItem = { type: 'log', ...entry };
     if (entry.kind === 'l') {
       for (const stream of this.held.values()) stream.push(item);
@@ -360,6 +493,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
       this.logger.warn(`The notification log restarted (head ${head}, last heard ${this.lastLog})`);
       this.lastLog = undefined;
       this.polledHead = 0;
+      this.appended = 0;
     }
     this.lastLog ??= head;
   }
@@ -384,25 +518,31 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
       stream.suspend();
       this.syncing.add(stream);
     }
-    let lists: (string | 0)[] = [];
+    const lists = new Map<GetStream, string | 0>();
     try {
+      const batches = this.perBucket(open);
       const replies = await Promise.all(
-        inBatches(open).map((batch) =>
-          this.scripts.run<(string | 0)[]>('mcpHeldSubscriptions', ...batch.map(([sessionId]) => sessionId)),
+        batches.map(([tag, batch]) =>
+          this.scripts.run<(string | 0)[]>(
+            'mcpHeldSubscriptions',
+            [this.keys.bucket(tag)],
+            ...batch.map(([sessionId]) => sessionId),
+          ),
         ),
       );
-      lists = replies.flat();
+      batches.forEach(([, batch], b) => batch.forEach(([, stream], i) => lists.set(stream, replies[b][i])));
     } catch (error) {
       this.logger.warn(`Could not read the held sessions' subscriptions: ${describeError(error)}`);
     }
-    open.forEach(([sessionId, stream], i) => {
+    open.forEach(([sessionId, stream]) => {
       this.syncing.delete(stream);
-      if (lists[i] === 0) {
+      const list = lists.get(stream);
+      if (list === 0) {
         this.lostEnd(sessionId, stream);
         return;
       }
       // A read that failed keeps what the stream knew; an empty set comes back from Lua as {}.
-      const parsed: unknown = lists[i] === undefined ? undefined : JSON.parse(lists[i]);
+      const parsed: unknown = list === undefined ? undefined : JSON.parse(list);
       stream.resubscribe(
         parsed === undefined ? [...stream.subscriptions] : Array.isArray(parsed) ? parsed.map(String) : [],
       );
@@ -434,6 +574,21 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
 
   private unindex(stream: GetStream): void {
     for (const uri of stream.subscriptions) this.indexed(stream, uri, false);
+  }
+
+  /**
+   * The latest `resources/updated` of a URI this instance delivered with a sequence in (after,
+   * upTo], from its memory of the last ones: what a stream skipped before it heard, on a cluster,
+   * of a subscription made before that notification (the two messages came through different
+   * shards). The gap is the time between two messages, so the memory covers it.
+   */
+  private updatedSince(uri: string, after: number, upTo: number): string | undefined {
+    for (let i = this.recent.length - 1; i >= 0; i--) {
+      const entry = this.recent[i];
+      if (entry.seq <= after) return undefined;
+      if (entry.seq <= upTo && entry.target === uri) return entry.json;
+    }
+    return undefined;
   }
 
   private async readOutbox(sessionId: string, after: number): Promise<LoggedEvent[]> {
@@ -478,7 +633,20 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   }
 
   private async releaseNow(pairs: [string, string][]): Promise<void> {
-    await Promise.all(inBatches(pairs).map((batch) => this.scripts.run('mcpDetach', Date.now(), ...batch.flat())));
+    await Promise.all(
+      this.perBucket(pairs).map(([tag, batch]) =>
+        this.scripts.run('mcpDetach', [this.keys.bucket(tag)], Date.now(), ...batch.flat()),
+      ),
+    );
+  }
+
+  /** Items keyed by session, cut into one script call per bucket (its slot) and 500 sessions. */
+  private perBucket<T extends [string, unknown]>(items: readonly T[]): [string, T[]][] {
+    const calls: [string, T[]][] = [];
+    for (const [tag, group] of byBucket(this.keys, items, ([sessionId]) => sessionId)) {
+      for (const batch of inBatches(group)) calls.push([tag, batch]);
+    }
+    return calls;
   }
 
   /**
@@ -492,26 +660,31 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   async heartbeat(): Promise<void> {
     if (this.stopped) return;
     const streams = [...this.held.entries()];
-    // The liveness key and the log's head are read even when no stream is held.
-    const batches: [string, GetStream][][] = streams.length === 0 ? [[]] : inBatches(streams);
+    const liveness = this.settings.heartbeatMs * 3;
+    const batches = this.perBucket(streams);
     try {
-      const replies = await Promise.all(
-        batches.map((batch) =>
+      // The liveness key (the task store's slot), the log's head (the log's slot) and each
+      // bucket's held sessions, all sent in this turn.
+      const [, head, ...replies] = await Promise.all([
+        guarded(this.redis.set(this.keys.instance(this.me), '1', 'PX', liveness)),
+        guarded(this.redis.get(this.keys.logHead)).then((value) => Number(value ?? 0)),
+        ...batches.map(([tag, batch]) =>
           this.scripts.run<number[]>(
             'mcpHeartbeat',
-            this.settings.heartbeatMs * 3,
+            [this.keys.bucket(tag)],
+            liveness,
             this.settings.ttlMs,
             ...batch.map(([sessionId]) => sessionId),
           ),
         ),
+      ]);
+      batches.forEach(([, batch], b) =>
+        batch.forEach(([sessionId, stream], i) => {
+          const seq = replies[b][i];
+          if (seq === -1) this.lostEnd(sessionId, stream);
+          else if (this.held.get(sessionId) === stream) stream.behind(seq);
+        }),
       );
-      const seqs = replies.flatMap(([, ...batchSeqs]) => batchSeqs);
-      streams.forEach(([sessionId, stream], i) => {
-        if (seqs[i] === -1) this.lostEnd(sessionId, stream);
-        else if (this.held.get(sessionId) === stream) stream.behind(seqs[i]);
-      });
-      // The earliest head any batch saw: what every batch agrees the log held.
-      const head = Math.min(...replies.map(([batchHead]) => batchHead));
       this.followLog(head);
       if (!this.queue && this.polledHead > this.lastLog!) void this.catchUp(this.polledHead);
       this.polledHead = head;

@@ -85,7 +85,7 @@ describe('Redis fan-out', () => {
     const sid = await session(a);
     await a.subscriptions.subscribe(sid, 'db://a');
     for (let i = 0; i < 5; i++) await a.fanout.resourceUpdated('db://a');
-    expect(await env.raw.exists(`${env.prefix}s:{${sid}}:out`)).toBe(0);
+    expect(await env.raw.exists(`${env.prefix}s:{b0}:${sid}:out`)).toBe(0);
     expect(await env.raw.xlen(`${env.prefix}{ev}`)).toBe(5);
   });
 

@@ -18,7 +18,7 @@ import {
 } from '../../../test/support/redis-monitor.js';
 import { until } from '../../../test/support/until.js';
 import { DETACH, HEARTBEAT, HELD_SUBSCRIPTIONS } from './lua/delivery.lua.js';
-import { PRELUDE } from './lua/prelude.lua.js';
+import { preludeFor } from './lua/prelude.lua.js';
 import type { RedisDelivery } from './redis-delivery.js';
 
 /** Instances whose heartbeat timer never fires during a test: beats are run by the test. */
@@ -36,12 +36,12 @@ async function heldSession(parts: McpBackendParts): Promise<{ sid: string; strea
 
 /** Ends a session in Redis as its end script does, except that nobody is told. */
 async function loseEnd(sid: string): Promise<void> {
-  const s = `${env.prefix}s:{${sid}}`;
+  const s = `${env.prefix}s:{b0}:${sid}`;
   const uris = await env.raw.smembers(`${s}:subs`);
   const pipeline = env.raw.pipeline();
   for (const uri of uris) pipeline.srem(`${env.prefix}sub:${uri}`, sid);
   pipeline.del(s, `${s}:subs`, `${s}:out`, `${s}:rs`, `${s}:rl`);
-  pipeline.zrem(`${env.prefix}expiry`, sid);
+  pipeline.zrem(`${env.prefix}x:{b0}`, sid);
   pipeline.srem(`${env.prefix}streamed`, sid);
   await pipeline.exec();
 }
@@ -54,7 +54,7 @@ function endsOf(parts: McpBackendParts): [string, McpSessionEndReason][] {
 
 /** The calls of one of the backend's scripts by this deployment, as their ARGV after prefix and instance id. */
 const callsOf = (commands: MonitoredCommand[], body: string): string[][] =>
-  callsOfScript(commands, PRELUDE + body)
+  callsOfScript(commands, preludeFor(false) + body)
     .filter(([scriptPrefix]) => scriptPrefix === env.prefix)
     .map((argv) => argv.slice(2));
 
@@ -88,7 +88,7 @@ describe('Redis: a session end whose message was lost', () => {
     expect(ends).toEqual([[sid, 'expired']]);
     expect(bystander.closed).toBe(false);
     // The end message arrives after all: not announced again. A later end is the barrier.
-    await env.raw.publish(`${env.prefix}bus`, JSON.stringify({ t: 'end', sid, reason: 'deleted', from: 'i2' }));
+    await env.raw.publish(`${env.prefix}{ev}:bus`, JSON.stringify({ t: 'end', sid, reason: 'deleted', from: 'i2' }));
     const later = sessionRecord();
     await b.sessions.create(later, 100);
     await b.sessions.end(later.id, 'deleted');
@@ -116,7 +116,7 @@ describe('Redis: a session end whose message was lost', () => {
     const { sid, stream } = await heldSession(a);
     await a.subscriptions.subscribe(sid, 'db://x');
     // The unsubscribe's message to A is lost: the session's set is empty, A's index does not know.
-    await env.raw.srem(`${env.prefix}s:{${sid}}:subs`, 'db://x');
+    await env.raw.srem(`${env.prefix}s:{b0}:${sid}:subs`, 'db://x');
     await env.raw.srem(`${env.prefix}sub:db://x`, sid);
     const gone = await heldSession(a);
     await loseEnd(gone.sid);

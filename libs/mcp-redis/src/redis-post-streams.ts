@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import {
   McpLogger,
   type McpConnection,
@@ -11,7 +10,7 @@ import { OrderedWriter, type LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { BusMessage, RedisPubSub } from './redis-pubsub.js';
-import type { RedisScripts } from './redis-scripts.js';
+import type { RedisClient, RedisScripts } from './redis-scripts.js';
 import type { SessionEnds } from './session-ends.js';
 
 /** How soon a client whose resumed answer was drained by a shutdown should reconnect. */
@@ -51,7 +50,7 @@ export class RedisPostStreams implements McpPostStreams {
 
   constructor(
     private readonly scripts: RedisScripts,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     pubsub: RedisPubSub,
     ends: SessionEnds,
@@ -70,7 +69,7 @@ export class RedisPostStreams implements McpPostStreams {
       this.writers.set(owner, writer);
       this.track(sessionId, owner);
       this.fireAndForget(
-        this.scripts.run('mcpPostOpen', sessionId, writer.id, owner, POST_STREAMS_PER_SESSION),
+        this.scripts.run('mcpPostOpen', this.slotOf(sessionId), sessionId, writer.id, owner, POST_STREAMS_PER_SESSION),
         'open a POST stream log',
       );
     }
@@ -97,7 +96,7 @@ export class RedisPostStreams implements McpPostStreams {
     this.track(sessionId, owner);
     let reply: [string, string?, ...(string | number)[]];
     try {
-      reply = await this.scripts.run('mcpPostResume', sessionId, streamId, after, owner);
+      reply = await this.scripts.run('mcpPostResume', this.slotOf(sessionId), sessionId, streamId, after, owner);
     } catch (error) {
       this.forgetResumed(owner);
       throw error;
@@ -127,7 +126,16 @@ export class RedisPostStreams implements McpPostStreams {
   append(writer: RedisPostWriter, seq: number, json: string): void {
     this.fireAndForget(
       this.scripts
-        .run<number>('mcpPostAppend', writer.sessionId!, writer.id, seq, json, this.logLength, writer.owner)
+        .run<number>(
+          'mcpPostAppend',
+          this.slotOf(writer.sessionId!),
+          writer.sessionId!,
+          writer.id,
+          seq,
+          json,
+          this.logLength,
+          writer.owner,
+        )
         .then((outcome) => {
           if (outcome === 2) writer.release();
         }),
@@ -139,7 +147,7 @@ export class RedisPostStreams implements McpPostStreams {
     this.writers.delete(writer.owner);
     this.untrack(writer.sessionId!, writer.owner);
     this.fireAndForget(
-      this.scripts.run('mcpPostFinish', writer.sessionId!, writer.id, writer.owner),
+      this.scripts.run('mcpPostFinish', this.slotOf(writer.sessionId!), writer.sessionId!, writer.id, writer.owner),
       'end a POST stream',
     );
   }
@@ -203,6 +211,11 @@ export class RedisPostStreams implements McpPostStreams {
   private async readLog(sessionId: string, streamId: string, after: number): Promise<LoggedEvent[]> {
     const rows = await guarded(this.redis.xrange(this.keys.postLog(sessionId, streamId), `(${after}-0`, '+'));
     return rows.map(([id, fields]) => ({ seq: Number(id.split('-')[0]), json: fields[1] }));
+  }
+
+  /** The keys a POST-stream script declares: the session's bucket (its slot) and its hash. */
+  private slotOf(sessionId: string): string[] {
+    return [this.keys.bucketOfSession(sessionId), this.keys.session(sessionId)];
   }
 
   private newOwner(): string {

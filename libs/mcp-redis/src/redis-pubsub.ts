@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import {
   McpLogger,
   MCP_ALL_INSTANCES,
@@ -7,6 +6,7 @@ import {
 } from '@nest-mcp/server/backend';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
+import type { RedisClient } from './redis-scripts.js';
 
 /** A message on the `bus` or `to:<id>` channel: its type `t`, the sender, and its own fields. */
 export interface BusMessage {
@@ -19,7 +19,13 @@ type BusHandler = (message: BusMessage) => void;
 
 /**
  * The one subscriber connection of this instance: the `bus` channel (every instance) and its
- * own `to:<id>` channel. It dispatches messages by type to the backend's parts and carries
+ * own `to:{b<n>}:<id>` channels (one per session bucket).
+ *
+ * On a cluster the channels are sharded (`sharded`): SSUBSCRIBE through ioredis's sharded
+ * subscribers (one connection per master that serves a channel of ours), SPUBLISH to publish.
+ * ioredis subscribes again on the new master when a failover or a resharding moves a channel's
+ * slot, as soon as the cluster reports it, and says so (`subscribersReady`): the listeners then
+ * catch up as after a reconnect. It dispatches messages by type to the backend's parts and carries
  * `McpInstanceMessaging` (type `msg`). After a reconnect it subscribes again and, once Redis
  * confirmed, tells `onReconnect` listeners, who catch up on what the lost messages would have
  * said (they were only hints: the state is in Redis).
@@ -42,16 +48,26 @@ export class RedisPubSub implements McpInstanceMessaging {
   private stopped = false;
 
   constructor(
-    private readonly subscriber: Redis,
-    private readonly publisher: Redis,
+    private readonly subscriber: RedisClient,
+    private readonly publisher: RedisClient,
     private readonly keys: RedisKeys,
     readonly instanceId: string,
+    private readonly sharded = false,
   ) {
-    subscriber.on('message', (channel: string, raw: string) => this.dispatch(channel, raw));
-    subscriber.on('ready', () => {
-      if ((this.everReady || this.unsubscribed) && !this.stopped) void this.subscribeAgain();
-      this.everReady = true;
-    });
+    subscriber.on(sharded ? 'smessage' : 'message', (channel: string, raw: string) => this.dispatch(channel, raw));
+    if (sharded) {
+      subscriber.on('subscribersReady', () => {
+        // The first subscribe failed (the cluster was down at startup): subscribing now.
+        if (this.unsubscribed && !this.stopped) void this.subscribeAgain();
+        else if (this.everReady && !this.stopped) this.reconnected();
+        this.everReady = true;
+      });
+    } else {
+      subscriber.on('ready', () => {
+        if ((this.everReady || this.unsubscribed) && !this.stopped) void this.subscribeAgain();
+        this.everReady = true;
+      });
+    }
     this.handle('msg', (message) => {
       if (message.from === this.instanceId && message.to === MCP_ALL_INSTANCES) return;
       const handler = this.topics.get(String(message.topic));
@@ -94,7 +110,7 @@ export class RedisPubSub implements McpInstanceMessaging {
   send(target: string, topic: string, payload: unknown): void {
     const channel = target === MCP_ALL_INSTANCES ? this.keys.bus : this.keys.direct(target);
     const message = JSON.stringify({ t: 'msg', from: this.instanceId, to: target, topic, payload });
-    this.publisher.publish(channel, message).catch((error: unknown) => {
+    this.publish(channel, message).catch((error: unknown) => {
       this.logger.warn(`Could not send a ${topic} message to ${target}: ${describeError(error)}`);
     });
   }
@@ -103,8 +119,16 @@ export class RedisPubSub implements McpInstanceMessaging {
     this.topics.set(topic, handler);
   }
 
+  /** Publishes on a channel: SPUBLISH on a cluster, PUBLISH on one Redis. */
+  publish(channel: string, message: string): Promise<unknown> {
+    return this.sharded ? this.publisher.spublish(channel, message) : this.publisher.publish(channel, message);
+  }
+
   private subscribeChannels(): Promise<unknown> {
-    return this.subscriber.subscribe(this.keys.bus, this.keys.direct(this.instanceId));
+    const channels = [this.keys.bus, ...this.keys.directChannels(this.instanceId)];
+    // Sharded: one SSUBSCRIBE per channel (each names its own slot).
+    if (this.sharded) return Promise.all(channels.map((channel) => this.subscriber.ssubscribe(channel)));
+    return this.subscriber.subscribe(...channels);
   }
 
   /** After a reconnect: the channels again, then the listeners (once Redis confirmed them). */
@@ -119,6 +143,10 @@ export class RedisPubSub implements McpInstanceMessaging {
     }
     this.unsubscribed = false;
     if (this.stopped) return;
+    this.reconnected();
+  }
+
+  private reconnected(): void {
     for (const listener of this.reconnectListeners) listener();
   }
 

@@ -1,4 +1,5 @@
 import type { McpRateWindow, McpRateWindows } from '@nest-mcp/server/backend';
+import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts } from './redis-scripts.js';
 
 /**
@@ -7,11 +8,23 @@ import type { RedisScripts } from './redis-scripts.js';
  * a window that expires by itself.
  */
 export class RedisRateWindows implements McpRateWindows {
-  constructor(private readonly scripts: RedisScripts) {}
+  constructor(
+    private readonly scripts: RedisScripts,
+    private readonly keys: RedisKeys,
+  ) {}
 
   async hit(key: string, windowMs: number, now: number): Promise<McpRateWindow> {
     const sessionId = key.startsWith('s:') ? key.slice(2) : '';
-    const [count, start] = await this.scripts.run<[number, number]>('mcpRateHit', key, windowMs, now, sessionId);
+    // The session's bucket (its window lives with the session), or the caller's own key.
+    const slot = sessionId !== '' ? this.keys.bucketOfSession(sessionId) : this.keys.rateWindow(key);
+    const [count, start] = await this.scripts.run<[number, number]>(
+      'mcpRateHit',
+      [slot],
+      key,
+      windowMs,
+      now,
+      sessionId,
+    );
     return { count, start };
   }
 }

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { McpRequestStateNonces } from '@nest-mcp/server/backend';
 import { guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
+import type { RedisClient } from './redis-scripts.js';
 
 /**
  * Consumed request-state nonces in Redis: one `SET key 1 PX <ms> NX` per retry (one round trip,
@@ -10,7 +10,7 @@ import type { RedisKeys } from './redis-keys.js';
  */
 export class RedisRequestStateNonces implements McpRequestStateNonces {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
   ) {}
 

@@ -1,8 +1,19 @@
-import type { Redis } from 'ioredis';
-import { ATTACH, DETACH, FANOUT, HEARTBEAT, HELD_SUBSCRIPTIONS, SEND } from './lua/delivery.lua.js';
+import type { Cluster, Redis } from 'ioredis';
+import { ATTACH, DETACH, FANOUT, HEARTBEAT, HELD_SUBSCRIPTIONS, LOG_READ, RESYNC, SEND } from './lua/delivery.lua.js';
 import { POST_APPEND, POST_FINISH, POST_OPEN, POST_RESUME } from './lua/post-stream.lua.js';
-import { PRELUDE } from './lua/prelude.lua.js';
-import { ACCESS, CREATE, END, EXPIRE, RATE_HIT, SUBSCRIBE, TOUCH, UNSUBSCRIBE, UPDATE } from './lua/session.lua.js';
+import { preludeFor } from './lua/prelude.lua.js';
+import {
+  ACCESS,
+  CREATE,
+  END,
+  EXPIRE,
+  RATE_HIT,
+  RESERVE,
+  SUBSCRIBE,
+  TOUCH,
+  UNSUBSCRIBE,
+  UPDATE,
+} from './lua/session.lua.js';
 import {
   TASK_ANSWER,
   TASK_ASK,
@@ -19,6 +30,7 @@ import {
 import { guarded } from './redis-errors.js';
 
 const SCRIPTS = {
+  mcpReserve: RESERVE,
   mcpCreate: CREATE,
   mcpAccess: ACCESS,
   mcpUpdate: UPDATE,
@@ -31,6 +43,8 @@ const SCRIPTS = {
   mcpFanout: FANOUT,
   mcpSend: SEND,
   mcpAttach: ATTACH,
+  mcpLogRead: LOG_READ,
+  mcpResync: RESYNC,
   mcpDetach: DETACH,
   mcpHeartbeat: HEARTBEAT,
   mcpHeldSubscriptions: HELD_SUBSCRIPTIONS,
@@ -56,23 +70,31 @@ export type ScriptName = keyof typeof SCRIPTS;
 
 type ScriptClient = Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
 
+/** The command connection: one Redis, or a Redis Cluster (the same commands, routed by key). */
+export type RedisClient = Redis | Cluster;
+
 /**
  * The backend's Lua scripts on one connection (`defineCommand`: EVALSHA, with EVAL after a
- * Redis restart emptied the script cache). Each call passes the key prefix and this instance's
- * id first, runs in one round trip and is atomic; failures are mapped by `guarded`.
+ * Redis restart emptied the script cache). Each call declares its keys (`KEYS[]`: the first
+ * names the slot it works in, which a Redis Cluster routes it by; every other key it touches
+ * carries the same hash tag), passes the key prefix and this instance's id first, runs in one
+ * round trip and is atomic; failures are mapped by `guarded`.
  */
 export class RedisScripts {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly instanceId: string,
+    /** Whether the scripts publish with SPUBLISH (a cluster's sharded channels) or PUBLISH. */
+    sharded = false,
   ) {
-    for (const [name, body] of Object.entries(SCRIPTS))
-      redis.defineCommand(name, { numberOfKeys: 0, lua: PRELUDE + body });
+    const prelude = preludeFor(sharded);
+    // No fixed number of keys: each call says how many it declares.
+    for (const [name, body] of Object.entries(SCRIPTS)) redis.defineCommand(name, { lua: prelude + body });
   }
 
-  run<T = unknown>(name: ScriptName, ...args: (string | number)[]): Promise<T> {
+  run<T = unknown>(name: ScriptName, keys: readonly string[], ...args: (string | number)[]): Promise<T> {
     const client = this.redis as unknown as ScriptClient;
-    return guarded(client[name](this.prefix, this.instanceId, ...args) as Promise<T>);
+    return guarded(client[name](keys.length, ...keys, this.prefix, this.instanceId, ...args) as Promise<T>);
   }
 }

@@ -15,7 +15,7 @@ describe('RedisSessionStore.access', () => {
   let a: McpBackendParts;
   let b: McpBackendParts;
 
-  const sessionKey = (id: string) => `${keyPrefix}s:{${id}}`;
+  const sessionKey = (id: string) => `${keyPrefix}s:{b0}:${id}`;
   const pttl = async (id: string) => Number(await redis.command('PTTL', sessionKey(id)));
 
   beforeAll(async () => {
@@ -80,19 +80,19 @@ describe('RedisSessionStore.access', () => {
     const now = Date.now();
     await b.sessions.touch([session.id], now);
     expect(await pttl(session.id)).toBeGreaterThan(TTL_MS * 0.9);
-    expect(Number(await redis.command('ZSCORE', `${keyPrefix}expiry`, session.id))).toBe(now);
+    expect(Number(await redis.command('ZSCORE', `${keyPrefix}x:{b0}`, session.id))).toBe(now);
     // An ended session stays ended: a touch creates nothing.
     await a.sessions.end(session.id, 'deleted');
     await b.sessions.touch([session.id], Date.now());
     expect(Number(await redis.command('EXISTS', sessionKey(session.id)))).toBe(0);
-    expect(await redis.command('ZSCORE', `${keyPrefix}expiry`, session.id)).toBeNull();
+    expect(await redis.command('ZSCORE', `${keyPrefix}x:{b0}`, session.id)).toBeNull();
   });
 
   it('answers every lookup of one turn from one batch: each caller its own record, the unknown and the idle apart', async () => {
     const [busy, other, idle] = [sessionRecord(), sessionRecord(), sessionRecord()];
     for (const session of [busy, other, idle]) await a.sessions.create(session, 100);
     expect(await b.sessions.access(busy.id, Date.now(), Number.POSITIVE_INFINITY)).toBeDefined(); // b holds busy's record
-    await redis.command('ZADD', `${keyPrefix}expiry`, Date.now() - 60_000, idle.id);
+    await redis.command('ZADD', `${keyPrefix}x:{b0}`, Date.now() - 60_000, idle.id);
     const ended: string[] = [];
     b.sessions.onEnded((id) => void ended.push(id));
 
@@ -111,7 +111,7 @@ describe('RedisSessionStore.access', () => {
     expect(unknown).toBeUndefined();
     expect(expired).toBeUndefined();
     expect(ended).toEqual([idle.id]);
-    expect(await redis.command('ZSCORE', `${keyPrefix}expiry`, busy.id)).toBe(String(now));
+    expect(await redis.command('ZSCORE', `${keyPrefix}x:{b0}`, busy.id)).toBe(String(now));
   });
 
   it('fails every lookup of a turn whose batch Redis could not run, and serves the next turn', async () => {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import {
   principalDigest,
   type McpPrincipalBinding,
@@ -10,8 +9,9 @@ import {
   type McpSessionStore,
 } from '@nest-mcp/server/backend';
 import { guarded } from './redis-errors.js';
-import type { RedisKeys } from './redis-keys.js';
-import type { RedisScripts } from './redis-scripts.js';
+import { byBucket, type RedisKeys } from './redis-keys.js';
+import type { RedisClient, RedisScripts } from './redis-scripts.js';
+import type { PendingEnds } from './pending-ends.js';
 import type { RemoteHolders } from './remote-holders.js';
 import type { SessionEnds } from './session-ends.js';
 import { SessionLookups, type AccessReply } from './session-lookups.js';
@@ -25,9 +25,12 @@ const MAX_CACHED_RECORDS = 10_000;
 /**
  * Sessions in Redis: the record as JSON in one hash field (`rec`), so fields added later (an
  * OAuth principal, ...) flow through untouched; patched facts in `p:<field>`; the activity clock
- * in the `expiry` sorted set. Every operation is one Lua script, one round trip, atomic: the cap
- * with the create, the idle check with the access and the sliding TTL, the liveness check with
- * the update, and the end with everything kept for the session.
+ * in the bucket's sorted set (`x:{b<n>}`). Every operation on a session is one Lua script in its
+ * bucket's slot, one round trip, atomic: the idle check with the access and the sliding TTL, the
+ * liveness check with the update, and the end with everything kept for the session (what lies
+ * outside the bucket is finished by `PendingEnds`). The cap is a counter of its own (`sessions`),
+ * a place taken before the create and given back by the end: concurrent creates never pass it,
+ * and no script on a request's path touches it.
  */
 export class RedisSessionStore implements McpSessionStore {
   /**
@@ -36,42 +39,60 @@ export class RedisSessionStore implements McpSessionStore {
    * Patched facts and the holder come with every reply, so nothing here goes stale.
    */
   private readonly records = new Map<string, Record<string, unknown>>();
-  private readonly lookups: SessionLookups;
+  /** The lookups of this turn, one batch per bucket (one script call per slot). */
+  private readonly lookups = new Map<string, SessionLookups>();
 
   constructor(
     private readonly scripts: RedisScripts,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
     private readonly ttlMs: number,
     private readonly ends: SessionEnds,
     private readonly holders: RemoteHolders,
+    private readonly pending: PendingEnds,
   ) {
     // An end anywhere (announced by the instance that ended it) forgets the record here.
     ends.listen((id) => void this.records.delete(id));
-    this.lookups = new SessionLookups(
-      (args) => scripts.run<AccessReply[]>('mcpAccess', ttlMs, ...args),
-      (id, reply) => {
-        // Another principal's lookup leaves the session (and what is cached of it) alone.
-        if (Array.isArray(reply) || reply === -2) return;
-        this.records.delete(id);
-        if (reply === -1) ends.announce(id, 'expired');
-      },
-    );
+  }
+
+  private lookupsOf(tag: string): SessionLookups {
+    let lookups = this.lookups.get(tag);
+    if (!lookups) {
+      lookups = new SessionLookups(
+        (args) => this.scripts.run<AccessReply[]>('mcpAccess', [this.keys.bucket(tag)], this.ttlMs, ...args),
+        (id, reply) => {
+          // Another principal's lookup leaves the session (and what is cached of it) alone.
+          if (Array.isArray(reply) || reply === -2) return;
+          this.records.delete(id);
+          if (reply === -1) this.ends.announce(id, 'expired');
+        },
+      );
+      this.lookups.set(tag, lookups);
+    }
+    return lookups;
   }
 
   async create(record: McpSessionRecord, limit: number): Promise<boolean> {
     const epoch = randomBytes(6).toString('base64url');
-    const created = await this.scripts.run<number>(
-      'mcpCreate',
-      record.id,
-      JSON.stringify(record),
-      record.lastActivityAt,
-      limit,
-      this.ttlMs,
-      epoch,
-      principalDigest(record.principal) ?? '',
-    );
-    return created === 1;
+    const reserved = await this.scripts.run<number>('mcpReserve', [this.keys.sessionCount], limit);
+    if (reserved !== 1) return false;
+    try {
+      await this.scripts.run<number>(
+        'mcpCreate',
+        [this.keys.bucketOfSession(record.id), this.keys.session(record.id)],
+        record.id,
+        JSON.stringify(record),
+        record.lastActivityAt,
+        this.ttlMs,
+        epoch,
+        principalDigest(record.principal) ?? '',
+      );
+    } catch (error) {
+      // The place goes back (best effort: Redis failing now may fail this too).
+      this.redis.decr(this.keys.sessionCount).catch(() => undefined);
+      throw error;
+    }
+    return true;
   }
 
   async access(
@@ -83,47 +104,80 @@ export class RedisSessionStore implements McpSessionStore {
     const idle = Number.isFinite(idleTimeoutMs) ? idleTimeoutMs : -1;
     const cached = this.records.get(id);
     const digest = principalDigest(principal) ?? '';
-    const reply = await this.lookups.lookup(id, digest, now, idle, cached !== undefined);
+    const tag = this.keys.bucketOf(id);
+    const reply = await this.lookupsOf(tag).lookup(id, digest, now, idle, cached !== undefined);
+    // Found idle and ended: its work outside the bucket is done before the caller hears of it,
+    // as after an explicit end (a notification sent next no longer counts it).
+    if (reply === -1) await this.pending.drain(tag).catch((error: unknown) => this.pending.failed(error));
     return Array.isArray(reply) ? this.decode(id, reply, now, cached) : undefined;
   }
 
   async update(id: string, patch: McpSessionPatch): Promise<boolean> {
     const pairs: string[] = [];
     for (const [name, value] of Object.entries(patch)) if (value !== undefined) pairs.push(name, JSON.stringify(value));
-    return (await this.scripts.run<number>('mcpUpdate', id, ...pairs)) === 1;
+    const keys = [this.keys.bucketOfSession(id), this.keys.session(id)];
+    return (await this.scripts.run<number>('mcpUpdate', keys, id, ...pairs)) === 1;
   }
 
   async touch(ids: readonly string[], now: number): Promise<void> {
-    for (let i = 0; i < ids.length; i += EXPIRE_BATCH) {
-      await this.scripts.run('mcpTouch', now, this.ttlMs, ...ids.slice(i, i + EXPIRE_BATCH));
+    const calls: Promise<unknown>[] = [];
+    for (const [tag, group] of byBucket(this.keys, ids, (id) => id)) {
+      for (let i = 0; i < group.length; i += EXPIRE_BATCH) {
+        const batch = group.slice(i, i + EXPIRE_BATCH);
+        calls.push(this.scripts.run('mcpTouch', [this.keys.bucket(tag)], now, this.ttlMs, ...batch));
+      }
     }
+    await Promise.all(calls);
   }
 
   async end(id: string, reason: McpSessionEndReason): Promise<boolean> {
     this.records.delete(id);
-    const ended = (await this.scripts.run<number>('mcpEnd', id, reason)) === 1;
-    if (ended) this.ends.announce(id, reason);
-    return ended;
+    const tag = this.keys.bucketOf(id);
+    const entry = await this.scripts.run<string | 0>(
+      'mcpEnd',
+      [this.keys.bucket(tag), this.keys.session(id)],
+      id,
+      reason,
+    );
+    if (entry === 0) return false;
+    this.ends.announce(id, reason);
+    // The session has ended whatever happens next: work outside its bucket that fails now is
+    // left queued for the next sweep (logged), not reported as a failed end.
+    await this.pending.finish(tag, entry).catch((error: unknown) => this.pending.failed(error));
+    return true;
   }
 
+  /** Every bucket at once (one call per bucket, in parallel), each as many batches as it needs. */
   async expireIdle(cutoff: number): Promise<number> {
+    const counts = await Promise.all(this.keys.allBuckets().map((tag) => this.expireBucket(tag, cutoff)));
+    return counts.reduce((sum, count) => sum + count, 0);
+  }
+
+  private async expireBucket(tag: string, cutoff: number): Promise<number> {
     let ended = 0;
     for (let batch = 0; batch < MAX_EXPIRE_BATCHES; batch++) {
-      const [scanned, ...expired] = await this.scripts.run<[number, ...string[]]>(
+      const [scanned, ...entries] = await this.scripts.run<[number, ...string[]]>(
         'mcpExpire',
+        [this.keys.bucket(tag)],
         cutoff,
         Date.now(),
         EXPIRE_BATCH,
       );
-      for (const id of expired) this.ends.announce(id, 'expired');
-      ended += expired.length;
+      for (const entry of entries) this.ends.announce((JSON.parse(entry) as { sid: string }).sid, 'expired');
+      ended += entries.length;
       if (scanned < EXPIRE_BATCH) break;
     }
+    // This sweep's ends, and any an instance left unfinished.
+    await this.pending.drain(tag);
     return ended;
   }
 
-  count(): Promise<number> {
-    return guarded(this.redis.zcard(this.keys.expiry));
+  /** The sessions of every bucket (their activity indexes): exact, whatever a cap reservation does. */
+  async count(): Promise<number> {
+    const counts = await guarded(
+      Promise.all(this.keys.allBuckets().map((tag) => this.redis.zcard(this.keys.bucket(tag)))),
+    );
+    return counts.reduce((sum, count) => sum + count, 0);
   }
 
   /** Ends made here are told when their script returns; ends elsewhere, as `SessionEnds` hears them. */

@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis';
 import type { McpSkillStore, McpStoredSkill, McpVersionedSkill } from '@nest-mcp/server/backend';
 import { guarded } from './redis-errors.js';
+import type { RedisClient } from './redis-scripts.js';
 
 /**
  * The keys of the runtime skills, under the backend's prefix. All three carry the hash tag
@@ -72,7 +72,7 @@ export class RedisSkillStore implements McpSkillStore {
   private readonly scripts: SkillScripts;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: RedisSkillKeys,
   ) {
     redis.defineCommand('mcpSkillPut', { numberOfKeys: 3, lua: PUT });

@@ -44,14 +44,14 @@ describe('RedisTaskStore', () => {
       ),
     ).toBe(true);
     expect(await tasks.answer(record.taskId, { a: { roots: [] } }, Date.now())).toEqual(['a']);
-    const task = `${prefix}t:{${record.taskId}}`;
+    const task = `${prefix}{t}:t:${record.taskId}`;
     const keys = [
       task,
       `${task}:q`,
       `${task}:a`,
-      `${prefix}tc:{p:expiring}`,
-      `${prefix}tb:{p:expiring}`,
-      `${prefix}to:m:expiring`,
+      `${prefix}{t}:tc:p:expiring`,
+      `${prefix}{t}:tb:p:expiring`,
+      `${prefix}{t}:to:m:expiring`,
     ];
     expect(await redis.command('EXISTS', ...keys)).toBe(keys.length);
     for (const key of keys) expect(Number(await redis.command('PTTL', key))).toBeGreaterThan(0);

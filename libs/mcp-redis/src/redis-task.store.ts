@@ -10,6 +10,7 @@ import {
   type McpTaskStatus,
   type McpTaskStore,
 } from '@nest-mcp/server/backend';
+import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts } from './redis-scripts.js';
 
 /** Tasks failed at most by one look for orphans (a dead instance's next ones follow at the next look). */
@@ -39,7 +40,15 @@ type Base = Pick<
  * `reapOrphans` of any instance.
  */
 export class RedisTaskStore implements McpTaskStore {
-  constructor(private readonly scripts: RedisScripts) {}
+  /** Every script names the store's one slot. */
+  private readonly slot: string[];
+
+  constructor(
+    private readonly scripts: RedisScripts,
+    keys: RedisKeys,
+  ) {
+    this.slot = [keys.tasks];
+  }
 
   async create(record: McpTaskRecord, limits: McpTaskLimits): Promise<boolean> {
     const base: Base = {
@@ -56,6 +65,7 @@ export class RedisTaskStore implements McpTaskStore {
     };
     const created = await this.scripts.run<number>(
       'mcpTaskCreate',
+      this.slot,
       record.taskId,
       JSON.stringify(base),
       record.caller ?? '',
@@ -78,37 +88,38 @@ export class RedisTaskStore implements McpTaskStore {
 
   async get(taskId: string, options?: McpTaskReadOptions): Promise<McpTaskRecord | undefined> {
     const withResult = options?.result === false ? '0' : '1';
-    const fields = await this.scripts.run<string[] | null>('mcpTaskGet', taskId, Date.now(), withResult);
+    const fields = await this.scripts.run<string[] | null>('mcpTaskGet', this.slot, taskId, Date.now(), withResult);
     return fields ? recordOf(fields) : undefined;
   }
 
   async setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<boolean> {
-    return (await this.scripts.run<number>('mcpTaskStatusMessage', taskId, statusMessage, now)) === 1;
+    return (await this.scripts.run<number>('mcpTaskStatusMessage', this.slot, taskId, statusMessage, now)) === 1;
   }
 
   async ask(taskId: string, requests: Readonly<Record<string, McpTaskInputRequest>>, now: number): Promise<boolean> {
     const pairs = Object.entries(requests).flatMap(([key, request]) => [key, JSON.stringify(request)]);
     if (pairs.length === 0) return false;
-    return (await this.scripts.run<number>('mcpTaskAsk', taskId, now, ...pairs)) === 1;
+    return (await this.scripts.run<number>('mcpTaskAsk', this.slot, taskId, now, ...pairs)) === 1;
   }
 
   async answer(taskId: string, responses: Readonly<Record<string, unknown>>, now: number): Promise<string[]> {
     const pairs = Object.entries(responses).flatMap(([key, response]) => [key, JSON.stringify(response)]);
     if (pairs.length === 0) return [];
-    return this.scripts.run<string[]>('mcpTaskAnswer', taskId, now, ...pairs);
+    return this.scripts.run<string[]>('mcpTaskAnswer', this.slot, taskId, now, ...pairs);
   }
 
   async takeAnswers(taskId: string): Promise<Record<string, unknown>> {
-    return parsePairs(await this.scripts.run<string[]>('mcpTaskTakeAnswers', taskId));
+    return parsePairs(await this.scripts.run<string[]>('mcpTaskTakeAnswers', this.slot, taskId));
   }
 
   async withdraw(taskId: string, keys: readonly string[], now: number): Promise<boolean> {
-    return (await this.scripts.run<number>('mcpTaskWithdraw', taskId, now, ...keys)) === 1;
+    return (await this.scripts.run<number>('mcpTaskWithdraw', this.slot, taskId, now, ...keys)) === 1;
   }
 
   async settle(taskId: string, settlement: McpTaskSettlement, now: number): Promise<McpTaskStatus | undefined> {
     const before = await this.scripts.run<McpTaskStatus | null>(
       'mcpTaskSettle',
+      this.slot,
       taskId,
       ...settlementArgs(settlement, now),
     );
@@ -116,7 +127,7 @@ export class RedisTaskStore implements McpTaskStore {
   }
 
   async list(owner: string, cursor: string | undefined, limit: number): Promise<McpTaskPage> {
-    const reply = await this.scripts.run<Array<string | number>>('mcpTaskList', owner, cursor ?? '', limit);
+    const reply = await this.scripts.run<Array<string | number>>('mcpTaskList', this.slot, owner, cursor ?? '', limit);
     if (reply[0] === 'cursor') throw new McpTaskCursorError(cursor ?? '');
     const [more, ...ids] = reply as [number, ...string[]];
     // One round trip per task, all written in this turn (one socket write).
@@ -128,11 +139,20 @@ export class RedisTaskStore implements McpTaskStore {
 
   async settleInstance(instanceId: string, settlement: McpTaskSettlement, now: number): Promise<string[]> {
     const [status, message, , result, error] = settlementArgs(settlement, now);
-    return this.scripts.run<string[]>('mcpTaskSettleInstance', instanceId, status, message, now, result, error);
+    return this.scripts.run<string[]>(
+      'mcpTaskSettleInstance',
+      this.slot,
+      instanceId,
+      status,
+      message,
+      now,
+      result,
+      error,
+    );
   }
 
   async reapOrphans(now: number): Promise<string[]> {
-    return this.scripts.run<string[]>('mcpTaskReap', now, REAP_BUDGET);
+    return this.scripts.run<string[]>('mcpTaskReap', this.slot, now, REAP_BUDGET);
   }
 }
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Redis, RedisOptions } from 'ioredis';
+import { Cluster, type ClusterNode, type ClusterOptions, type RedisOptions } from 'ioredis';
 import {
   McpLogger,
   DELIVERY_QUEUE_GAUGE,
@@ -15,11 +15,12 @@ import { RedisPostStreams } from './redis-post-streams.js';
 import { RedisPubSub } from './redis-pubsub.js';
 import { RedisRateWindows } from './redis-rate-windows.js';
 import { RedisRequestStateNonces } from './redis-request-state-nonces.js';
-import { RedisScripts } from './redis-scripts.js';
+import { RedisScripts, type RedisClient } from './redis-scripts.js';
 import { RedisSessionStore } from './redis-session.store.js';
 import { RedisSkillKeys, RedisSkillStore } from './redis-skill.store.js';
 import { RedisSubscriptionStore } from './redis-subscription.store.js';
 import { RedisTaskStore } from './redis-task.store.js';
+import { PendingEnds } from './pending-ends.js';
 import { RemoteHolders } from './remote-holders.js';
 import { SessionEnds } from './session-ends.js';
 import { TurnBatchedRedis } from './turn-batched-redis.js';
@@ -33,9 +34,29 @@ export interface RedisMcpBackendOptions {
   url?: string;
   /**
    * More `ioredis` options (TLS, password, Sentinel, ...), merged over the backend's defaults.
-   * `replyMapping` is not among them: the backend's scripts answer in the default shape.
+   * `replyMapping` is not among them: the backend's scripts answer in the default shape. On a
+   * cluster they are the options of every node's connection (`redisOptions`).
    */
   redis?: Omit<RedisOptions, 'replyMapping'>;
+  /**
+   * Seed nodes of a Redis Cluster (`host:port` strings or `{ host, port }`): set, the backend
+   * runs on the cluster through ioredis's `Cluster` client instead of `url` (whose credentials
+   * and TLS go in `redis`, as `password`, `username`, `tls`). Needs Redis 7.0 or Valkey. See
+   * docs/several-instances.md for the key layout and what a failover costs.
+   */
+  clusterNodes?: readonly (string | { host: string; port: number })[];
+  /**
+   * More options of ioredis's `Cluster` client (`natMap`, `dnsLookup`, `slotsRefreshInterval`,
+   * ...), merged over the backend's defaults; only with `clusterNodes`.
+   */
+  cluster?: Omit<ClusterOptions, 'redisOptions' | 'scripts'>;
+  /**
+   * Buckets the sessions are spread over: each bucket is one hash slot (its sessions' keys and
+   * its activity index), so a cluster spreads the sessions over this many slots, and the sweep
+   * and the session count make one call per bucket.
+   * @default 1 on one Redis, 256 on a cluster
+   */
+  sessionBuckets?: number;
   /**
    * Prefix of every key and channel; deployments that share a Redis use different ones.
    * @default 'mcp:'
@@ -87,7 +108,7 @@ const CLOSE_GRACE_MS = 1_000;
  * reconnect, so QUIT alone could wait for ever, with the connection reconnecting meanwhile (its
  * timers keep the process alive). The disconnect ends the reconnecting.
  */
-async function closeConnection(client: Redis): Promise<void> {
+async function closeConnection(client: RedisClient): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const grace = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, CLOSE_GRACE_MS);
@@ -137,11 +158,85 @@ export class RedisMcpBackend implements McpBackend {
     const instanceId =
       this.options.instanceId ??
       `${hostname().replace(/[^A-Za-z0-9._-]/g, '')}-${process.pid}-${randomBytes(3).toString('hex')}`;
-    const keys = new RedisKeys(this.options.keyPrefix ?? 'mcp:');
-    // Requests arriving together (many connections of one load balancer) send their commands
-    // in one write per loop turn instead of one each (see TurnBatchedRedis).
+    const clustered = this.options.clusterNodes !== undefined;
+    const keys = new RedisKeys(this.options.keyPrefix ?? 'mcp:', this.options.sessionBuckets ?? (clustered ? 256 : 1));
     // Named (CLIENT SETNAME), so that CLIENT LIST tells which instance holds which connection.
     const connectionName = this.options.redis?.connectionName ?? `nest-mcp:${instanceId}`;
+    const { redis, subscriber } = clustered
+      ? this.clusterConnections(connectionName)
+      : this.singleConnections(connectionName, telemetry);
+    this.logErrors(redis, 'commands');
+    this.logErrors(subscriber, 'subscriber');
+
+    const idle = options.sessionIdleTimeoutMs;
+    const ttlMs = Math.max(2 * idle, idle + 60_000);
+    const scripts = new RedisScripts(redis, keys.prefix, instanceId, clustered);
+    const ends = new SessionEnds();
+    const holders = new RemoteHolders();
+    const pubsub = new RedisPubSub(subscriber, redis, keys, instanceId, clustered);
+    const posts = new RedisPostStreams(scripts, redis, keys, pubsub, ends, options.replayBufferSize);
+    const sessions = new RedisSessionStore(
+      scripts,
+      redis,
+      keys,
+      ttlMs,
+      ends,
+      holders,
+      new PendingEnds(redis, keys, pubsub),
+    );
+    // Fan-out and live streams share one state: the streams held here and their URI index.
+    const delivery = new RedisDelivery(scripts, redis, keys, pubsub, ends, holders, {
+      outboxLength: options.replayBufferSize,
+      logLength: this.options.notificationLogLength ?? 10_000,
+      replayWindow: this.options.replayWindow ?? 1_000,
+      ttlMs,
+      heartbeatMs: this.options.heartbeatMs ?? 5_000,
+    });
+    const subscriptions = new RedisSubscriptionStore(
+      scripts,
+      redis,
+      keys,
+      clustered ? () => delivery.knownHead : undefined,
+    );
+    telemetry?.gauge(
+      DELIVERY_QUEUE_GAUGE.name,
+      DELIVERY_QUEUE_GAUGE.description,
+      DELIVERY_QUEUE_GAUGE.unit,
+      (observe) => observe(delivery.queued),
+    );
+    // Redis down at startup is an outage like any other: the instance starts, answers 503,
+    // and the clients' retries succeed once it is back.
+    await pubsub.start().catch((error: unknown) => this.logger.warn(`Subscribing failed: ${describeError(error)}`));
+    await delivery.start();
+    this.logger.log(
+      `Instance ${instanceId} on ${clustered ? 'a Redis Cluster' : 'Redis'} (key prefix '${keys.prefix}')`,
+    );
+    return {
+      sessions,
+      subscriptions,
+      fanout: delivery,
+      liveStreams: delivery,
+      postStreams: posts,
+      messaging: pubsub,
+      rateWindows: new RedisRateWindows(scripts, keys),
+      requestStateNonces: new RedisRequestStateNonces(redis, keys),
+      tasks: new RedisTaskStore(scripts, keys),
+      skills: new RedisSkillStore(redis, new RedisSkillKeys(keys.prefix)),
+      close: async () => {
+        delivery.stop();
+        pubsub.stop();
+        await Promise.allSettled([closeConnection(subscriber), closeConnection(redis)]);
+      },
+    };
+  }
+
+  /** One Redis: the command connection and the subscriber. */
+  private singleConnections(
+    connectionName: string,
+    telemetry: McpBackendContext['telemetry'],
+  ): { redis: RedisClient; subscriber: RedisClient } {
+    // Requests arriving together (many connections of one load balancer) send their commands
+    // in one write per loop turn instead of one each (see TurnBatchedRedis).
     const redis = new TurnBatchedRedis(this.options.url ?? 'redis://127.0.0.1:6379', {
       commandTimeout: this.options.commandTimeoutMs ?? 2_000,
       maxRetriesPerRequest: 1,
@@ -157,58 +252,50 @@ export class RedisMcpBackend implements McpBackend {
       autoResubscribe: false,
       connectionName: `${connectionName}:sub`,
     });
-    this.logErrors(redis, 'commands');
-    this.logErrors(subscriber, 'subscriber');
+    return { redis, subscriber };
+  }
 
-    const idle = options.sessionIdleTimeoutMs;
-    const ttlMs = Math.max(2 * idle, idle + 60_000);
-    const scripts = new RedisScripts(redis, keys.prefix, instanceId);
-    const ends = new SessionEnds();
-    const holders = new RemoteHolders();
-    const pubsub = new RedisPubSub(subscriber, redis, keys, instanceId);
-    const posts = new RedisPostStreams(scripts, redis, keys, pubsub, ends, options.replayBufferSize);
-    const sessions = new RedisSessionStore(scripts, redis, keys, ttlMs, ends, holders);
-    const subscriptions = new RedisSubscriptionStore(scripts, redis, keys);
-    // Fan-out and live streams share one state: the streams held here and their URI index.
-    const delivery = new RedisDelivery(scripts, redis, keys, pubsub, ends, holders, {
-      outboxLength: options.replayBufferSize,
-      logLength: this.options.notificationLogLength ?? 10_000,
-      replayWindow: this.options.replayWindow ?? 1_000,
-      ttlMs,
-      heartbeatMs: this.options.heartbeatMs ?? 5_000,
+  /**
+   * A Redis Cluster: ioredis's `Cluster` client (one connection per node, commands routed by
+   * their keys' slot, MOVED and ASK followed, the slot map refreshed on failover) for commands,
+   * and a second one for the subscriber. A command in flight when its master dies fails after
+   * `commandTimeoutMs` (503); the next ones go to the promoted replica once the cluster says so.
+   */
+  private clusterConnections(connectionName: string): { redis: RedisClient; subscriber: RedisClient } {
+    const nodes: ClusterNode[] = this.options.clusterNodes!.map((node) => {
+      if (typeof node !== 'string') return node;
+      const at = node.lastIndexOf(':');
+      const port = Number(node.slice(at + 1));
+      if (at <= 0 || !Number.isInteger(port) || port < 1 || port > 65_535) {
+        throw new Error(`clusterNodes: '${node}' is not host:port`);
+      }
+      return { host: node.slice(0, at), port };
     });
-    telemetry?.gauge(
-      DELIVERY_QUEUE_GAUGE.name,
-      DELIVERY_QUEUE_GAUGE.description,
-      DELIVERY_QUEUE_GAUGE.unit,
-      (observe) => observe(delivery.queued),
-    );
-    // Redis down at startup is an outage like any other: the instance starts, answers 503,
-    // and the clients' retries succeed once it is back.
-    await pubsub.start().catch((error: unknown) => this.logger.warn(`Subscribing failed: ${describeError(error)}`));
-    await delivery.start();
-    this.logger.log(`Instance ${instanceId} on Redis (key prefix '${keys.prefix}')`);
-    return {
-      sessions,
-      subscriptions,
-      fanout: delivery,
-      liveStreams: delivery,
-      postStreams: posts,
-      messaging: pubsub,
-      rateWindows: new RedisRateWindows(scripts),
-      requestStateNonces: new RedisRequestStateNonces(redis, keys),
-      tasks: new RedisTaskStore(scripts),
-      skills: new RedisSkillStore(redis, new RedisSkillKeys(keys.prefix)),
-      close: async () => {
-        delivery.stop();
-        pubsub.stop();
-        await Promise.allSettled([closeConnection(subscriber), closeConnection(redis)]);
+    if (nodes.length === 0) throw new Error('clusterNodes: at least one seed node is needed');
+    const options = (name: string, commandTimeout: number | undefined, subscriber = false): ClusterOptions => ({
+      // Failover and resharding: MOVED/ASK are followed, and a command meeting a failover
+      // waits for the new slot map a little instead of failing at once.
+      retryDelayOnFailover: 200,
+      retryDelayOnClusterDown: 200,
+      maxRedirections: 16,
+      ...this.options.cluster,
+      // The subscriber's channels are sharded: one subscriber connection per master serving
+      // one of them, moved by ioredis when their slots move.
+      shardedSubscribers: subscriber,
+      redisOptions: {
+        commandTimeout,
+        maxRetriesPerRequest: 1,
+        ...this.options.redis,
+        connectionName: name,
       },
-    };
+    });
+    const redis = new Cluster(nodes, options(connectionName, this.options.commandTimeoutMs ?? 2_000));
+    const subscriber = new Cluster(nodes, options(`${connectionName}:sub`, undefined, true));
+    return { redis, subscriber };
   }
 
   /** ioredis emits `error` on every failed reconnect: logged once per outage, not per attempt. */
-  private logErrors(client: Redis, role: string): void {
+  private logErrors(client: RedisClient, role: string): void {
     let down = false;
     client.on('error', (error: Error) => {
       if (!down) this.logger.warn(`Redis (${role}) unreachable: ${error.message}`);

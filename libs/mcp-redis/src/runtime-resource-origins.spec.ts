@@ -105,7 +105,10 @@ describe('runtime resources of instances that are gone', () => {
 
     // A crash: connections and heartbeat gone, nothing said.
     await a.parts.close!();
-    await until(async () => (await redis.command('EXISTS', `${keyPrefix}inst:crash-a`)) === 0, 'the liveness lapsed');
+    await until(
+      async () => (await redis.command('EXISTS', `${keyPrefix}{t}:inst:crash-a`)) === 0,
+      'the liveness lapsed',
+    );
     await b.sync.dropDeadOrigins();
 
     expect(b.registry.get('mem://crash/1')).toBeUndefined();

@@ -18,11 +18,11 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
-import { PRELUDE } from '../../../libs/mcp-redis/src/lua/prelude.lua.js';
+import { preludeFor } from '../../../libs/mcp-redis/src/lua/prelude.lua.js';
 import { TASK_GET } from '../../../libs/mcp-redis/src/lua/tasks.lua.js';
 
 /** The task read script as the backend's script registry sends it (its shared prelude first). */
-const TASK_GET_SCRIPT = PRELUDE + TASK_GET;
+const TASK_GET_SCRIPT = preludeFor(false) + TASK_GET;
 import { BenchHttp, inPool } from '../client/http.js';
 import { percentile } from '../client/load.js';
 import { modernHeaders, MODERN_VERSION } from '../client/modern.js';

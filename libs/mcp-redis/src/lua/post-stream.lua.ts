@@ -38,7 +38,7 @@ if not owner then return 0 end
 redis.call('XADD', s .. ':r:' .. id, 'MAXLEN', maxlen, seq .. '-0', 'j', json)
 redis.call('PEXPIRE', s .. ':r:' .. id, redis.call('PTTL', meta))
 if owner == mine then return 1 end
-redis.call('PUBLISH', P .. 'to:' .. instanceOf(owner), cjson.encode({t = 'post', sid = sid, id = id, seq = tonumber(seq), j = json, owner = owner}))
+publishTo(instanceOf(owner), cjson.encode({t = 'post', sid = sid, id = id, seq = tonumber(seq), j = json, owner = owner}))
 return 2
 `;
 
@@ -50,7 +50,7 @@ local owner = redis.call('HGET', meta, 'owner')
 if not owner then return 0 end
 redis.call('HSET', meta, 'done', '1')
 if owner ~= mine then
-  redis.call('PUBLISH', P .. 'to:' .. instanceOf(owner), cjson.encode({t = 'postEnd', sid = sid, id = id, owner = owner}))
+  publishTo(instanceOf(owner), cjson.encode({t = 'postEnd', sid = sid, id = id, owner = owner}))
 end
 return 1
 `;
@@ -73,7 +73,7 @@ local first = (#rows > 0) and seqOf(rows[1][1]) or (last + 1)
 if after < first - 1 then return {'gap'} end
 redis.call('HSET', meta, 'owner', owner)
 if prev ~= owner then
-  redis.call('PUBLISH', P .. 'to:' .. instanceOf(prev), cjson.encode({t = 'postMoved', sid = sid, id = id, owner = prev}))
+  publishTo(instanceOf(prev), cjson.encode({t = 'postMoved', sid = sid, id = id, owner = prev}))
 end
 local result = {'resumed', redis.call('HGET', meta, 'done') or '0'}
 for _, row in ipairs(rows) do

@@ -1,15 +1,28 @@
-/** Scripts of the session store (ARGV[1] prefix, ARGV[2] instance id, then their own). */
+/**
+ * Scripts of the session store (ARGV[1] prefix, ARGV[2] instance id, then their own; KEYS[1]
+ * the session's bucket key, KEYS[2] the session's hash when there is one session).
+ */
 
 /**
- * ARGV: sid, record JSON, now, limit, ttl ms, epoch, principal digest ('' when anonymous) → 1
- * created, 0 full. The digest (field `pd`) is what the access script checks a lookup against.
+ * A place under the session cap, taken before a create (KEYS[1] = the `sessions` counter, in its
+ * own slot, touched on create and end only). ARGV: limit → 1 taken, 0 full. Released by the
+ * end's pending work, or at once by a create that failed.
+ */
+export const RESERVE = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[3]) then return 0 end
+redis.call('INCR', KEYS[1])
+return 1
+`;
+
+/**
+ * ARGV: sid, record JSON, now, ttl ms, epoch, principal digest ('' when anonymous) → 1. The
+ * digest (field `pd`) is what the access script checks a lookup against.
  */
 export const CREATE = `
-if redis.call('ZCARD', P .. 'expiry') >= tonumber(ARGV[6]) then return 0 end
 local s = skey(ARGV[3])
-redis.call('HSET', s, 'rec', ARGV[4], 'ep', ARGV[8], 'seq', 0, 'xp', ARGV[5] + ARGV[7], 'pd', ARGV[9])
-redis.call('PEXPIRE', s, ARGV[7])
-redis.call('ZADD', P .. 'expiry', ARGV[5], ARGV[3])
+redis.call('HSET', s, 'rec', ARGV[4], 'ep', ARGV[7], 'seq', 0, 'xp', ARGV[5] + ARGV[6], 'pd', ARGV[8])
+redis.call('PEXPIRE', s, ARGV[6])
+redis.call('ZADD', EXPIRY, ARGV[5], ARGV[3])
 return 1
 `;
 
@@ -30,7 +43,7 @@ local function access(sid, now, idle, holdsRecord, principal)
   local s = skey(sid)
   local fields = redis.call('HGETALL', s)
   if #fields == 0 then
-    if redis.call('ZSCORE', P .. 'expiry', sid) then endSession(sid, 'expired'); return -1 end
+    if redis.call('ZSCORE', EXPIRY, sid) then endSession(sid, 'expired'); return -1 end
     return 0
   end
   local owner = ''
@@ -38,13 +51,13 @@ local function access(sid, now, idle, holdsRecord, principal)
     if fields[i] == 'pd' then owner = fields[i + 1] end
   end
   if owner ~= principal then return -2 end
-  local score = redis.call('ZSCORE', P .. 'expiry', sid)
+  local score = redis.call('ZSCORE', EXPIRY, sid)
   local seen = tonumber(score or now)
   if idle >= 0 and now - seen > idle and not holderAlive(s) then
     endSession(sid, 'expired')
     return -1
   end
-  if (not score) or now > seen then redis.call('ZADD', P .. 'expiry', now, sid) end
+  if (not score) or now > seen then redis.call('ZADD', EXPIRY, now, sid) end
   local reply, xp = {}, 0
   for i = 1, #fields, 2 do
     local name = fields[i]
@@ -88,7 +101,7 @@ local now, ttl = tonumber(ARGV[3]), tonumber(ARGV[4])
 for i = 5, #ARGV do
   local sid = ARGV[i]
   local s = skey(sid)
-  redis.call('ZADD', P .. 'expiry', 'XX', 'GT', now, sid)
+  redis.call('ZADD', EXPIRY, 'XX', 'GT', now, sid)
   if redis.call('EXISTS', s) == 1 and tonumber(redis.call('HGET', s, 'xp') or 0) - now < ttl / 2 then
     redis.call('PEXPIRE', s, ttl)
     redis.call('PEXPIRE', s .. ':subs', ttl)
@@ -100,77 +113,83 @@ return 1
 `;
 
 /**
- * ARGV: cutoff, now, batch → {scanned, ended sid...}. A session held by a live instance is kept
+ * ARGV: cutoff, now, batch → {scanned, pending end (JSON) of each session ended...}. A session held by a live instance is kept
  * (its clock moves to now); one whose holder died is released and gets a full idle period back.
  */
 export const EXPIRE = `
 local cutoff, now = ARGV[3], ARGV[4]
-local ids = redis.call('ZRANGEBYSCORE', P .. 'expiry', '-inf', '(' .. cutoff, 'LIMIT', 0, tonumber(ARGV[5]))
+local ids = redis.call('ZRANGEBYSCORE', EXPIRY, '-inf', '(' .. cutoff, 'LIMIT', 0, tonumber(ARGV[5]))
 local result = {#ids}
 for _, sid in ipairs(ids) do
   local s = skey(sid)
   local alive = holderAlive(s)
   if alive == nil then
-    if endSession(sid, 'expired') then result[#result + 1] = sid end
+    local entry = endSession(sid, 'expired')
+    if entry then result[#result + 1] = entry end
   else
     if alive == false then redis.call('HDEL', s, 'holder') end
-    redis.call('ZADD', P .. 'expiry', now, sid)
+    redis.call('ZADD', EXPIRY, now, sid)
   end
 end
 return result
 `;
 
-/** ARGV: sid, reason → 1 when it existed. */
+/** ARGV: sid, reason → its pending end (JSON) when it existed, else 0. */
 export const END = `
-if endSession(ARGV[3], ARGV[4]) then return 1 end
-return 0
+return endSession(ARGV[3], ARGV[4]) or 0
 `;
 
 /**
- * ARGV: sid, uri, most URIs per session ('' for no cap) → 1 stored (or already), 0 when the
- * session has ended, 2 when it holds that many other URIs already (nothing stored: the cap is
- * checked in the same script as the write, so subscribes on several instances never pass it).
- * When an instance holds the session's stream, it is told (on its own channel) to add the URI to
- * its index: scripts run one at a time and one subscriber connection gets its messages in
- * publish order, so the holder hears of the subscription before any notification published
- * after this script.
+ * ARGV: sid, uri, most URIs per session ('' for no cap), the log's head as the caller knows it
+ * ('' on one Redis) → 1 stored (or already), 0 when the session has ended, 2 when it holds that
+ * many other URIs already (nothing stored: the cap is checked in the same script as the write,
+ * so subscribes on several instances never pass it). When an instance holds the session's
+ * stream, it is told (on its own channel) to add the URI to its index. On one Redis, scripts run
+ * one at a time and one subscriber connection gets its messages in publish order, so the holder
+ * hears of the subscription before any notification published after this script. On a cluster
+ * the message and a later notification travel through different shards, in no set order: the
+ * message carries the head (`n`), and the holder gives the stream what it heard of the URI past
+ * it (see GetStream).
  */
 export const SUBSCRIBE = `
-local sid, uri, limit = ARGV[3], ARGV[4], tonumber(ARGV[5])
+local sid, uri, limit, after = ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
 local s = skey(sid)
 if redis.call('EXISTS', s) == 0 then return 0 end
 if redis.call('SISMEMBER', s .. ':subs', uri) == 1 then return 1 end
 if limit and redis.call('SCARD', s .. ':subs') >= limit then return 2 end
 if redis.call('SADD', s .. ':subs', uri) == 1 then
-  redis.call('SADD', P .. 'sub:' .. uri, sid)
-  redis.call('INCR', P .. 'subcount')
+  redis.call('INCR', SUBCOUNT)
   redis.call('PEXPIRE', s .. ':subs', redis.call('PTTL', s))
   local holder = redis.call('HGET', s, 'holder')
   if holder then
-    redis.call('PUBLISH', P .. 'to:' .. instanceOf(holder),
-      cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 1}))
+    publishTo(instanceOf(holder), cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 1, n = after}))
   end
 end
 return 1
 `;
 
-/** ARGV: sid, uri. The holder of the session's stream, if any, is told as on subscribe. */
+/**
+ * ARGV: sid, uri → 1 removed, 0 not held. The holder of the session's stream, if any, is told
+ * as on subscribe.
+ */
 export const UNSUBSCRIBE = `
 local sid, uri = ARGV[3], ARGV[4]
 local s = skey(sid)
 if redis.call('SREM', s .. ':subs', uri) == 1 then
-  redis.call('SREM', P .. 'sub:' .. uri, sid)
-  redis.call('DECR', P .. 'subcount')
+  redis.call('DECR', SUBCOUNT)
   local holder = redis.call('HGET', s, 'holder')
   if holder then
-    redis.call('PUBLISH', P .. 'to:' .. instanceOf(holder),
-      cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 0}))
+    publishTo(instanceOf(holder), cjson.encode({t = 'sub', sid = sid, uri = uri, holder = holder, on = 0}))
   end
+  return 1
 end
-return 1
+return 0
 `;
 
-/** ARGV: key, window ms, now, sid ('' for a caller without a session) → {count, start}. */
+/**
+ * KEYS[1]: the session's bucket key, or the caller's own window key. ARGV: key, window ms, now,
+ * sid ('' for a caller without a session) → {count, start}.
+ */
 export const RATE_HIT = `
 local key, window, now, sid = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
 local k
@@ -180,7 +199,7 @@ if sid ~= '' then
   if redis.call('EXISTS', s) == 0 then return {0, now} end
   k = s .. ':rl'
 else
-  k = P .. 'rl:' .. key
+  k = KEYS[1]
 end
 local start = tonumber(redis.call('HGET', k, 'start'))
 if (not start) or now - start >= window then

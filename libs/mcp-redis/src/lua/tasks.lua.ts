@@ -2,8 +2,12 @@ import { ORPHANED_TASK, RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
 
 /**
  * Scripts of the task store, run through the backend's script registry (`RedisScripts`: the
- * shared prelude, `ARGV[1]` = key prefix, `ARGV[2]` = the calling instance, then their own).
- * Each runs in one round trip and is atomic. A task is the hash `t:{id}`:
+ * shared prelude, `ARGV[1]` = key prefix, `ARGV[2]` = the calling instance, then their own;
+ * `KEYS[1]` = `{t}`, the store's anchor). Each runs in one round trip and is atomic. Every key
+ * of the store carries the hash tag `{t}`: on a Redis Cluster the whole store is one slot, so
+ * that the budgets (per caller and for everyone) are checked and taken in the step that creates,
+ * and an end frees them in the step that ends (see docs/several-instances.md for what that
+ * costs). A task is the hash `{t}:t:<id>`:
  *
  * | field | content |
  * |---|---|
@@ -15,20 +19,22 @@ import { ORPHANED_TASK, RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
  * | `rt`, `mb`, `gb` | its limits: how long it stays once ended, the caller's and the global byte budgets |
  * | `r`, `e` | terminal: the result, or the JSON-RPC error, as JSON |
  *
- * beside `t:{id}:q` (HASH: outstanding input requests, key → JSON) and `t:{id}:a` (HASH: answers
- * taken by `tasks/update`, key → JSON). All three expire with the task (PEXPIREAT). JSON written
- * by the core is never decoded here: a request's params go back exactly as they came.
+ * beside `{t}:t:<id>:q` (HASH: outstanding input requests, key → JSON) and `{t}:t:<id>:a` (HASH:
+ * answers taken by `tasks/update`, key → JSON). All three expire with the task (PEXPIREAT).
+ * JSON written by the core is never decoded here: a request's params go back exactly as they
+ * came.
  *
  * Accounts, pruned of tasks whose time to live lapsed as they are used (at most `PRUNE` entries a
- * call): per caller, in one hash slot, `tc:{caller}` (ZSET: its stored tasks, score = expiry),
- * `te:{caller}` (ZSET: those that ended, score = the order they ended in: the first ended are
- * removed first to make room) and `tb:{caller}` (HASH: id → bytes, `#` = the total, `^` = the
- * count of ends); for everyone, `{tall}` (ZSET:
- * every stored task, score = expiry) and `{tall}:b` (HASH: id → bytes, `#` = the total).
+ * call): per caller `{t}:tc:<caller>` (ZSET: its stored tasks, score = expiry), `{t}:te:<caller>`
+ * (ZSET: those that ended, score = the order they ended in: the first ended are removed first to
+ * make room) and `{t}:tb:<caller>` (HASH: id → bytes, `#` = the total, `^` = the count of ends);
+ * for everyone, `{t}:all` (ZSET: every stored task, score = expiry) and `{t}:all:b` (HASH: id →
+ * bytes, `#` = the total).
  *
- * Indexes: `to:<owner>` (ZSET: the owner's tasks, score = creation), `ti:<instance>` (SET: tasks running
- * on it), `tinst` (SET: instances with running tasks). A task that ended leaves `ti:`; the others
- * are pruned as they are read.
+ * Indexes: `{t}:to:<owner>` (ZSET: the owner's tasks, score = creation), `{t}:ti:<instance>`
+ * (SET: tasks running on it), `{t}:tinst` (SET: instances with running tasks). A task that ended
+ * leaves `ti:`; the others are pruned as they are read. An instance's liveness key
+ * `{t}:inst:<id>` is in the same slot, so a read finds a dead instance's task in one step.
  */
 const PRELUDE = `
 local TERMINAL = { completed = true, failed = true, cancelled = true }
@@ -37,10 +43,10 @@ local ORPHAN_ERROR = ${luaString(JSON.stringify(ORPHANED_TASK.error))}
 local NOT_KEPT = ${luaString(RESULT_NOT_KEPT)}
 -- Expired entries an account forgets, at most, per call (the rest at the next calls).
 local PRUNE = 64
-local GALL = P .. '{tall}'
-local GBYTES = P .. '{tall}:b'
-local function tkey(id) return P .. 't:{' .. id .. '}' end
-local function ckey(kind, caller) return P .. kind .. ':{' .. caller .. '}' end
+local GALL = P .. '{t}:all'
+local GBYTES = P .. '{t}:all:b'
+local function tkey(id) return P .. '{t}:t:' .. id end
+local function ckey(kind, caller) return P .. '{t}:' .. kind .. ':' .. caller end
 
 -- Forgets a task in its caller's account (the task itself may be gone already).
 local function forgetCaller(id, caller)
@@ -107,7 +113,7 @@ end
 -- A task that ended: its instance's set no longer holds it, nor its side keys anything.
 local function release(key, id)
   local instance = redis.call('HGET', key, 'i')
-  if instance then redis.call('SREM', P .. 'ti:' .. instance, id) end
+  if instance then redis.call('SREM', P .. '{t}:ti:' .. instance, id) end
   redis.call('DEL', key .. ':q', key .. ':a')
 end
 
@@ -158,7 +164,7 @@ local function live(key, id, now)
   local status = redis.call('HGET', key, 's')
   if not status then return false end
   if TERMINAL[status] then return status end
-  if redis.call('EXISTS', P .. 'inst:' .. redis.call('HGET', key, 'i')) == 0 then
+  if redis.call('EXISTS', P .. '{t}:inst:' .. redis.call('HGET', key, 'i')) == 0 then
     settle(key, id, 'failed', ORPHAN_MESSAGE, now, '', ORPHAN_ERROR)
     return 'failed'
   end
@@ -222,15 +228,15 @@ if caller ~= '' then
   keepUntil(ckey('tc', caller), expiresAt, now)
   keepUntil(ckey('tb', caller), expiresAt, now)
 end
-local owned = P .. 'to:' .. owner
+local owned = P .. '{t}:to:' .. owner
 -- The oldest entries of a task that is gone leave the owner's index as new ones come.
 for _, old in ipairs(redis.call('ZRANGE', owned, 0, 7)) do
   if redis.call('EXISTS', tkey(old)) == 0 then redis.call('ZREM', owned, old) end
 end
 redis.call('ZADD', owned, createdAt, id)
 keepUntil(owned, expiresAt, now)
-redis.call('SADD', P .. 'ti:' .. instance, id)
-redis.call('SADD', P .. 'tinst', instance)
+redis.call('SADD', P .. '{t}:ti:' .. instance, id)
+redis.call('SADD', P .. '{t}:tinst', instance)
 return 1
 `;
 
@@ -338,7 +344,7 @@ return before
 export const TASK_LIST =
   PRELUDE +
   `
-local owned, limit = P .. 'to:' .. ARGV[3], tonumber(ARGV[5])
+local owned, limit = P .. '{t}:to:' .. ARGV[3], tonumber(ARGV[5])
 local start = 0
 if ARGV[4] ~= '' then
   local rank = redis.call('ZRANK', owned, ARGV[4])
@@ -370,7 +376,7 @@ export const TASK_SETTLE_INSTANCE =
   `
 local instance, now = ARGV[3], tonumber(ARGV[6])
 local settled = {}
-for _, id in ipairs(redis.call('SMEMBERS', P .. 'ti:' .. instance)) do
+for _, id in ipairs(redis.call('SMEMBERS', P .. '{t}:ti:' .. instance)) do
   local key = tkey(id)
   local status = redis.call('HGET', key, 's')
   if status and not TERMINAL[status] then
@@ -378,8 +384,8 @@ for _, id in ipairs(redis.call('SMEMBERS', P .. 'ti:' .. instance)) do
     settled[#settled + 1] = id
   end
 end
-redis.call('DEL', P .. 'ti:' .. instance)
-redis.call('SREM', P .. 'tinst', instance)
+redis.call('DEL', P .. '{t}:ti:' .. instance)
+redis.call('SREM', P .. '{t}:tinst', instance)
 return settled
 `;
 
@@ -389,11 +395,11 @@ export const TASK_REAP =
   `
 local now, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
 local failed = {}
-for _, instance in ipairs(redis.call('SMEMBERS', P .. 'tinst')) do
-  local tasks = P .. 'ti:' .. instance
+for _, instance in ipairs(redis.call('SMEMBERS', P .. '{t}:tinst')) do
+  local tasks = P .. '{t}:ti:' .. instance
   if redis.call('SCARD', tasks) == 0 then
-    redis.call('SREM', P .. 'tinst', instance)
-  elseif redis.call('EXISTS', P .. 'inst:' .. instance) == 0 then
+    redis.call('SREM', P .. '{t}:tinst', instance)
+  elseif redis.call('EXISTS', P .. '{t}:inst:' .. instance) == 0 then
     for _, id in ipairs(redis.call('SRANDMEMBER', tasks, budget - #failed)) do
       local key = tkey(id)
       local status = redis.call('HGET', key, 's')
