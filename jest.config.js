@@ -65,6 +65,9 @@ const FASTIFY_E2E = [
 ];
 
 export default {
+  // Jest reads testTimeout from the root of a multi-project run, not from each project: without
+  // it here, every project kept the 5 s default.
+  testTimeout: shared.testTimeout,
   projects: [
     {
       ...shared,
