@@ -15,7 +15,7 @@
  * | BENCH_MEMORY_N | 1000,10000 (10) | idle sessions per memory point |
  * | BENCH_RESOURCES_N | 10000 (100) | runtime resources for the resources phase |
  * | BENCH_SERVERS | all | comma list of library, sdk, nest-floor, node-floor, library-direct, tmcp |
- * | BENCH_PHASES | all | comma list of echo, fanout, memory, resources, era, listen, redis, tasks, telemetry |
+ * | BENCH_PHASES | all | comma list of echo, fanout, memory, resources, era, listen, redis, tasks, telemetry, fastify, redis-cluster |
  * | BENCH_PROFILE | auto (never) | `auto`: CPU-profile the library (the mount whose target failed) when one of its targets fails; `always`; `never` |
  * | BENCH_RESULTS_DIR | test/bench/results | where JSON, SVG and PNG go |
  * | BENCH_FD_RESERVE | 600 | descriptors kept free per process when sizing fan-out |
@@ -30,9 +30,13 @@
  * | BENCH_TASKS_POLL_S | 5 (1) | seconds every task is polled at its interval |
  * | BENCH_TELEMETRY_ROUNDS | 18 (2) | interleaved rounds of the telemetry phase (off, api and sdk servers taking turns) |
  * | BENCH_TELEMETRY_DURATION | 1 (0.1) | seconds per mode and round of the telemetry phase |
+ * | BENCH_FASTIFY_ROUNDS | 5 (1) | interleaved tools/call rounds of the Fastify phase (each server BENCH_ERA_DURATION s per round) |
+ * | BENCH_FASTIFY_FANOUT_N | 1000 (10) | subscribers of the Fastify phase's fan-out runs |
+ * | BENCH_REDIS_CLUSTER_N | 10000 (10) | subscribers over the instances in the Redis Cluster phase's fan-out (one node and cluster) |
  *
  * `--quick` on the command line (`npm run bench -- --quick`): the new rows only (phases era,
- * listen, redis, tasks, telemetry), 2 s per load point, 5 rounds; environment variables still win.
+ * listen, redis, tasks, telemetry, fastify, redis-cluster), 2 s per load point, 5 rounds;
+ * environment variables still win.
  *
  * `--phases=echo,fanout` and `--servers=library,library-direct,tmcp` on the command line pick
  * phases and servers as BENCH_PHASES and BENCH_SERVERS do (and win over them), so one can rerun
@@ -42,7 +46,18 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { SERVER_KINDS, type ServerKind } from './client/server-process.js';
 
-export type Phase = 'echo' | 'fanout' | 'memory' | 'resources' | 'era' | 'listen' | 'redis' | 'tasks' | 'telemetry';
+export type Phase =
+  | 'echo'
+  | 'fanout'
+  | 'memory'
+  | 'resources'
+  | 'era'
+  | 'listen'
+  | 'redis'
+  | 'tasks'
+  | 'telemetry'
+  | 'fastify'
+  | 'redis-cluster';
 export const PHASES: readonly Phase[] = [
   'echo',
   'fanout',
@@ -53,11 +68,13 @@ export const PHASES: readonly Phase[] = [
   'redis',
   'tasks',
   'telemetry',
+  'fastify',
+  'redis-cluster',
 ];
 /** The servers of the era phase, in run order. */
 export const ERA_KINDS: readonly ServerKind[] = ['library', 'library-direct', 'sdk-v2', 'tmcp', 'node-floor'];
 /** What `--quick` runs. */
-const QUICK_PHASES = 'era,listen,redis,tasks,telemetry';
+const QUICK_PHASES = 'era,listen,redis,tasks,telemetry,fastify,redis-cluster';
 
 export interface BenchConfig {
   smoke: boolean;
@@ -94,6 +111,9 @@ export interface BenchConfig {
   tasksPollS: number;
   telemetryRounds: number;
   telemetryDurationS: number;
+  fastifyRounds: number;
+  fastifyFanoutN: number;
+  redisClusterFanoutN: number;
 }
 
 const list = (value: string | undefined, fallback: number[]): number[] => {
@@ -172,5 +192,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     tasksPollS: Math.min(60, number(env.BENCH_TASKS_POLL_S, smoke ? 1 : 5)),
     telemetryRounds: Math.min(30, Math.max(1, Math.floor(number(env.BENCH_TELEMETRY_ROUNDS, smoke ? 2 : 18)))),
     telemetryDurationS: number(env.BENCH_TELEMETRY_DURATION, smoke ? 0.1 : 1),
+    fastifyRounds: Math.min(20, Math.max(1, Math.floor(number(env.BENCH_FASTIFY_ROUNDS, smoke ? 1 : 5)))),
+    fastifyFanoutN: Math.floor(number(env.BENCH_FASTIFY_FANOUT_N, smoke ? 10 : 1_000)),
+    redisClusterFanoutN: Math.floor(number(env.BENCH_REDIS_CLUSTER_N, smoke ? 10 : 10_000)),
   };
 }

@@ -347,3 +347,44 @@ export interface TelemetryResult {
   errors: number;
   error?: string;
 }
+
+/** The library on Nest's Fastify platform beside Express (phases/fastify.ts). */
+export interface FastifyResult {
+  /**
+   * `tools/call echo` at concurrency 16 on one legacy session per server, the servers taking
+   * turns: the best round of each, and every round's rates.
+   */
+  echo?: {
+    best: Partial<Record<ServerKind, LoadResult>>;
+    rounds: Array<Record<string, number>>;
+    /** Errors over every round of every server. */
+    errors: number;
+  };
+  /** Fan-out to the same N on each mount on Fastify and on Express. */
+  fanout: FanoutResult[];
+  errors: number;
+  error?: string;
+}
+
+/** One Redis deployment of the Redis Cluster phase: one node, or a cluster of three masters. */
+export type RedisTopology = 'single' | 'cluster';
+
+/** The library's instances on one node and on a three-master cluster (phases/redis-cluster.ts). */
+export interface RedisClusterResult {
+  redisVersion?: string;
+  /** Fan-out across the instances, one run per topology at the same N. */
+  fanout: Array<RedisFanoutResult & { topology: RedisTopology }>;
+  /**
+   * `tools/call echo` at concurrency 16 on one legacy session (direct mount, Redis backend) per
+   * topology, taking turns; the best round of each, with the Redis commands per request (INFO
+   * commandstats deltas summed over the masters, divided by the requests answered).
+   */
+  echo?: {
+    single: EchoOnBackend & { commandsPerRequest?: number };
+    cluster: EchoOnBackend & { commandsPerRequest?: number };
+    rounds: { singleRps: number; clusterRps: number; singleCommandsPerRequest: number; clusterCommandsPerRequest: number }[];
+    errors: number;
+  };
+  errors: number;
+  error?: string;
+}

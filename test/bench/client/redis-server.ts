@@ -7,6 +7,20 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 
+/**
+ * What the Redis phases need of a Redis deployment (one `redis-server`, or a cluster): the
+ * environment that points a library instance at it, its command counts and CPU, a flush.
+ */
+export interface BenchRedis {
+  /** Environment for a `library-redis` fixture on this deployment. */
+  instanceEnv(): Record<string, string>;
+  /** Calls per command so far (INFO commandstats), without the bench's own. */
+  commandCalls(): Promise<Record<string, number>>;
+  /** CPU seconds the deployment has used so far. */
+  cpuSeconds(): Promise<number>;
+  flush(): Promise<void>;
+}
+
 /** A port the OS says is free right now. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -19,7 +33,7 @@ function freePort(): Promise<number> {
   });
 }
 
-export class RedisProcess {
+export class RedisProcess implements BenchRedis {
   private constructor(
     private readonly child: ChildProcess,
     readonly port: number,
@@ -28,6 +42,10 @@ export class RedisProcess {
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
+  }
+
+  instanceEnv(): Record<string, string> {
+    return { REDIS_URL: this.url };
   }
 
   static async start(timeoutMs = 10_000): Promise<RedisProcess> {

@@ -3,13 +3,31 @@
  * 127.0.0.1, port chosen by the OS) and talks to it over the IPC channel of child-ipc.ts.
  * `library-direct` is the library fixture again, started with `BENCH_MOUNT=direct`. A library
  * fixture must report the mount and the telemetry mode (`BENCH_TELEMETRY`, `api` unless the
- * environment says otherwise) it was asked for, or it is refused.
+ * environment says otherwise) it was asked for, and the Nest platform (`BENCH_PLATFORM`,
+ * `express` unless a `-fastify` kind or the environment says otherwise), or it is refused.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export type ServerKind =
-  'library' | 'sdk' | 'nest-floor' | 'node-floor' | 'library-direct' | 'sdk-v2' | 'tmcp' | 'library-redis';
+  | 'library'
+  | 'sdk'
+  | 'nest-floor'
+  | 'node-floor'
+  | 'library-direct'
+  | 'sdk-v2'
+  | 'tmcp'
+  | 'library-redis'
+  | 'library-fastify'
+  | 'library-direct-fastify'
+  | 'nest-floor-fastify';
+
+/**
+ * Servers only the Fastify phase starts (not columns of the main table, whose Express rows stay
+ * as they were): the library's two mounts on Nest's Fastify platform and the bare Nest-on-Fastify
+ * floor.
+ */
+export const FASTIFY_KINDS: readonly ServerKind[] = ['library-fastify', 'library-direct-fastify', 'nest-floor-fastify'];
 
 /**
  * Servers only the era, listen and Redis phases start (not columns of the main table): the
@@ -44,6 +62,9 @@ export const SERVER_LABELS: Record<ServerKind, string> = {
   'sdk-v2': 'official SDK v2',
   tmcp: 'tmcp',
   'library-redis': 'this library, direct mount, Redis',
+  'library-fastify': 'this library on Fastify',
+  'library-direct-fastify': 'this library, direct mount, on Fastify',
+  'nest-floor-fastify': 'bare Nest on Fastify',
 };
 
 /** How a library kind's endpoint is mounted (for target texts). */
@@ -51,6 +72,8 @@ export const MOUNT_LABELS: Partial<Record<ServerKind, string>> = {
   library: 'controller mount',
   'library-direct': 'direct mount',
   'library-redis': 'direct mount, Redis backend',
+  'library-fastify': 'controller mount on Fastify',
+  'library-direct-fastify': 'direct mount on Fastify',
 };
 
 const ENTRIES: Record<ServerKind, string> = {
@@ -62,13 +85,18 @@ const ENTRIES: Record<ServerKind, string> = {
   'sdk-v2': 'sdk-v2-server.js',
   tmcp: 'tmcp-server.js',
   'library-redis': 'library-fixture.js',
+  'library-fastify': 'library-fixture.js',
+  'library-direct-fastify': 'library-fixture.js',
+  'nest-floor-fastify': 'nest-floor-fastify.js',
 };
 
 /** Environment that makes a kind out of a shared entry. */
 const KIND_ENV: Partial<Record<ServerKind, Record<string, string>>> = {
-  library: { BENCH_MOUNT: 'controller' },
-  'library-direct': { BENCH_MOUNT: 'direct' },
-  'library-redis': { BENCH_MOUNT: 'direct', BENCH_BACKEND: 'redis' },
+  library: { BENCH_MOUNT: 'controller', BENCH_PLATFORM: 'express' },
+  'library-direct': { BENCH_MOUNT: 'direct', BENCH_PLATFORM: 'express' },
+  'library-redis': { BENCH_MOUNT: 'direct', BENCH_BACKEND: 'redis', BENCH_PLATFORM: 'express' },
+  'library-fastify': { BENCH_MOUNT: 'controller', BENCH_PLATFORM: 'fastify' },
+  'library-direct-fastify': { BENCH_MOUNT: 'direct', BENCH_PLATFORM: 'fastify' },
 };
 
 export const entryOf = (kind: ServerKind): string =>
@@ -138,6 +166,14 @@ export class ServerProcess {
         if (mount !== undefined && message.mount !== mount) {
           child.kill('SIGKILL');
           reject(new Error(`${kind} reported mount '${message.mount}', expected '${mount}'`));
+          return;
+        }
+        // A library fixture says which Nest platform it runs on: an Express row must not be a
+        // Fastify server, nor the reverse.
+        const platform = telemetry === undefined ? undefined : env.BENCH_PLATFORM?.trim() || 'express';
+        if (platform !== undefined && message.platform !== platform) {
+          child.kill('SIGKILL');
+          reject(new Error(`${kind} reported platform '${message.platform}', expected '${platform}'`));
           return;
         }
         if (telemetry !== undefined && message.telemetry !== telemetry) {

@@ -22,7 +22,7 @@
 import { performance } from 'node:perf_hooks';
 import { BenchHttp, inPool, openSession, rpc } from '../client/http.js';
 import { listenBody, modernHeaders } from '../client/modern.js';
-import { callsDelta, RedisProcess } from '../client/redis-server.js';
+import { callsDelta, RedisProcess, type BenchRedis } from '../client/redis-server.js';
 import { ServerProcess } from '../client/server-process.js';
 import { StreamSet, type WatchedStream } from '../client/sse.js';
 import type { BenchConfig } from '../config.js';
@@ -35,18 +35,18 @@ const WAIT_MS = 120_000;
 /** Sessions whose keys MEMORY USAGE reads one by one. */
 const MEMORY_SAMPLE = 100;
 
-const startInstances = (redis: RedisProcess, count: number): Promise<ServerProcess[]> =>
+export const startInstances = (redis: BenchRedis, count: number): Promise<ServerProcess[]> =>
   Promise.all(
     Array.from({ length: count }, (_, i) =>
       ServerProcess.start('library-redis', {
-        env: { REDIS_URL: redis.url, MCP_INSTANCE_ID: `bench-${i + 1}` },
+        env: { ...redis.instanceEnv(), MCP_INSTANCE_ID: `bench-${i + 1}` },
         startTimeoutMs: 60_000,
       }),
     ),
   );
 
 /** How a fan-out run is set up. */
-interface FanoutMode {
+export interface FanoutMode {
   /** One in-memory library process instead of the instances sharing Redis (the reference). */
   readonly single?: boolean;
   /** Modern `subscriptions/listen` streams instead of legacy subscribed sessions. */
@@ -59,12 +59,12 @@ interface FanoutMode {
  * on one instance and holds its GET stream on the next. Modern: listen i is opened on instance
  * i mod the count (a listen is its own stream, held where it was opened).
  */
-async function fanout(
+export async function fanout(
   config: BenchConfig,
-  redis: RedisProcess,
+  redis: BenchRedis,
   requested: number,
   log: (line: string) => void,
-  { single = false, modern = false }: FanoutMode = {},
+  { single = false, modern = false, label: name }: FanoutMode & { label?: string } = {},
 ): Promise<RedisFanoutResult> {
   const instances = single ? 1 : config.redisInstances;
   const n = Math.min(requested, config.fdLimit - config.fdReserve - config.setupConcurrency * instances);
@@ -75,7 +75,7 @@ async function fanout(
     ...(single ? { backend: 'memory' as const } : {}),
     ...(modern ? { era: 'modern' as const } : {}),
   };
-  const label = `${single ? 'in-memory fan-out (one process)' : 'redis fan-out'}${modern ? ' to listens' : ''}`;
+  const label = `${single ? 'in-memory fan-out (one process)' : (name ?? 'redis fan-out')}${modern ? ' to listens' : ''}`;
   await redis.flush();
   const servers = single
     ? [await ServerProcess.start('library-direct', { startTimeoutMs: 60_000 })]
@@ -159,7 +159,7 @@ async function fanout(
   return result;
 }
 
-const cpuUsOf = async (server: ServerProcess): Promise<number> => {
+export const cpuUsOf = async (server: ServerProcess): Promise<number> => {
   const { cpu } = await server.command<{ cpu: { user: number; system: number } }>('cpu');
   return cpu.user + cpu.system;
 };

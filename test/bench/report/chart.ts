@@ -16,6 +16,9 @@ const COLORS: Record<ServerKind, string> = {
   'sdk-v2': '#1864ab',
   tmcp: '#e67700',
   'library-redis': '#c2255c',
+  'library-fastify': '#f76707',
+  'library-direct-fastify': '#862e9c',
+  'nest-floor-fastify': '#2b8a3e',
 };
 
 interface Panel {

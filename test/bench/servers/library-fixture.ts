@@ -11,9 +11,13 @@
  * controller, behind Express routing) or `direct` (`http: { mount: 'direct' }`: answered from the
  * HTTP server's request listener before Express; the bench's `library-direct` server).
  *
+ * `BENCH_PLATFORM` picks Nest's HTTP platform: `express` (default, Nest's own) or `fastify`
+ * (`FastifyAdapter`; the bench's `library-fastify` and `library-direct-fastify` servers).
+ *
  * `BENCH_BACKEND=redis` puts the sessions, subscriptions and bus on `RedisMcpBackend`
  * (`REDIS_URL`, `MCP_INSTANCE_ID`; the bench's `library-redis` server, and the three instances of
- * the Redis phase); unset, the in-memory backend.
+ * the Redis phase); with `BENCH_REDIS_CLUSTER` (comma list of `host:port` seeds) on a Redis
+ * Cluster instead (`clusterNodes`; the Redis Cluster phase); unset, the in-memory backend.
  *
  * `BENCH_TELEMETRY` picks the telemetry (the telemetry phase runs all three side by side):
  * `api` (default: the library's instruments on, no OpenTelemetry SDK installed, so the API's
@@ -21,8 +25,8 @@
  * instrumentation) or `sdk` (the OpenTelemetry Node SDK of otel-sdk.ts started before the Nest app
  * is created, exporting over OTLP/HTTP to `BENCH_OTLP_URL`; shut down, flushing, on exit).
  *
- * The ready message reports the mount, the backend and the telemetry mode; the bench refuses a
- * server whose mount or telemetry mode is not the one it asked for.
+ * The ready message reports the mount, the platform, the backend and the telemetry mode; the
+ * bench refuses a server whose mount, platform or telemetry mode is not the one it asked for.
  */
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
@@ -69,12 +73,21 @@ if (!TELEMETRY_MODES.includes(telemetryMode)) throw new Error(`BENCH_TELEMETRY i
 const otlpUrl = process.env.BENCH_OTLP_URL?.trim();
 if (telemetryMode === 'sdk' && !otlpUrl) throw new Error('BENCH_TELEMETRY=sdk needs BENCH_OTLP_URL');
 
+const PLATFORMS = ['express', 'fastify'] as const;
+const platform = (process.env.BENCH_PLATFORM?.trim() || 'express') as (typeof PLATFORMS)[number];
+if (!PLATFORMS.includes(platform)) throw new Error(`BENCH_PLATFORM is '${platform}': express or fastify`);
+
 const backendName = process.env.BENCH_BACKEND?.trim() || 'memory';
 if (!['memory', 'redis'].includes(backendName)) throw new Error(`BENCH_BACKEND is '${backendName}': memory or redis`);
+const clusterNodes = process.env.BENCH_REDIS_CLUSTER?.split(',')
+  .map((seed) => seed.trim())
+  .filter((seed) => seed !== '');
 const backend =
-  backendName === 'redis'
-    ? new RedisMcpBackend({ url: process.env.REDIS_URL, instanceId: process.env.MCP_INSTANCE_ID })
-    : undefined;
+  backendName !== 'redis'
+    ? undefined
+    : clusterNodes?.length
+      ? new RedisMcpBackend({ clusterNodes, instanceId: process.env.MCP_INSTANCE_ID })
+      : new RedisMcpBackend({ url: process.env.REDIS_URL, instanceId: process.env.MCP_INSTANCE_ID });
 
 @Injectable()
 class CounterState {
@@ -154,7 +167,16 @@ class BenchFixtureModule {}
 async function main(): Promise<void> {
   // Before the app: the library takes its meter when the module is created.
   const sdk = telemetryMode === 'sdk' ? (await import('./otel-sdk.js')).startOtelSdk(otlpUrl!) : undefined;
-  const app = await NestFactory.create(BenchFixtureModule, { logger: ['error', 'warn'] });
+  const options = { logger: ['error', 'warn'] as ('error' | 'warn')[] };
+  // Fastify's adapter is loaded only for a Fastify server: the Express rows load what they did.
+  const app =
+    platform === 'fastify'
+      ? await NestFactory.create(
+          BenchFixtureModule,
+          new (await import('@nestjs/platform-fastify')).FastifyAdapter(),
+          options,
+        )
+      : await NestFactory.create(BenchFixtureModule, options);
   const { host, port } = listenAddress('http://127.0.0.1:5100');
   await app.listen(port, host);
 
@@ -176,7 +198,8 @@ async function main(): Promise<void> {
       registered: count,
       registerMs,
       mount,
-      backend: backendName,
+      platform,
+      backend: clusterNodes?.length ? 'redis-cluster' : backendName,
       telemetry: telemetryMode,
     },
     {
