@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the six servers (the library twice: controller mount and direct mount; tmcp
  * last), one after the other, each in its own child process on 127.0.0.1; every response
- * checked; then the phases of the peers, the Redis backend, tasks and the telemetry overhead.
+ * checked; then the phases of the peers, the Redis backend, tasks, the telemetry overhead, the
+ * library on Nest's Fastify platform and the Redis backend on a cluster.
  * Prints a table, the throughput, stream and telemetry targets and the peer phases as PASS/FAIL lines and a
  * markdown snippet for docs/benchmarks.md; writes JSON, SVG and PNG under test/bench/results/.
  * Settings: see config.ts (BENCH_SMOKE=1 for the tiny run the e2e test does; `--phases=` and
@@ -15,7 +16,9 @@ import { loadConfig } from './config.js';
 import { runEcho } from './phases/echo.js';
 import { erasOf, runEra } from './phases/era.js';
 import { LISTEN_SERVERS, runListenFanout } from './phases/listen.js';
+import { runFastify } from './phases/fastify.js';
 import { runRedis } from './phases/redis.js';
+import { runRedisCluster } from './phases/redis-cluster.js';
 import { runTasks } from './phases/tasks.js';
 import { runTelemetry } from './phases/telemetry.js';
 import { fanoutSizes, runFanout } from './phases/fanout.js';
@@ -35,6 +38,8 @@ import {
   telemetryTable,
 } from './report/peer-tables.js';
 import { evaluatePeerTargets, evaluateTelemetryTargets } from './report/peer-targets.js';
+import { evaluateFastifyTargets, fastifyTable } from './report/fastify-report.js';
+import { evaluateRedisClusterTargets, redisClusterTable } from './report/redis-cluster-report.js';
 import { buildRows, consoleTable, markdown, targetsMarkdown, verdict } from './report/table.js';
 import { evaluateStreamTargets } from './report/stream-targets.js';
 import { evaluateTargets } from './report/targets.js';
@@ -42,9 +47,11 @@ import type {
   EchoResult,
   EraResult,
   FanoutResult,
+  FastifyResult,
   ListenFanoutResult,
   MemoryResult,
   ProfileSummary,
+  RedisClusterResult,
   RedisResult,
   ResourcesResult,
   TasksResult,
@@ -83,6 +90,8 @@ async function main(): Promise<number> {
   let redis: RedisResult | undefined;
   let tasks: TasksResult | undefined;
   let telemetry: TelemetryResult | undefined;
+  let fastify: FastifyResult | undefined;
+  let redisCluster: RedisClusterResult | undefined;
 
   const phaseStart = () => {
     const t = performance.now();
@@ -156,6 +165,22 @@ async function main(): Promise<number> {
     telemetry = await runTelemetry(config, log);
     done();
   }
+  if (config.phases.includes('fastify')) {
+    log(
+      `\n== Nest on Fastify vs Express (tools/call c=16, ${config.fastifyRounds} interleaved rounds of ${config.eraDurationS} s; fan-out to ${config.fastifyFanoutN})`,
+    );
+    const done = phaseStart();
+    fastify = await runFastify(config, log);
+    done();
+  }
+  if (config.phases.includes('redis-cluster')) {
+    log(
+      `\n== Redis backend: one node vs a cluster of three masters (fan-out to ${config.redisClusterFanoutN} over ${config.redisInstances} instances; tools/call c=16)`,
+    );
+    const done = phaseStart();
+    redisCluster = await runRedisCluster(config, log);
+    done();
+  }
 
   const echoErrors = echo.reduce(
     (sum, e) => sum + (e.error ? 1 : 0) + e.points.reduce((s, p) => s + p.errors, 0) + (e.warmup?.errors ?? 0),
@@ -173,11 +198,15 @@ async function main(): Promise<number> {
     listen.reduce((sum, l) => sum + l.errors, 0) +
     (redis?.errors ?? 0) +
     (tasks?.errors ?? 0) +
-    (telemetry?.errors ?? 0);
+    (telemetry?.errors ?? 0) +
+    (fastify?.errors ?? 0) +
+    (redisCluster?.errors ?? 0);
   const targets = [
     ...evaluateTargets(echo, fanout, memory, totalErrors),
     ...evaluatePeerTargets(era, listen, redis, tasks),
     ...evaluateTelemetryTargets(telemetry),
+    ...evaluateFastifyTargets(fastify),
+    ...evaluateRedisClusterTargets(redisCluster),
   ];
   const streamTargets = evaluateStreamTargets(echo, fanout, memory);
 
@@ -262,9 +291,11 @@ async function main(): Promise<number> {
     redisTable(redis),
     tasksTable(tasks),
     telemetryTable(telemetry),
+    fastifyTable(fastify),
+    redisClusterTable(redisCluster),
   ].filter((t) => t !== undefined);
   for (const table of peerTables) log(`\n${peerConsole(table)}`);
-  log('\n== targets (throughput; era, listen and Redis; telemetry)\n');
+  log('\n== targets (throughput; era, listen and Redis; telemetry; Fastify; Redis Cluster)\n');
   for (const t of targets) {
     const threshold = t.informational ? '' : ` (target ${t.threshold})`;
     log(`${verdict(t).padEnd(4)}  ${t.text}: ${t.detail ?? t.value ?? 'n/a'}${threshold}`);
@@ -286,6 +317,8 @@ async function main(): Promise<number> {
     redis,
     tasks,
     telemetry,
+    fastify,
+    redisCluster,
     table: rows,
     peerTables,
     targets,

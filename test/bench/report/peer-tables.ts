@@ -228,6 +228,7 @@ function format(value: number | undefined, unit: string): string {
     case 'requests':
       return Math.round(value).toLocaleString('en-US');
     case 'round trips':
+    case 'commands/request':
       return value.toFixed(3);
     case 'µs':
     case 'KB':

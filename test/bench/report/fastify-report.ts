@@ -1,0 +1,122 @@
+/**
+ * The Fastify phase's table and targets (phases/fastify.ts), as ratios within one run:
+ *
+ * - `tools/call` at concurrency 16, the controller mount on Fastify ≥ 0.85× the bare
+ *   Nest-on-Fastify floor;
+ * - the direct mount on Fastify at least as fast as on Express (≥ 0.95×: the noise left after
+ *   the best of interleaved rounds);
+ * - fan-out to 1,000 subscribers on Fastify as fast as on Express, per mount (≤ 1.10× the time:
+ *   a median of a few rounds of a few milliseconds, timer noise included).
+ *
+ * Informational: the controller mount on Fastify ÷ on Express.
+ */
+import { MOUNT_LABELS, SERVER_LABELS, type ServerKind } from '../client/server-process.js';
+import type { FastifyResult, TargetResult } from '../types.js';
+import type { PeerTable } from './peer-tables.js';
+
+/** The controller mount on Fastify against the bare Nest-on-Fastify floor. */
+export const FASTIFY_FLOOR_MIN = 0.85;
+/** "At least as fast" in throughput, with the noise the best of interleaved rounds leaves. */
+export const AS_FAST_MIN = 0.95;
+/** "As fast" in fan-out time (a median of a few rounds of milliseconds). */
+export const FANOUT_AS_FAST_MAX = 1.1;
+
+const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined && b > 0 ? a / b : undefined);
+const judge = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined ? null : ok(value));
+const ratioText = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(2)}x`);
+
+/** The mounts on Fastify and their Express counterparts. */
+const PAIRS: ReadonlyArray<{ fastify: ServerKind; express: ServerKind }> = [
+  { fastify: 'library-fastify', express: 'library' },
+  { fastify: 'library-direct-fastify', express: 'library-direct' },
+];
+
+const fanoutOf = (result: FastifyResult, kind: ServerKind) =>
+  result.fanout.find((f) => f.server === kind && f.errors === 0 && f.fanoutMs !== undefined);
+
+export function fastifyTable(result: FastifyResult | undefined): PeerTable | undefined {
+  if (!result) return undefined;
+  const columns = ['nest-floor-fastify', ...PAIRS.flatMap((pair) => [pair.fastify, pair.express])] as ServerKind[];
+  const best = result.echo?.best ?? {};
+  const rows: PeerTable['rows'] = [
+    {
+      metric: `tools/call c=16 (best of ${result.echo?.rounds.length ?? 0} interleaved rounds)`,
+      unit: 'req/s',
+      better: 'higher',
+      values: columns.map((kind) => best[kind]?.rps),
+    },
+    { metric: 'tools/call c=16 p50 latency', unit: 'ms', better: 'lower', values: columns.map((k) => best[k]?.p50Ms) },
+    { metric: 'tools/call c=16 p99 latency', unit: 'ms', better: 'lower', values: columns.map((k) => best[k]?.p99Ms) },
+  ];
+  const sizes = [...new Set(result.fanout.map((f) => f.n))];
+  for (const n of sizes) {
+    rows.push({
+      metric: `fan-out N=${n}: bump → last stream`,
+      unit: 'ms',
+      better: 'lower',
+      values: columns.map((kind) => result.fanout.find((f) => f.server === kind && f.n === n && f.errors === 0)?.fanoutMs),
+    });
+  }
+  return { title: 'Nest on Fastify vs Express', columns: columns.map((kind) => SERVER_LABELS[kind]), rows };
+}
+
+export function evaluateFastifyTargets(result: FastifyResult | undefined): TargetResult[] {
+  if (!result) return [];
+  const targets: TargetResult[] = [];
+  const best = result.echo?.best ?? {};
+  const rps = (kind: ServerKind) => (best[kind]?.errors === 0 ? best[kind]?.rps : undefined);
+  const vsFloor = ratio(rps('library-fastify'), rps('nest-floor-fastify'));
+  targets.push({
+    id: 'fastify-echo-c16-vs-floor',
+    server: 'library-fastify',
+    text: 'tools/call c=16, controller mount on Fastify vs bare Nest on Fastify',
+    threshold: `>= ${FASTIFY_FLOOR_MIN.toFixed(2)}x`,
+    value: vsFloor,
+    detail:
+      vsFloor === undefined
+        ? 'n/a'
+        : `${ratioText(vsFloor)} (${rps('library-fastify')!.toFixed(0)} vs ${rps('nest-floor-fastify')!.toFixed(0)} req/s)`,
+    pass: judge(vsFloor, (v) => v >= FASTIFY_FLOOR_MIN),
+  });
+  const direct = ratio(rps('library-direct-fastify'), rps('library-direct'));
+  targets.push({
+    id: 'fastify-echo-c16-direct-vs-express',
+    server: 'library-direct-fastify',
+    text: 'tools/call c=16, direct mount on Fastify vs on Express',
+    threshold: `>= ${AS_FAST_MIN.toFixed(2)}x`,
+    value: direct,
+    detail:
+      direct === undefined
+        ? 'n/a'
+        : `${ratioText(direct)} (${rps('library-direct-fastify')!.toFixed(0)} vs ${rps('library-direct')!.toFixed(0)} req/s)`,
+    pass: judge(direct, (v) => v >= AS_FAST_MIN),
+  });
+  const controller = ratio(rps('library-fastify'), rps('library'));
+  targets.push({
+    id: 'fastify-echo-c16-controller-vs-express',
+    server: 'library-fastify',
+    informational: true,
+    text: 'tools/call c=16, controller mount on Fastify vs on Express',
+    threshold: 'informational',
+    value: controller,
+    detail: ratioText(controller),
+    pass: null,
+  });
+  for (const { fastify, express } of PAIRS) {
+    const [onFastify, onExpress] = [fanoutOf(result, fastify), fanoutOf(result, express)];
+    const time = ratio(onFastify?.fanoutMs, onExpress?.fanoutMs);
+    targets.push({
+      id: `fastify-fanout-vs-express${fastify === 'library-fastify' ? '' : '-direct'}`,
+      server: fastify,
+      text: `fan-out to ${(onFastify?.n ?? onExpress?.n ?? 1_000).toLocaleString('en-US')} subscribers, ${MOUNT_LABELS[fastify]} vs on Express`,
+      threshold: `<= ${FANOUT_AS_FAST_MAX.toFixed(2)}x`,
+      value: time,
+      detail:
+        time === undefined
+          ? 'n/a'
+          : `${ratioText(time)} (${onFastify!.fanoutMs!.toFixed(1)} vs ${onExpress!.fanoutMs!.toFixed(1)} ms)`,
+      pass: judge(time, (v) => v <= FANOUT_AS_FAST_MAX),
+    });
+  }
+  return targets;
+}

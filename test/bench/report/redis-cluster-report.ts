@@ -1,0 +1,146 @@
+/**
+ * The Redis Cluster phase's table and targets (phases/redis-cluster.ts), one node against a
+ * cluster of three masters, within one run:
+ *
+ * - `tools/call` at concurrency 16 on the cluster at least as fast as on one node (≥ 0.95×: the
+ *   noise left after the best of interleaved rounds);
+ * - fan-out to `BENCH_REDIS_CLUSTER_N` subscribers over the instances on the cluster as fast as
+ *   on one node (≤ 1.10× the time);
+ * - Redis commands per request the same on both (the round with the fewest of each; equal within
+ *   0.05 per request: an instance's heartbeat, a few commands every 5 s, falls into a round of
+ *   thousands of requests now and then);
+ * - Redis commands per notification the same on both (the round with the fewest of each, exactly).
+ */
+import type { RedisClusterResult, RedisTopology, TargetResult } from '../types.js';
+import { AS_FAST_MIN, FANOUT_AS_FAST_MAX } from './fastify-report.js';
+import type { PeerTable } from './peer-tables.js';
+
+/** Commands per request count as "the same" within this (heartbeats in a round). */
+export const COMMANDS_PER_REQUEST_SLACK = 0.05;
+
+const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined && b > 0 ? a / b : undefined);
+const judge = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined ? null : ok(value));
+const ratioText = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(2)}x`);
+
+const fanoutOf = (result: RedisClusterResult, topology: RedisTopology) =>
+  result.fanout.find((f) => f.topology === topology && f.errors === 0 && f.fanoutMs !== undefined);
+
+/** The fewest commands per request over the rounds of one topology (least heartbeat noise). */
+function fewestPerRequest(result: RedisClusterResult, topology: RedisTopology): number | undefined {
+  const values = (result.echo?.rounds ?? [])
+    .map((round) => (topology === 'single' ? round.singleCommandsPerRequest : round.clusterCommandsPerRequest))
+    .filter((value) => Number.isFinite(value));
+  return values.length === 0 ? undefined : Math.min(...values);
+}
+
+export function redisClusterTable(result: RedisClusterResult | undefined): PeerTable | undefined {
+  if (!result) return undefined;
+  const topologies: RedisTopology[] = ['single', 'cluster'];
+  const echo = (topology: RedisTopology) => (topology === 'single' ? result.echo?.single : result.echo?.cluster);
+  const rows: PeerTable['rows'] = [
+    {
+      metric: `tools/call c=16, direct mount (best of ${result.echo?.rounds.length ?? 0} interleaved rounds)`,
+      unit: 'req/s',
+      better: 'higher',
+      values: topologies.map((t) => echo(t)?.rps),
+    },
+    {
+      metric: 'tools/call c=16: Redis commands per request (fewest round)',
+      unit: 'commands/request',
+      better: 'lower',
+      values: topologies.map((t) => fewestPerRequest(result, t)),
+    },
+    {
+      metric: 'tools/call c=16: Redis CPU per request (all masters)',
+      unit: 'µs',
+      better: 'lower',
+      values: topologies.map((t) => echo(t)?.redisCpuUsPerRequest),
+    },
+  ];
+  const n = result.fanout[0]?.n;
+  const instances = result.fanout[0]?.instances;
+  rows.push(
+    {
+      metric: `fan-out N=${n} over ${instances} instances: notify → last stream`,
+      unit: 'ms',
+      better: 'lower',
+      values: topologies.map((t) => fanoutOf(result, t)?.fanoutMs),
+    },
+    {
+      metric: `fan-out N=${n}: CPU of the ${instances} instances per notification`,
+      unit: 'ms',
+      better: 'lower',
+      values: topologies.map((t) => fanoutOf(result, t)?.serverCpuMs),
+    },
+    {
+      metric: `fan-out N=${n}: Redis commands per notification`,
+      unit: 'commands',
+      better: 'lower',
+      values: topologies.map((t) => fanoutOf(result, t)?.commandsPerNotification),
+    },
+  );
+  return {
+    title: `Redis backend: one node vs a cluster of three masters (redis-server ${result.redisVersion ?? '?'})`,
+    columns: ['one node', 'cluster'],
+    rows,
+  };
+}
+
+export function evaluateRedisClusterTargets(result: RedisClusterResult | undefined): TargetResult[] {
+  if (!result) return [];
+  const targets: TargetResult[] = [];
+  const rps = (point?: { rps: number; errors: number }) => (point?.errors === 0 ? point.rps : undefined);
+  const echo = ratio(rps(result.echo?.cluster), rps(result.echo?.single));
+  targets.push({
+    id: 'redis-cluster-echo-c16-vs-node',
+    server: 'library-redis',
+    text: 'tools/call c=16 on the Redis backend, a cluster of three masters vs one node (direct mount)',
+    threshold: `>= ${AS_FAST_MIN.toFixed(2)}x`,
+    value: echo,
+    detail:
+      echo === undefined
+        ? 'n/a'
+        : `${ratioText(echo)} (${result.echo!.cluster.rps.toFixed(0)} vs ${result.echo!.single.rps.toFixed(0)} req/s, best of ${result.echo!.rounds.length} interleaved rounds each)`,
+    pass: judge(echo, (v) => v >= AS_FAST_MIN),
+  });
+  const [single, cluster] = [fanoutOf(result, 'single'), fanoutOf(result, 'cluster')];
+  const time = ratio(cluster?.fanoutMs, single?.fanoutMs);
+  targets.push({
+    id: 'redis-cluster-fanout-vs-node',
+    server: 'library-redis',
+    text: `fan-out to ${(cluster?.n ?? single?.n ?? 10_000).toLocaleString('en-US')} subscribers over ${cluster?.instances ?? single?.instances ?? 3} instances, a cluster vs one node`,
+    threshold: `<= ${FANOUT_AS_FAST_MAX.toFixed(2)}x`,
+    value: time,
+    detail: time === undefined ? 'n/a' : `${ratioText(time)} (${cluster!.fanoutMs!.toFixed(1)} vs ${single!.fanoutMs!.toFixed(1)} ms)`,
+    pass: judge(time, (v) => v <= FANOUT_AS_FAST_MAX),
+  });
+  const [perRequestNode, perRequestCluster] = [fewestPerRequest(result, 'single'), fewestPerRequest(result, 'cluster')];
+  const requestDiff =
+    perRequestNode !== undefined && perRequestCluster !== undefined ? perRequestCluster - perRequestNode : undefined;
+  targets.push({
+    id: 'redis-cluster-commands-per-request',
+    server: 'library-redis',
+    text: 'Redis commands per tools/call, a cluster vs one node (fewest round of each)',
+    threshold: `equal (within ${COMMANDS_PER_REQUEST_SLACK})`,
+    value: requestDiff,
+    detail:
+      requestDiff === undefined
+        ? 'n/a'
+        : `${perRequestCluster!.toFixed(3)} vs ${perRequestNode!.toFixed(3)} commands per request`,
+    pass: judge(requestDiff, (v) => Math.abs(v) <= COMMANDS_PER_REQUEST_SLACK),
+  });
+  const [perNoteNode, perNoteCluster] = [single?.commandsPerNotification, cluster?.commandsPerNotification];
+  targets.push({
+    id: 'redis-cluster-commands-per-notification',
+    server: 'library-redis',
+    text: `Redis commands per notification to ${(cluster?.n ?? single?.n ?? 10_000).toLocaleString('en-US')} subscribers, a cluster vs one node`,
+    threshold: 'equal',
+    value: perNoteNode !== undefined && perNoteCluster !== undefined ? perNoteCluster - perNoteNode : undefined,
+    detail:
+      perNoteNode === undefined || perNoteCluster === undefined
+        ? 'n/a'
+        : `${perNoteCluster} vs ${perNoteNode} commands (cluster ${JSON.stringify(cluster!.commands ?? {})}; one node ${JSON.stringify(single!.commands ?? {})})`,
+    pass: perNoteNode === undefined || perNoteCluster === undefined ? null : perNoteCluster === perNoteNode,
+  });
+  return targets;
+}
