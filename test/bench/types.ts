@@ -382,7 +382,12 @@ export interface RedisClusterResult {
   echo?: {
     single: EchoOnBackend & { commandsPerRequest?: number };
     cluster: EchoOnBackend & { commandsPerRequest?: number };
-    rounds: { singleRps: number; clusterRps: number; singleCommandsPerRequest: number; clusterCommandsPerRequest: number }[];
+    rounds: {
+      singleRps: number;
+      clusterRps: number;
+      singleCommandsPerRequest: number;
+      clusterCommandsPerRequest: number;
+    }[];
     errors: number;
   };
   errors: number;

@@ -18,7 +18,17 @@ const CLUSTER_HELPER = new URL('../../../../../../support/redis-cluster.mjs', im
  * ioredis's cluster client asks for the slot map on its own schedule (CLUSTER SLOTS, CLUSTER
  * INFO): its upkeep, not a request's or a notification's commands.
  */
-const CLIENT_UPKEEP = new Set(['info', 'cluster|slots', 'cluster|info', 'cluster|nodes', 'cluster', 'command', 'command|docs', 'command|info', 'command|count']);
+const CLIENT_UPKEEP = new Set([
+  'info',
+  'cluster|slots',
+  'cluster|info',
+  'cluster|nodes',
+  'cluster',
+  'command',
+  'command|docs',
+  'command|info',
+  'command|count',
+]);
 
 export class RedisClusterProcess implements BenchRedis {
   private constructor(

@@ -66,12 +66,9 @@ async function echoRounds(
     return {
       best,
       rounds: rounds.map((points) =>
-        Object.fromEntries(Object.entries(points).map(([kind, point]) => [kind, point!.rps])),
+        Object.fromEntries(Object.entries(points).map(([kind, point]) => [kind, point.rps])),
       ),
-      errors: rounds.reduce(
-        (sum, points) => sum + Object.values(points).reduce((s, point) => s + point!.errors, 0),
-        0,
-      ),
+      errors: rounds.reduce((sum, points) => sum + Object.values(points).reduce((s, point) => s + point.errors, 0), 0),
     };
   } finally {
     await Promise.all(sessions.map(({ echo }) => echo.close()));

@@ -54,7 +54,9 @@ export function fastifyTable(result: FastifyResult | undefined): PeerTable | und
       metric: `fan-out N=${n}: bump → last stream`,
       unit: 'ms',
       better: 'lower',
-      values: columns.map((kind) => result.fanout.find((f) => f.server === kind && f.n === n && f.errors === 0)?.fanoutMs),
+      values: columns.map(
+        (kind) => result.fanout.find((f) => f.server === kind && f.n === n && f.errors === 0)?.fanoutMs,
+      ),
     });
   }
   return { title: 'Nest on Fastify vs Express', columns: columns.map((kind) => SERVER_LABELS[kind]), rows };

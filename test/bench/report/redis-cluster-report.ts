@@ -111,7 +111,10 @@ export function evaluateRedisClusterTargets(result: RedisClusterResult | undefin
     text: `fan-out to ${(cluster?.n ?? single?.n ?? 10_000).toLocaleString('en-US')} subscribers over ${cluster?.instances ?? single?.instances ?? 3} instances, a cluster vs one node`,
     threshold: `<= ${FANOUT_AS_FAST_MAX.toFixed(2)}x`,
     value: time,
-    detail: time === undefined ? 'n/a' : `${ratioText(time)} (${cluster!.fanoutMs!.toFixed(1)} vs ${single!.fanoutMs!.toFixed(1)} ms)`,
+    detail:
+      time === undefined
+        ? 'n/a'
+        : `${ratioText(time)} (${cluster!.fanoutMs!.toFixed(1)} vs ${single!.fanoutMs!.toFixed(1)} ms)`,
     pass: judge(time, (v) => v <= FANOUT_AS_FAST_MAX),
   });
   const [perRequestNode, perRequestCluster] = [fewestPerRequest(result, 'single'), fewestPerRequest(result, 'cluster')];

@@ -17,7 +17,11 @@ import { endSession, floorStats, handleRpc, notifyUpdated, openStream } from './
 @Controller('mcp')
 class FloorController {
   @Post()
-  post(@Body() body: unknown, @Headers('mcp-session-id') sessionId: string | undefined, @Res() reply: FastifyReply): void {
+  post(
+    @Body() body: unknown,
+    @Headers('mcp-session-id') sessionId: string | undefined,
+    @Res() reply: FastifyReply,
+  ): void {
     const answer = handleRpc(body, sessionId);
     reply.status(answer.status);
     if (answer.sessionId) reply.header('mcp-session-id', answer.sessionId);
