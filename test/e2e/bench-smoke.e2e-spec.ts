@@ -1,7 +1,8 @@
 /**
  * A smoke of the benchmark harness, not a benchmark (`BENCH_SMOKE=1`: every server kind, the
  * library with both mounts, through every phase (the era, listen and Redis phases too, with the
- * SDK v2, tmcp and the bench's own redis-server, and the telemetry phase with its OTLP receiver),
+ * SDK v2, tmcp and the bench's own redis-server, the telemetry phase with its OTLP receiver, the
+ * library on Nest's Fastify platform and the Redis backend on the bench's own Redis Cluster),
  * with a load of a known tiny size: 32 requests
  * per load point, N=10 sessions): it completes, every response and notification was correct,
  * and the report (JSON, SVG, PNG, console table) is produced. No timing is asserted: timing
@@ -26,7 +27,7 @@ function runBench(resultsDir: string): Promise<{ code: number | null; output: st
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 270_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 390_000);
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -268,5 +269,47 @@ describe('npm run bench, smoke mode', () => {
     for (const target of report.streamTargets) expect([true, false, null]).toContain(target.pass);
     expect(report.streamTargets.find((t: any) => t.id === 'stream-bump-vs-echo-10').value).toBeGreaterThan(0);
     expect(output).toContain('| Stream target |');
-  }, 300_000);
+
+    // The Fastify phase: both mounts on Fastify and on Express, and the Nest-on-Fastify floor,
+    // taking turns; fan-out on each mount on both platforms.
+    expect(report.fastify).toMatchObject({ errors: 0 });
+    for (const kind of ['nest-floor-fastify', 'library-fastify', 'library', 'library-direct-fastify', 'library-direct'])
+      expect(report.fastify.echo.best[kind]).toMatchObject({ ok: requests, errors: 0 });
+    expect(report.fastify.fanout.map((f: any) => f.server)).toEqual([
+      'library-fastify',
+      'library',
+      'library-direct-fastify',
+      'library-direct',
+    ]);
+    for (const run of report.fastify.fanout) expect(run).toMatchObject({ n: 10, errors: 0, delivered: 10, leaked: 0 });
+    for (const id of [
+      'fastify-echo-c16-vs-floor',
+      'fastify-echo-c16-direct-vs-express',
+      'fastify-fanout-vs-express',
+      'fastify-fanout-vs-express-direct',
+    ])
+      expect(ids).toContain(id);
+    expect(output).toContain('| Nest on Fastify vs Express |');
+
+    // The Redis Cluster phase: the same fan-out and tools/call on one node and on the cluster,
+    // each reporting its Redis commands.
+    expect(report.redisCluster).toMatchObject({ errors: 0 });
+    expect(report.redisCluster.fanout.map((f: any) => f.topology)).toEqual(['single', 'cluster']);
+    for (const run of report.redisCluster.fanout) {
+      expect(run).toMatchObject({ n: 10, instances: 3, errors: 0, delivered: 10, missing: 0 });
+      expect(run.commandsPerNotification).toBeGreaterThan(0);
+    }
+    for (const topology of ['single', 'cluster']) {
+      expect(report.redisCluster.echo[topology]).toMatchObject({ ok: requests, errors: 0 });
+      expect(report.redisCluster.echo[topology].commandsPerRequest).toBeGreaterThan(0);
+    }
+    for (const id of [
+      'redis-cluster-echo-c16-vs-node',
+      'redis-cluster-fanout-vs-node',
+      'redis-cluster-commands-per-request',
+      'redis-cluster-commands-per-notification',
+    ])
+      expect(ids).toContain(id);
+    expect(output).toContain('| Redis backend: one node vs a cluster of three masters');
+  }, 420_000);
 });
