@@ -23,6 +23,12 @@ export function echoRequest(id: number): LoadRequest {
   };
 }
 
+/** The round with the most answers per second (a round with any error loses). */
+export function bestRound<T extends LoadResult>(points: readonly T[]): T {
+  const score = (point: T) => (point.errors === 0 ? point.rps : -1);
+  return points.reduce((best, point) => (score(point) > score(best) ? point : best));
+}
+
 /** Echo calls on one session of a started server. */
 export interface EchoSession {
   /** One load point: `config.requestsPerPoint` calls (or `durationS` of them) at `concurrency`. */

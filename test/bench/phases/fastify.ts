@@ -16,7 +16,7 @@ import type { LoadResult } from '../client/load.js';
 import { ServerProcess, type ServerKind } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
 import type { FastifyResult } from '../types.js';
-import { echoSession, type EchoSession } from './echo.js';
+import { bestRound, echoSession, type EchoSession } from './echo.js';
 import { runFanout } from './fanout.js';
 
 /** The servers of the echo rounds, in turn order. */
@@ -34,12 +34,6 @@ export const FASTIFY_FANOUT_KINDS: readonly ServerKind[] = [
   'library-direct-fastify',
   'library-direct',
 ];
-
-/** The round with the most answers per second (a round with any error loses). */
-const bestRound = (points: LoadResult[]): LoadResult => {
-  const score = (point: LoadResult) => (point.errors === 0 ? point.rps : -1);
-  return points.reduce((best, point) => (score(point) > score(best) ? point : best));
-};
 
 async function echoRounds(
   config: BenchConfig,

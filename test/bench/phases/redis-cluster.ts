@@ -18,7 +18,7 @@ import { callsDelta, RedisProcess, type BenchRedis } from '../client/redis-serve
 import { ServerProcess } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
 import type { EchoOnBackend, RedisClusterResult } from '../types.js';
-import { echoSession, type EchoSession } from './echo.js';
+import { bestRound, echoSession, type EchoSession } from './echo.js';
 import { cpuUsOf, fanout } from './redis.js';
 
 type EchoPoint = EchoOnBackend & { commandsPerRequest?: number };
@@ -60,11 +60,6 @@ async function topologyLoad(config: BenchConfig, redis: BenchRedis, instanceId: 
     close: echo.close,
   };
 }
-
-const bestRound = (points: EchoPoint[]): EchoPoint => {
-  const score = (point: EchoPoint) => (point.errors === 0 ? point.rps : -1);
-  return points.reduce((best, point) => (score(point) > score(best) ? point : best));
-};
 
 async function echoOnTopologies(
   config: BenchConfig,

@@ -28,7 +28,7 @@ import { StreamSet, type WatchedStream } from '../client/sse.js';
 import type { BenchConfig } from '../config.js';
 import { COUNTER_URI } from '../servers/fixture-spec.js';
 import type { EchoOnBackend, RedisFanoutResult, RedisResult } from '../types.js';
-import { echoSession } from './echo.js';
+import { bestRound, echoSession } from './echo.js';
 import { notifyRounds } from './notify-rounds.js';
 
 const WAIT_MS = 120_000;
@@ -194,12 +194,6 @@ async function echoLoad(config: BenchConfig, redis: RedisProcess, server: Server
     throw error;
   }
 }
-
-/** The round with the most answers per second (errors count against it: a round with any loses). */
-const bestRound = (points: EchoOnBackend[]): EchoOnBackend => {
-  const score = (point: EchoOnBackend) => (point.errors === 0 ? point.rps : -1);
-  return points.reduce((best, point) => (score(point) > score(best) ? point : best));
-};
 
 /**
  * tools/call echo at concurrency 16, the direct mount on the in-memory backend vs on Redis. Both
