@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the SERVER scenarios of the official MCP conformance suite (@modelcontextprotocol/conformance,
 // a devDependency pinned in package.json) against this project's conformance fixture app
-// (test/conformance/fixture). `npm run test:conformance` runs everything below.
+// (test/conformance/fixture), and its skills scenarios against the reference gateway (src/) too.
+// `npm run test:conformance` runs everything below.
 //
 //   node test/conformance/run.mjs [--requirements 2025-11-25|2026-07-28|both] [--profile gateway|strict|all]
 //                                 [--platform express|fastify|both]
@@ -28,6 +29,15 @@
 // the first --profile chosen): the transports must answer alike on both platforms. --platform
 // express (or fastify) runs on that platform alone.
 //
+// The reference gateway. The skills scenarios (GATEWAY_SCENARIOS) run against both: the fixture,
+// and the reference gateway itself, whose `notes` skill (src/skills/notes) is what its users get.
+// Whenever the Express run of the 2026-07-28 set selects them, the runner builds the gateway when
+// dist/src/main.js is missing or stale (scripts/build-if-needed.mjs, what `npm start` runs first)
+// and starts it as `npm start` does: in memory, no authorization, its default wire profile and
+// platform (the settings it reads, MCP_*, OTEL_*, REDIS_*, URLS..., are dropped), on a free port.
+// They run there one suite process each at the 2026-07-28 wire, scored as against the fixture
+// (every check must succeed) with no baseline, reported as `2026-07-28 [reference gateway]`.
+//
 // How it runs. Each fixture profile starts once on a free 127.0.0.1 port and serves every set
 // assigned to it. A set runs as ONE suite process: starting the suite's CLI costs ~1.4 s of CPU,
 // a whole set ~2.5 s, so one process per scenario would take minutes on a 2-core machine. The
@@ -38,7 +48,7 @@
 // (`--scenario S --spec-version <rev> --force`, what --requirements does per scenario). A
 // hanging scenario costs the suite's per-scenario --timeout; each suite process is also killed
 // at a hard deadline (what it had not finished is reported as lost), and the fixture is always
-// stopped.
+// stopped (the gateway too).
 //
 // A scenario PASSES when it wrote its checks.json and none of its checks is a FAILURE (WARNING,
 // INFO and SKIPPED do not fail it). Expected failures come from baseline.<set>.yml (every profile
@@ -47,7 +57,7 @@
 // a baseline only ever shrinks. A scenario that left no result at all is never covered.
 //
 // Output: one line per scenario (PASS, FAIL, XFAIL, STALE, NS-OK, NS-FAIL), then per set and
-// profile `<set> [<profile>]: N passed, M failed (...)`. Exit code 1 when a scored scenario fails
+// profile `<set> [<profile>]: N passed, M failed (...)` (`[reference gateway]` for the gateway). Exit code 1 when a scored scenario fails
 // outside the baseline or a baseline entry is stale; 2 on setup errors; 0 otherwise.
 //
 // Environment: CONFORMANCE_PARALLEL (single-scenario processes at once, default 2),
