@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the SERVER scenarios of the official MCP conformance suite (@modelcontextprotocol/conformance,
 // a devDependency pinned in package.json) against this project's conformance fixture app
-// (test/conformance/fixture). `npm run test:conformance` runs everything below.
+// (test/conformance/fixture), and its skills scenarios against the reference gateway (src/) too.
+// `npm run test:conformance` runs everything below.
 //
 //   node test/conformance/run.mjs [--requirements 2025-11-25|2026-07-28|both] [--profile gateway|strict|all]
 //                                 [--platform express|fastify|both]
@@ -28,6 +29,15 @@
 // the first --profile chosen): the transports must answer alike on both platforms. --platform
 // express (or fastify) runs on that platform alone.
 //
+// The reference gateway. The skills scenarios (GATEWAY_SCENARIOS) run against both: the fixture,
+// and the reference gateway itself, whose `notes` skill (src/skills/notes) is what its users get.
+// Whenever the Express run of the 2026-07-28 set selects them, the runner builds the gateway when
+// dist/src/main.js is missing or stale (scripts/build-if-needed.mjs, what `npm start` runs first)
+// and starts it as `npm start` does: in memory, no authorization, its default wire profile and
+// platform (the settings it reads, MCP_*, OTEL_*, REDIS_*, URLS..., are dropped), on a free port.
+// They run there one suite process each at the 2026-07-28 wire, scored as against the fixture
+// (every check must succeed) with no baseline, reported as `2026-07-28 [reference gateway]`.
+//
 // How it runs. Each fixture profile starts once on a free 127.0.0.1 port and serves every set
 // assigned to it. A set runs as ONE suite process: starting the suite's CLI costs ~1.4 s of CPU,
 // a whole set ~2.5 s, so one process per scenario would take minutes on a 2-core machine. The
@@ -38,7 +48,7 @@
 // (`--scenario S --spec-version <rev> --force`, what --requirements does per scenario). A
 // hanging scenario costs the suite's per-scenario --timeout; each suite process is also killed
 // at a hard deadline (what it had not finished is reported as lost), and the fixture is always
-// stopped.
+// stopped (the gateway too).
 //
 // A scenario PASSES when it wrote its checks.json and none of its checks is a FAILURE (WARNING,
 // INFO and SKIPPED do not fail it). Expected failures come from baseline.<set>.yml (every profile
@@ -47,7 +57,7 @@
 // a baseline only ever shrinks. A scenario that left no result at all is never covered.
 //
 // Output: one line per scenario (PASS, FAIL, XFAIL, STALE, NS-OK, NS-FAIL), then per set and
-// profile `<set> [<profile>]: N passed, M failed (...)`. Exit code 1 when a scored scenario fails
+// profile `<set> [<profile>]: N passed, M failed (...)` (`[reference gateway]` for the gateway). Exit code 1 when a scored scenario fails
 // outside the baseline or a baseline entry is stale; 2 on setup errors; 0 otherwise.
 //
 // Environment: CONFORMANCE_PARALLEL (single-scenario processes at once, default 2),
@@ -55,7 +65,7 @@
 // --verbose: also WARNING checks, the checks of expected failures and the fixture's log),
 // MCP_FIXTURE_LOGS=1 (the fixture logs everything to its stderr). --keep keeps the per-scenario
 // results (they are always kept when the run fails).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -84,6 +94,18 @@ const SCORED_EXTENSIONS = /^(tasks-|sep-2640-skills-)/;
  * publishing skills would otherwise still pass.
  */
 const EVERY_CHECK_SCENARIOS = /^sep-2640-skills-/;
+/**
+ * Scenarios that also run against the reference gateway itself (src/, built to dist/src/main.js),
+ * not only the fixture: the gateway serves its own `notes` skill, so the skills scenarios check
+ * what a user of the gateway actually gets, not a fixture written for the suite.
+ */
+const GATEWAY_SCENARIOS = /^sep-2640-skills-/;
+const GATEWAY_ENTRY = join(ROOT, 'dist', 'src', 'main.js');
+/**
+ * The gateway is started as `npm start` starts it (in memory, no authorization, its default wire
+ * profile and platform), on a free port: every setting it reads from the environment is dropped.
+ */
+const GATEWAY_SETTINGS = /^(MCP_|OTEL_|REDIS_|GATEWAY_|NOTES_|URLS$)/;
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 /** Beyond the suite's own per-scenario timeout: process start-up on a busy machine, and slack. */
@@ -306,6 +328,8 @@ async function plan(args) {
       jobs.push(job(set, profile, 'fastify', { scenarios, wholeFile, batch }));
     }
   }
+  const gateway = gatewayJob(args, jobs);
+  if (gateway) jobs.push(gateway);
   const known = new Set([...listed, ...extensions.map((entry) => entry.name)]);
   const unknown = args.scenarios.filter((name) => !known.has(name));
   if (unknown.length) {
@@ -319,7 +343,27 @@ async function plan(args) {
 /** One job; `label` names its profile, and its platform when that is not Express. */
 function job(set, profile, platform, rest) {
   const label = platform === 'express' ? profile : `${profile}, ${platform}`;
-  return { set, profile, platform, label, ...rest };
+  return { set, profile, platform, label, target: 'fixture', ...rest };
+}
+
+/**
+ * The GATEWAY_SCENARIOS of the Express run of EXTENSION_SET, once more against the reference
+ * gateway (its default platform is Express), one process per scenario as for the fixture.
+ */
+function gatewayJob(args, jobs) {
+  const fixtureJob = jobs.find((each) => each.set === EXTENSION_SET && each.platform === 'express');
+  const scenarios = fixtureJob?.scenarios.filter((entry) => GATEWAY_SCENARIOS.test(entry.name)) ?? [];
+  if (scenarios.length === 0) return undefined;
+  return {
+    set: EXTENSION_SET,
+    profile: 'gateway',
+    platform: 'express',
+    label: 'reference gateway',
+    target: 'gateway',
+    scenarios,
+    wholeFile: false,
+    batch: false,
+  };
 }
 
 function profilesFor(set, profile) {
@@ -451,31 +495,51 @@ function withResults(job, outDir, notes) {
   return job.scenarios.map((entry) => ({ entry, checksFile: found.get(entry.name), ...notes.get(entry.name) }));
 }
 
-// ---- the fixture -------------------------------------------------------------------------------
+// ---- the servers under test ----------------------------------------------------------------------
 
-async function startFixture(profile, platform) {
-  const child = track(
-    spawn(process.execPath, [FIXTURE_ENTRY], {
-      cwd: ROOT,
-      env: { ...process.env, URLS: 'http://127.0.0.1:0', MCP_WIRE_PROFILE: profile, MCP_HTTP_PLATFORM: platform },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  );
-  const fixture = { child, log: '', url: undefined };
+function startFixture(profile, platform) {
+  const env = { ...process.env, URLS: 'http://127.0.0.1:0', MCP_WIRE_PROFILE: profile, MCP_HTTP_PLATFORM: platform };
+  return startServer('the fixture', FIXTURE_ENTRY, env, /listening on (http:\/\/\S+\/mcp)/);
+}
+
+/** The built reference gateway, as `npm start` runs it, on a free port. */
+function startGateway() {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !GATEWAY_SETTINGS.test(name)));
+  env.URLS = 'http://127.0.0.1:0';
+  // Its start-up log line: `MCP endpoints: http://127.0.0.1:<port>/mcp (Streamable HTTP), ...`.
+  return startServer('the gateway', GATEWAY_ENTRY, env, /MCP endpoints: (http:\/\/\S+\/mcp)/);
+}
+
+/** `npm start`'s own build step: `nest build` when dist/ is missing or older than the sources. */
+function buildGatewayIfNeeded() {
+  const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.mjs')], {
+    cwd: ROOT,
+    stdio: ['ignore', process.stderr, process.stderr],
+    timeout: 300_000,
+  });
+  if (result.status !== 0) {
+    throw new SetupError(`building the reference gateway failed (exit ${result.status ?? result.signal})`);
+  }
+}
+
+/** Starts `entry` and resolves once it has printed its MCP endpoint (`ready`) and answers there. */
+async function startServer(name, entry, env, ready) {
+  const child = track(spawn(process.execPath, [entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const server = { child, log: '', url: undefined };
   child.stdout.setEncoding('utf8');
   child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => (fixture.log += chunk));
+  child.stderr.on('data', (chunk) => (server.log += chunk));
   try {
-    fixture.url = await new Promise((resolve, reject) => {
+    server.url = await new Promise((resolve, reject) => {
       let stdout = '';
       const timer = setTimeout(
         () => reject(new Error(`no ready line within ${STARTUP_TIMEOUT_MS / 1000}s`)),
         STARTUP_TIMEOUT_MS,
       );
       child.stdout.on('data', (chunk) => {
-        fixture.log += chunk;
+        server.log += chunk;
         stdout += chunk;
-        const match = stdout.match(/listening on (http:\/\/\S+\/mcp)/);
+        const match = stdout.match(ready);
         if (match) {
           clearTimeout(timer);
           resolve(match[1]);
@@ -483,15 +547,15 @@ async function startFixture(profile, platform) {
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`the fixture exited (${code ?? signal}) before listening`));
+        reject(new Error(`${name} exited (${code ?? signal}) before listening`));
       });
       child.once('error', reject);
     });
-    await waitUntilAnswering(fixture.url);
-    return fixture;
+    await waitUntilAnswering(server.url);
+    return server;
   } catch (error) {
     await stop(child);
-    throw new Error(`${error.message}\n--- fixture output ---\n${fixture.log.trim()}`);
+    throw new Error(`${error.message}\n--- output of ${name} ---\n${server.log.trim()}`);
   }
 }
 
@@ -639,23 +703,30 @@ function report(job, results, verbose) {
 
 // ---- main --------------------------------------------------------------------------------------
 
-/** Starts the fixture in one wire profile and platform and runs every job of that fixture against it. */
+/**
+ * Starts the server of these jobs (the fixture in one wire profile and platform, or the reference
+ * gateway) and runs every job against it.
+ */
 async function runProfile(jobs, root, options) {
-  const { profile, platform, label } = jobs[0];
-  const fixture = await startFixture(profile, platform);
-  console.log(`\n-- fixture app, wire profile ${profile} on ${platform}: ${fixture.url}`);
+  const { profile, platform, label, target } = jobs[0];
+  const server = target === 'gateway' ? await startGateway() : await startFixture(profile, platform);
+  console.log(
+    target === 'gateway'
+      ? `\n-- reference gateway (${relative(ROOT, GATEWAY_ENTRY)}, in memory, no authorization): ${server.url}`
+      : `\n-- fixture app, wire profile ${profile} on ${platform}: ${server.url}`,
+  );
   const failing = [];
   try {
     for (const job of jobs) {
-      const outDir = join(root, `${job.set}-${job.profile}-${job.platform}`);
+      const outDir = join(root, `${job.target}-${job.set}-${job.profile}-${job.platform}`);
       mkdirSync(outDir, { recursive: true });
       printHeader(job);
-      const results = (await runScenarios(fixture.url, job, outDir, options)).map(evaluate);
+      const results = (await runScenarios(server.url, job, outDir, options)).map(evaluate);
       failing.push(...report(job, results, options.verbose));
     }
   } finally {
-    await stop(fixture.child);
-    if (options.verbose && fixture.log.trim()) console.log(`--- fixture output (${label}) ---\n${fixture.log.trim()}`);
+    await stop(server.child);
+    if (options.verbose && server.log.trim()) console.log(`--- ${target} output (${label}) ---\n${server.log.trim()}`);
   }
   return failing;
 }
@@ -678,7 +749,11 @@ async function main() {
   try {
     buildFixtureIfNeeded();
     jobs = await plan(args);
-    for (const job of jobs) job.baseline = readBaseline(job.set, job.profile);
+    // The baselines are the fixture's: the gateway's scenarios must pass as they are.
+    for (const job of jobs) {
+      job.baseline = job.target === 'gateway' ? { names: new Set(), files: [] } : readBaseline(job.set, job.profile);
+    }
+    if (jobs.some((job) => job.target === 'gateway')) buildGatewayIfNeeded();
   } catch (error) {
     console.error(`run.mjs: ${error.message}`);
     return 2;

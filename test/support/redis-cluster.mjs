@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { stopChild } from './child-process.mjs';
 
 /** A TCP port free on 127.0.0.1 right now (this module is loaded natively by a global setup: no TS imports). */
 function freePort() {
@@ -78,17 +79,6 @@ async function until(what, check, timeoutMs = 20_000) {
     if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-function stopChild(child, signal = 'SIGTERM') {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill(signal);
-  });
 }
 /** Starts the six nodes and creates the cluster; resolves once every node says the cluster is ok. */
 export async function startCluster() {

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
+import { stopChild } from './child-process.mjs';
 
 export interface TestRedis {
   /** `redis://127.0.0.1:<port>` */
@@ -81,19 +82,6 @@ function spawnRedis(port: number): Promise<ChildProcess> {
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     void probe();
-  });
-}
-
-/** Stops the server; one that has not exited 5 s after `signal` is killed. */
-function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill(signal);
   });
 }
 
