@@ -68,6 +68,11 @@ export default {
   // Jest reads testTimeout from the root of a multi-project run, not from each project: without
   // it here, every project kept the 5 s default.
   testTimeout: shared.testTimeout,
+  // On two cores Jest would run every file in its own process, one after the other, and the
+  // module registries of ESM test files are never freed there: past ~150 files the heap reached
+  // its limit and the run died. With a limit, files run in a worker that is replaced once it
+  // holds more than this after a file (same one-at-a-time order on two cores).
+  workerIdleMemoryLimit: '1GB',
   projects: [
     {
       ...shared,
