@@ -80,6 +80,67 @@ async function until(what, check, timeoutMs = 20_000) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+/** A port free now and not handed out before in this start (a closed probe's port can come back). */
+async function unusedPort(taken) {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await freePort();
+    if (!taken.has(port)) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error('no unused port on 127.0.0.1 after 20 attempts');
+}
+/**
+ * Starts one cluster-enabled node on ports not used yet, and waits until it answers. A port free
+ * when probed may be taken before the server binds it (another process's connection): a node
+ * that exits instead of answering is started again on other ports, at most five times.
+ */
+async function startNode(dir, taken) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await unusedPort(taken);
+    const busPort = await unusedPort(taken);
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--cluster-port',
+        String(busPort),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        String(CLUSTER_NODE_TIMEOUT_MS),
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--loglevel',
+        'warning',
+        '--dir',
+        dir,
+      ],
+      { stdio: 'ignore' },
+    );
+    child.once('error', () => undefined);
+    const exited = () => child.exitCode !== null || child.signalCode !== null;
+    try {
+      await until(`redis-server on port ${port} did not start`, async () => {
+        if (exited()) return true;
+        return (await call(port, ['PING'])) === 'PONG';
+      });
+    } catch (error) {
+      await stopChild(child, 'SIGKILL');
+      throw error;
+    }
+    if (!exited()) return { port, process: child };
+    if (attempt === 5) throw new Error(`redis-server exited at start five times (last on port ${port})`);
+  }
+}
 /** Starts the six nodes and creates the cluster; resolves once every node says the cluster is ok. */
 export async function startCluster() {
   const dir = await mkdtemp(join(tmpdir(), 'mcp-cluster-'));
@@ -89,44 +150,8 @@ export async function startCluster() {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    for (let i = 0; i < 6; i++) {
-      const port = await freePort();
-      const busPort = await freePort();
-      const child = spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--cluster-port',
-          String(busPort),
-          '--bind',
-          '127.0.0.1',
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout',
-          String(CLUSTER_NODE_TIMEOUT_MS),
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--loglevel',
-          'warning',
-          '--dir',
-          dir,
-        ],
-        { stdio: 'ignore' },
-      );
-      child.once('error', () => undefined);
-      nodes.push({ port, process: child });
-    }
-    for (const { port, process } of nodes) {
-      await until(`redis-server on port ${port} did not start`, async () => {
-        if (process.exitCode !== null) throw new Error(`redis-server on port ${port} exited`);
-        return (await call(port, ['PING'])) === 'PONG';
-      });
-    }
+    const taken = new Set();
+    for (let i = 0; i < 6; i++) nodes.push(await startNode(dir, taken));
     await runOnce(
       'redis-cli',
       [
