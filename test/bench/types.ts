@@ -370,24 +370,30 @@ export interface FastifyResult {
 export type RedisTopology = 'single' | 'cluster';
 
 /** The library's instances on one node and on a three-master cluster (phases/redis-cluster.ts). */
+/** Round trips to Redis per answered `tools/call` (see client/redis-monitor.ts). */
+export interface RoundTripsPerRequest {
+  /** One request at a time: every request its own event-loop turn, so its own lookup. */
+  c1: number;
+  /** Sixteen at a time: the requests of one turn share one lookup. */
+  c16: number;
+  /** What the concurrency-1 window sent, per command. */
+  commandsC1: Record<string, number>;
+}
+
 export interface RedisClusterResult {
   redisVersion?: string;
   /** Fan-out across the instances, one run per topology at the same N. */
   fanout: Array<RedisFanoutResult & { topology: RedisTopology }>;
   /**
    * `tools/call echo` at concurrency 16 on one legacy session (direct mount, Redis backend) per
-   * topology, taking turns; the best round of each, with the Redis commands per request (INFO
-   * commandstats deltas summed over the masters, divided by the requests answered).
+   * topology, taking turns; the best round of each. Then, per topology, the round trips to Redis
+   * per request (MONITOR: each command a client sent, a script call once) at concurrency 1 and 16.
    */
   echo?: {
-    single: EchoOnBackend & { commandsPerRequest?: number };
-    cluster: EchoOnBackend & { commandsPerRequest?: number };
-    rounds: {
-      singleRps: number;
-      clusterRps: number;
-      singleCommandsPerRequest: number;
-      clusterCommandsPerRequest: number;
-    }[];
+    single: EchoOnBackend;
+    cluster: EchoOnBackend;
+    rounds: { singleRps: number; clusterRps: number }[];
+    roundTrips: Partial<Record<RedisTopology, RoundTripsPerRequest>>;
     errors: number;
   };
   errors: number;

@@ -301,12 +301,16 @@ describe('npm run bench, smoke mode', () => {
     }
     for (const topology of ['single', 'cluster']) {
       expect(report.redisCluster.echo[topology]).toMatchObject({ ok: requests, errors: 0 });
-      expect(report.redisCluster.echo[topology].commandsPerRequest).toBeGreaterThan(0);
+      // Every request reached Redis (a session lookup), none more than once.
+      const trips = report.redisCluster.echo.roundTrips[topology];
+      expect(trips.c1).toBeGreaterThan(0);
+      expect(trips.c1).toBeLessThanOrEqual(1.5);
+      expect(trips.c16).toBeGreaterThan(0);
     }
     for (const id of [
       'redis-cluster-echo-c16-vs-node',
       'redis-cluster-fanout-vs-node',
-      'redis-cluster-commands-per-request',
+      'redis-cluster-round-trips-per-request',
       'redis-cluster-commands-per-notification',
     ])
       expect(ids).toContain(id);

@@ -7,6 +7,7 @@
 import { Redis } from 'ioredis';
 import type { TestCluster } from '../../support/redis-cluster.mjs';
 import type { BenchRedis } from './redis-server.js';
+import { countRoundTrips } from './redis-monitor.js';
 
 /**
  * The helper is plain JavaScript outside the bench's build: loaded from the source tree at run
@@ -86,6 +87,10 @@ export class RedisClusterProcess implements BenchRedis {
       }
     }
     return calls;
+  }
+
+  roundTrips<T>(during: () => Promise<T>): Promise<{ result: T; trips: Record<string, number> }> {
+    return countRoundTrips(this.masters, during);
   }
 
   /** CPU seconds the masters have used so far (INFO cpu: user + system), summed. */

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { countRoundTrips } from './redis-monitor.js';
 
 /**
  * What the Redis phases need of a Redis deployment (one `redis-server`, or a cluster): the
@@ -18,6 +19,8 @@ export interface BenchRedis {
   commandCalls(): Promise<Record<string, number>>;
   /** CPU seconds the deployment has used so far. */
   cpuSeconds(): Promise<number>;
+  /** What `during` sent Redis, in round trips per command (MONITOR; see redis-monitor.ts). */
+  roundTrips<T>(during: () => Promise<T>): Promise<{ result: T; trips: Record<string, number> }>;
   flush(): Promise<void>;
 }
 
@@ -91,6 +94,10 @@ export class RedisProcess implements BenchRedis {
       if (match[1] !== 'info') calls[match[1]] = Number(match[2]);
     }
     return calls;
+  }
+
+  roundTrips<T>(during: () => Promise<T>): Promise<{ result: T; trips: Record<string, number> }> {
+    return countRoundTrips([this.client], during);
   }
 
   /** CPU seconds the Redis server has used so far (INFO cpu: user + system, main thread and others). */

@@ -10,22 +10,25 @@
  *   cluster's masters (its client's slot-map upkeep left out).
  * - **tools/call at concurrency 16** on one legacy session, direct mount on the Redis backend, a
  *   server on the node and one on the cluster taking turns for `BENCH_REDIS_ECHO_ROUNDS` rounds;
- *   the best round of each, with the Redis commands per request (the commandstats delta of the
- *   round over its answered requests).
+ *   the best round of each. Then, on each, the round trips to Redis per request, counted with
+ *   MONITOR outside the timed rounds (it slows Redis down): at concurrency 1, where every request
+ *   is its own event-loop turn and so its own session lookup, and at 16, where the requests of a
+ *   turn share one.
  */
 import { RedisClusterProcess } from '../client/redis-cluster.js';
-import { callsDelta, RedisProcess, type BenchRedis } from '../client/redis-server.js';
+import { RedisProcess, type BenchRedis } from '../client/redis-server.js';
 import { ServerProcess } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
-import type { EchoOnBackend, RedisClusterResult } from '../types.js';
+import type { EchoOnBackend, RedisClusterResult, RoundTripsPerRequest } from '../types.js';
 import { bestRound, echoSession, type EchoSession } from './echo.js';
 import { cpuUsOf, fanout } from './redis.js';
 
-type EchoPoint = EchoOnBackend & { commandsPerRequest?: number };
+type EchoPoint = EchoOnBackend;
 
 /** One topology's echo session and how to measure one round on it. */
 interface TopologyLoad {
   measure(): Promise<EchoPoint>;
+  roundTrips(): Promise<RoundTripsPerRequest>;
   close(): Promise<void>;
 }
 
@@ -45,17 +48,23 @@ async function topologyLoad(config: BenchConfig, redis: BenchRedis, instanceId: 
   }
   return {
     async measure() {
-      const [serverBefore, redisBefore, callsBefore] = [
-        await cpuUsOf(server),
-        await redis.cpuSeconds(),
-        await redis.commandCalls(),
-      ];
+      const [serverBefore, redisBefore] = [await cpuUsOf(server), await redis.cpuSeconds()];
       const point: EchoPoint = await echo.load(16, config.eraDurationS);
       const answered = Math.max(1, point.ok + point.errors);
       point.serverCpuUsPerRequest = ((await cpuUsOf(server)) - serverBefore) / answered;
       point.redisCpuUsPerRequest = (((await redis.cpuSeconds()) - redisBefore) * 1e6) / answered;
-      point.commandsPerRequest = total(callsDelta(callsBefore, await redis.commandCalls())) / answered;
       return point;
+    },
+    async roundTrips() {
+      const at = async (concurrency: number) => {
+        const { result, trips } = await redis.roundTrips(() => echo.load(concurrency, config.eraDurationS));
+        if (result.errors > 0)
+          throw new Error(`tools/call under MONITOR: ${result.errors} errors (${result.firstError})`);
+        return { perRequest: total(trips) / Math.max(1, result.ok), trips };
+      };
+      const one = await at(1);
+      const sixteen = await at(16);
+      return { c1: one.perRequest, c16: sixteen.perRequest, commandsC1: one.trips };
     },
     close: echo.close,
   };
@@ -77,18 +86,20 @@ async function echoOnTopologies(
         const pair = { single: await onNode.measure(), cluster: await onCluster.measure() };
         rounds.push(pair);
         log(
-          `  echo c=16, direct mount, round ${round}: one node ${pair.single.rps.toFixed(0)} req/s, cluster ${pair.cluster.rps.toFixed(0)} req/s; Redis commands per request ${pair.single.commandsPerRequest?.toFixed(2)} / ${pair.cluster.commandsPerRequest?.toFixed(2)}; CPU per request: gateway ${pair.single.serverCpuUsPerRequest?.toFixed(1)} / ${pair.cluster.serverCpuUsPerRequest?.toFixed(1)} µs, Redis ${pair.single.redisCpuUsPerRequest?.toFixed(1)} / ${pair.cluster.redisCpuUsPerRequest?.toFixed(1)} µs; errors ${pair.single.errors + pair.cluster.errors}${pair.cluster.firstError ? ` (${pair.cluster.firstError})` : ''}`,
+          `  echo c=16, direct mount, round ${round}: one node ${pair.single.rps.toFixed(0)} req/s, cluster ${pair.cluster.rps.toFixed(0)} req/s; CPU per request: gateway ${pair.single.serverCpuUsPerRequest?.toFixed(1)} / ${pair.cluster.serverCpuUsPerRequest?.toFixed(1)} µs, Redis ${pair.single.redisCpuUsPerRequest?.toFixed(1)} / ${pair.cluster.redisCpuUsPerRequest?.toFixed(1)} µs; errors ${pair.single.errors + pair.cluster.errors}${pair.cluster.firstError ? ` (${pair.cluster.firstError})` : ''}`,
+        );
+      }
+      const roundTrips = { single: await onNode.roundTrips(), cluster: await onCluster.roundTrips() };
+      for (const [topology, trips] of Object.entries(roundTrips)) {
+        log(
+          `  round trips to Redis per tools/call on ${topology === 'single' ? 'one node' : 'the cluster'}: ${trips.c1.toFixed(3)} at c=1 (${JSON.stringify(trips.commandsC1)}), ${trips.c16.toFixed(3)} at c=16`,
         );
       }
       return {
         single: bestRound(rounds.map((pair) => pair.single)),
         cluster: bestRound(rounds.map((pair) => pair.cluster)),
-        rounds: rounds.map((pair) => ({
-          singleRps: pair.single.rps,
-          clusterRps: pair.cluster.rps,
-          singleCommandsPerRequest: pair.single.commandsPerRequest ?? Number.NaN,
-          clusterCommandsPerRequest: pair.cluster.commandsPerRequest ?? Number.NaN,
-        })),
+        rounds: rounds.map((pair) => ({ singleRps: pair.single.rps, clusterRps: pair.cluster.rps })),
+        roundTrips,
         errors: rounds.reduce((sum, pair) => sum + pair.single.errors + pair.cluster.errors, 0),
       };
     } finally {
@@ -123,7 +134,7 @@ export async function runRedisCluster(config: BenchConfig, log: (line: string) =
     result.echo = await echoOnTopologies(config, single, cluster, log);
     result.errors += result.echo.errors;
     log(
-      `  echo c=16, direct mount, best of ${config.redisEchoRounds} rounds: one node ${result.echo.single.rps.toFixed(0)} req/s (${result.echo.single.commandsPerRequest?.toFixed(2)} commands/request), cluster ${result.echo.cluster.rps.toFixed(0)} req/s (${result.echo.cluster.commandsPerRequest?.toFixed(2)} commands/request)`,
+      `  echo c=16, direct mount, best of ${config.redisEchoRounds} rounds: one node ${result.echo.single.rps.toFixed(0)} req/s, cluster ${result.echo.cluster.rps.toFixed(0)} req/s`,
     );
   } catch (error) {
     result.error = (error as Error).message;

@@ -6,17 +6,17 @@
  *   noise left after the best of interleaved rounds);
  * - fan-out to `BENCH_REDIS_CLUSTER_N` subscribers over the instances on the cluster as fast as
  *   on one node (≤ 1.10× the time);
- * - Redis commands per request the same on both (the round with the fewest of each; equal within
- *   0.05 per request: an instance's heartbeat, a few commands every 5 s, falls into a round of
- *   thousands of requests now and then);
+ * - round trips to Redis per request the same on both, and at most one (one request at a time,
+ *   where no two requests share a session lookup; within 0.02: an instance's heartbeat, a few
+ *   commands every 5 s, falls into a window of thousands of requests);
  * - Redis commands per notification the same on both (the round with the fewest of each, exactly).
  */
 import type { RedisClusterResult, RedisTopology, TargetResult } from '../types.js';
 import { AS_FAST_MIN, FANOUT_AS_FAST_MAX } from './fastify-report.js';
 import type { PeerTable } from './peer-tables.js';
 
-/** Commands per request count as "the same" within this (heartbeats in a round). */
-export const COMMANDS_PER_REQUEST_SLACK = 0.05;
+/** Round trips per request count as "the same" (and "at most one") within this: heartbeats in a window. */
+export const ROUND_TRIPS_SLACK = 0.02;
 
 const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined && b > 0 ? a / b : undefined);
 const judge = (value: number | undefined, ok: (v: number) => boolean) => (value === undefined ? null : ok(value));
@@ -25,13 +25,7 @@ const ratioText = (value: number | undefined) => (value === undefined ? 'n/a' : 
 const fanoutOf = (result: RedisClusterResult, topology: RedisTopology) =>
   result.fanout.find((f) => f.topology === topology && f.errors === 0 && f.fanoutMs !== undefined);
 
-/** The fewest commands per request over the rounds of one topology (least heartbeat noise). */
-function fewestPerRequest(result: RedisClusterResult, topology: RedisTopology): number | undefined {
-  const values = (result.echo?.rounds ?? [])
-    .map((round) => (topology === 'single' ? round.singleCommandsPerRequest : round.clusterCommandsPerRequest))
-    .filter((value) => Number.isFinite(value));
-  return values.length === 0 ? undefined : Math.min(...values);
-}
+const tripsOf = (result: RedisClusterResult, topology: RedisTopology) => result.echo?.roundTrips[topology];
 
 export function redisClusterTable(result: RedisClusterResult | undefined): PeerTable | undefined {
   if (!result) return undefined;
@@ -45,10 +39,16 @@ export function redisClusterTable(result: RedisClusterResult | undefined): PeerT
       values: topologies.map((t) => echo(t)?.rps),
     },
     {
-      metric: 'tools/call c=16: Redis commands per request (fewest round)',
-      unit: 'commands/request',
+      metric: 'tools/call c=1: round trips to Redis per request',
+      unit: 'round trips',
       better: 'lower',
-      values: topologies.map((t) => fewestPerRequest(result, t)),
+      values: topologies.map((t) => tripsOf(result, t)?.c1),
+    },
+    {
+      metric: 'tools/call c=16: round trips to Redis per request (a turn shares one lookup)',
+      unit: 'round trips',
+      better: 'lower',
+      values: topologies.map((t) => tripsOf(result, t)?.c16),
     },
     {
       metric: 'tools/call c=16: Redis CPU per request (all masters)',
@@ -117,20 +117,22 @@ export function evaluateRedisClusterTargets(result: RedisClusterResult | undefin
         : `${ratioText(time)} (${cluster!.fanoutMs!.toFixed(1)} vs ${single!.fanoutMs!.toFixed(1)} ms)`,
     pass: judge(time, (v) => v <= FANOUT_AS_FAST_MAX),
   });
-  const [perRequestNode, perRequestCluster] = [fewestPerRequest(result, 'single'), fewestPerRequest(result, 'cluster')];
-  const requestDiff =
-    perRequestNode !== undefined && perRequestCluster !== undefined ? perRequestCluster - perRequestNode : undefined;
+  const [tripsNode, tripsCluster] = [tripsOf(result, 'single')?.c1, tripsOf(result, 'cluster')?.c1];
+  const tripsDiff = tripsNode !== undefined && tripsCluster !== undefined ? tripsCluster - tripsNode : undefined;
   targets.push({
-    id: 'redis-cluster-commands-per-request',
+    id: 'redis-cluster-round-trips-per-request',
     server: 'library-redis',
-    text: 'Redis commands per tools/call, a cluster vs one node (fewest round of each)',
-    threshold: `equal (within ${COMMANDS_PER_REQUEST_SLACK})`,
-    value: requestDiff,
+    text: 'round trips to Redis per tools/call (one at a time), a cluster vs one node, each at most one',
+    threshold: `equal and <= 1 (within ${ROUND_TRIPS_SLACK})`,
+    value: tripsDiff,
     detail:
-      requestDiff === undefined
+      tripsDiff === undefined
         ? 'n/a'
-        : `${perRequestCluster!.toFixed(3)} vs ${perRequestNode!.toFixed(3)} commands per request`,
-    pass: judge(requestDiff, (v) => Math.abs(v) <= COMMANDS_PER_REQUEST_SLACK),
+        : `${tripsCluster!.toFixed(3)} vs ${tripsNode!.toFixed(3)} round trips per request (cluster ${JSON.stringify(tripsOf(result, 'cluster')!.commandsC1)}; one node ${JSON.stringify(tripsOf(result, 'single')!.commandsC1)})`,
+    pass: judge(
+      tripsDiff,
+      (v) => Math.abs(v) <= ROUND_TRIPS_SLACK && Math.max(tripsNode!, tripsCluster!) <= 1 + ROUND_TRIPS_SLACK,
+    ),
   });
   const [perNoteNode, perNoteCluster] = [single?.commandsPerNotification, cluster?.commandsPerNotification];
   targets.push({
