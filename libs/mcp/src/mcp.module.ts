@@ -59,6 +59,7 @@ import { McpExtensionHost } from './protocol/handlers/mcp-extension.host.js';
 import { McpAppsExtension } from './extensions/apps/mcp-apps.extension.js';
 import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
 import { SkillsHandler } from './extensions/skills/skills.handler.js';
+import { ServedSkills } from './extensions/skills/served-skills.js';
 import { RuntimeSkills } from './extensions/skills/runtime-skills.js';
 import { McpSkills } from './extensions/skills/mcp-skills.service.js';
 
@@ -153,6 +154,7 @@ import { McpSkills } from './extensions/skills/mcp-skills.service.js';
     McpAppsExtension,
     ...MCP_TASK_PROVIDERS,
     // The skills extension (docs/skills.md)
+    ServedSkills,
     SkillsHandler,
     RuntimeSkills,
     McpSkills,

@@ -9,7 +9,7 @@ import { isObject } from '../../model/is-object.js';
 import { assertSkillWithinLimits, SKILL_MANIFEST, skillUriOf } from './skill-file.js';
 import { buildRuntimeSkill, namespacePathProblem } from './runtime-skill.js';
 import { RuntimeSkills } from './runtime-skills.js';
-import { SkillsHandler } from './skills.handler.js';
+import { ServedSkills } from './served-skills.js';
 import { findFiles } from './skills-folder.js';
 
 /**
@@ -58,7 +58,7 @@ export class McpSkills {
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly runtime: RuntimeSkills,
-    private readonly handler: SkillsHandler,
+    private readonly served: ServedSkills,
   ) {}
 
   /**
@@ -137,7 +137,7 @@ export class McpSkills {
     const skill = buildRuntimeSkill(stored, this.options.skills!, where);
     const folder = skillUriOf(path);
     await this.runtime.put(stored, skill, () => {
-      const clash = this.handler.clashOf(folder);
+      const clash = this.served.clashOf(folder);
       if (clash) {
         throw new McpDefinitionError(
           `${where}: ${folder} overlaps the skill at ${clash} (a skill may not be at, inside or around another's path)`,

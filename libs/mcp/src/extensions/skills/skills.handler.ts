@@ -1,24 +1,17 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { McpLogger } from '../../logging/mcp-logger.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { cacheableResult } from '../../model/cache-hints.js';
 import type { McpExtension, McpExtensionMethod } from '../../extension/mcp-extension.interface.js';
 import { withExtensionCapability } from '../../extension/mcp-extensions.js';
 import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js';
 import { requireString } from '../../protocol/handlers/params.js';
-import { ListChangedCoalescer } from '../../notifications/list-changed.coalescer.js';
-import { ResourceNotificationService } from '../../notifications/resource-notification.service.js';
-import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
 import { assertUriLength } from '../../templates/index.js';
-import { SkillCatalog, type Skill, type SkillScopeCheck } from './skill-catalog.js';
-import { loadSkillCatalog } from './skill-catalog.loader.js';
-import { SkillsFolderWatcher } from './skills-folder.watcher.js';
-import { foldersOverlap, skillFolderOf } from './runtime-skill.js';
-import { RuntimeSkills } from './runtime-skills.js';
+import type { Skill, SkillScopeCheck } from './skill-catalog.js';
+import { ServedSkills } from './served-skills.js';
 
 /** The identifier of the skills extension, its key in `capabilities.extensions`. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -32,192 +25,29 @@ const entryOf = (skill: Skill): Record<string, unknown> => ({
 
 /**
  * The skills extension (`io.modelcontextprotocol/skills`, docs/skills.md) in both eras, plugged
- * into the core through the extension contract when the
- * `skills` option is set: the skills are loaded from their folders once, when the module starts
- * (a problem fails the start); each file becomes a resource (each `SKILL.md` listed in
- * `resources/list`, the other files readable only), and the extension serves `skills/list`,
- * `skills/get` and, with `directoryRead`, `resources/directory/read`. The extension is declared
+ * into the core through the extension contract when the `skills` option is set: it serves
+ * `skills/list`, `skills/get` and, with `directoryRead`, `resources/directory/read`, from the
+ * skills `ServedSkills` loaded (each file of which is also a resource). The extension is declared
  * under `capabilities.extensions`, in `initialize` and in `server/discover`. A skill's
  * `requiredScopes` are checked as a scoped resource's: each caller lists only the skills it may
- * use, and getting or reading one without the scopes answers 403 `insufficient_scope`. With
- * `watch`, a change in the folders reloads the skills (all checks again; a failed reload keeps
- * the previous ones) and announces it with `notifications/resources/list_changed`.
- *
- * Skills registered at runtime (`McpSkills`, `RuntimeSkills`) are served beside the folders'
- * ones: each change of either builds the catalog again and swaps it in the same way. A runtime
- * skill at, inside or around a folder skill's path is refused when registered here; one another
- * instance stored (whose folders may differ) is left out, with a warning.
+ * use, and getting or reading one without the scopes answers 403 `insufficient_scope`.
  */
 @Injectable()
-export class SkillsHandler implements McpExtension, OnModuleInit, OnModuleDestroy {
+export class SkillsHandler implements McpExtension {
   readonly name = SKILLS_EXTENSION;
-  private readonly logger = new McpLogger('McpSkills');
-  /** What is served: the folders' skills and the runtime ones. */
-  private catalog?: SkillCatalog;
-  /** The folders' skills alone, as last loaded. */
-  private folders?: SkillCatalog;
-  private watcher?: SkillsFolderWatcher;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-    private readonly resources: McpResourceRegistry,
+    private readonly served: ServedSkills,
     private readonly access: McpAccessPolicy,
-    private readonly coalescer: ListChangedCoalescer,
-    private readonly notifications: ResourceNotificationService,
-    private readonly runtime: RuntimeSkills,
     host: McpExtensionHost,
   ) {
     if (options.skills) host.plug(this);
   }
 
-  async onModuleInit(): Promise<void> {
-    const options = this.options.skills;
-    if (!options) return;
-    const catalog = await loadSkillCatalog(options);
-    // Skill files are resources: `resources/*` answers while none is served yet (or any more).
-    this.resources.markInUse();
-    this.registerFiles(catalog);
-    this.catalog = this.folders = catalog;
-    this.runtime.onChange(() => this.runtimeChanged());
-    // Skills registered before the folders were loaded (another module's onModuleInit) are served now.
-    if (this.runtime.skills().size > 0) this.runtimeChanged();
-    if (options.watch) {
-      this.watcher = new SkillsFolderWatcher(
-        () => this.reload(),
-        (folder, error) => this.logger.error(`Skills folder '${folder}' is no longer watched: ${error.message}`),
-      );
-      this.watcher.watch(options.directories);
-    }
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.watcher?.close();
-  }
-
-  /**
-   * Each file of `catalog` as a resource (each `SKILL.md` listed, the others readable only); all
-   * or none: when a URI is taken, the files registered so far are removed again and it throws.
-   */
-  private registerFiles(catalog: SkillCatalog): void {
-    const registered: string[] = [];
-    try {
-      for (const file of catalog.files()) {
-        this.resources.register({
-          uri: file.uri,
-          descriptor: file.descriptor,
-          mimeType: file.mimeType,
-          handler: async () => file.text ?? file.bytes,
-          source: `the skill file ${file.source}`,
-          unlisted: !file.manifest,
-          requiredScopes: catalog.requiredScopesAt(file.uri),
-        });
-        registered.push(file.uri);
-      }
-    } catch (error) {
-      for (const uri of registered) this.resources.unregister(uri);
-      throw error;
-    }
-  }
-
-  private unregisterFiles(catalog: SkillCatalog): void {
-    for (const file of catalog.files()) this.resources.unregister(file.uri);
-  }
-
-  /**
-   * Loads the skills again (`watch`) and swaps them in at once, between two requests: all or
-   * nothing, so a problem (logged, naming the file) leaves the previous skills served. A reload
-   * that changed some file announces the new lists, and tells the subscribers of each file that
-   * changed or went away. Never rejects.
-   */
-  private async reload(): Promise<void> {
-    const previous = this.folders!;
-    try {
-      const next = await loadSkillCatalog(this.options.skills!, { reload: true });
-      const touched = changedFiles(previous, next);
-      if (touched.length === 0 && previous.files().length === next.files().length) return;
-      // Synchronous from here on: no request sees a mix of the two catalogs.
-      this.swap(this.combined(next));
-      this.folders = next;
-      this.logger.log(`Skills reloaded: ${next.size} skill(s), ${next.files().length} file(s)`);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.logger.error(`Skills not reloaded, the previous ones are still served: ${message}`);
-    }
-  }
-
-  /** The runtime skills changed: serves them with the folders' ones; a failure keeps what is served. */
-  private runtimeChanged(): void {
-    try {
-      this.swap(this.combined(this.folders!));
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.logger.error(`Runtime skills not served, the previous skills still are: ${message}`);
-    }
-  }
-
-  /**
-   * The folders' skills and the runtime ones as one catalog. A runtime skill whose folder is, or
-   * is inside or around, a folder skill's or an earlier runtime skill's (by path) is left out.
-   */
-  private combined(folders: SkillCatalog): SkillCatalog {
-    const skills = folders.all();
-    const scopes = new Map(folders.scopes());
-    const taken = skills.map(skillFolderOf);
-    for (const [path, held] of [...this.runtime.skills()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const folder = skillFolderOf(held.skill);
-      const clash = taken.find((other) => foldersOverlap(folder, other));
-      if (clash) {
-        this.logger.warn(`Runtime skill '${path}' is not served: it overlaps the skill at ${clash}`);
-        continue;
-      }
-      taken.push(folder);
-      skills.push(held.skill);
-      if (held.requiredScopes?.length) scopes.set(folder, held.requiredScopes);
-    }
-    return new SkillCatalog(skills, scopes);
-  }
-
-  /**
-   * Where a runtime skill at `folder` (`skill://acme/billing`) would clash: the folder of a
-   * served skill that is, holds or lies inside it (a runtime skill at the same path is replaced,
-   * no clash); undefined when none does.
-   */
-  clashOf(folder: string): string | undefined {
-    const own = this.runtime.skills();
-    return this.catalog
-      ?.all()
-      .map(skillFolderOf)
-      .find((other) => foldersOverlap(folder, other) && !(other === folder && own.has(decodedPathOf(other))));
-  }
-
-  /**
-   * Serves `next` in place of what is served, at once (synchronous: no request sees a mix of
-   * the two): its files as resources, a `list_changed` for the lists, and `updated` to the
-   * subscribers of each file that changed or went away. All or nothing: when a file cannot be
-   * registered, what was served is served again and it throws.
-   */
-  private swap(next: SkillCatalog): void {
-    const previous = this.catalog!;
-    const touched = changedFiles(previous, next);
-    this.unregisterFiles(previous);
-    try {
-      this.registerFiles(next);
-    } catch (error) {
-      this.registerFiles(previous);
-      throw error;
-    }
-    this.catalog = next;
-    this.coalescer.schedule('resources');
-    for (const uri of touched) {
-      this.notifications.notifyResourceUpdated(uri).catch((error: unknown) => {
-        this.logger.warn(`Could not tell the subscribers of ${uri} that it changed: ${String(error)}`);
-      });
-    }
-  }
-
   /** Served once the skills are loaded (at module init). */
   present(): boolean {
-    return this.catalog !== undefined;
+    return this.served.catalog !== undefined;
   }
 
   capabilities(capabilities: Record<string, unknown>): Record<string, unknown> {
@@ -248,7 +78,7 @@ export class SkillsHandler implements McpExtension, OnModuleInit, OnModuleDestro
   }
 
   private list(params: Record<string, unknown>, ctx: McpRequestContext): Record<string, unknown> {
-    const page = this.catalog!.page(params.cursor, this.options.pageSize, this.checkFor(ctx));
+    const page = this.served.catalog!.page(params.cursor, this.options.pageSize, this.checkFor(ctx));
     const result: Record<string, unknown> = { skills: page.items.map(entryOf) };
     if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
     return this.access.privateFor(cacheableResult(result), ctx);
@@ -257,16 +87,16 @@ export class SkillsHandler implements McpExtension, OnModuleInit, OnModuleDestro
   private get(params: Record<string, unknown>, ctx: McpRequestContext): Record<string, unknown> {
     const uri = requireString(params, 'uri');
     assertUriLength(uri);
-    const skill = this.catalog!.skill(uri);
+    const skill = this.served.catalog!.skill(uri);
     if (!skill) throw new McpInvalidParamsException(`No skill is served at ${uri}`, { uri });
-    this.access.assert({ requiredScopes: this.catalog!.requiredScopesAt(uri) }, ctx);
+    this.access.assert({ requiredScopes: this.served.catalog!.requiredScopesAt(uri) }, ctx);
     return this.access.privateFor(cacheableResult({ skill: entryOf(skill) }), ctx);
   }
 
   private readDirectory(params: Record<string, unknown>, ctx: McpRequestContext): Record<string, unknown> {
     const uri = requireString(params, 'uri');
     assertUriLength(uri);
-    const catalog = this.catalog!;
+    const catalog = this.served.catalog!;
     if (!catalog.isDirectory(uri)) throw new McpInvalidParamsException(`${uri} is not a directory resource`, { uri });
     // A folder of a skill needs the skill's scopes, as its files do; a prefix folder shows what is visible below it.
     this.access.assert({ requiredScopes: catalog.requiredScopesAt(uri) }, ctx);
@@ -275,17 +105,4 @@ export class SkillsHandler implements McpExtension, OnModuleInit, OnModuleDestro
     if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
     return this.access.privateFor(cacheableResult(result), ctx);
   }
-}
-
-/** The path of a skill folder below `skill://`, as `McpSkills` names it (`acme/billing`). */
-const decodedPathOf = (folder: string): string =>
-  folder.slice('skill://'.length).split('/').map(decodeURIComponent).join('/');
-
-/** URIs of the files of `previous` that `next` changed (another digest) or no longer has. */
-function changedFiles(previous: SkillCatalog, next: SkillCatalog): string[] {
-  const digests = new Map(next.files().map((file) => [file.uri, file.digest]));
-  return previous
-    .files()
-    .filter((file) => digests.get(file.uri) !== file.digest)
-    .map((file) => file.uri);
 }
