@@ -10,6 +10,7 @@ import { resolveMcpOptions } from './mcp-options.resolver.js';
 import { MCP_RESOLVED_OPTIONS } from './mcp.constants.js';
 import { LifecycleHandler } from './protocol/handlers/lifecycle.handler.js';
 import { PromptsHandler } from './protocol/handlers/prompts.handler.js';
+import { McpResourceLists } from './protocol/handlers/resource-lists.js';
 import { ResourcesHandler } from './protocol/handlers/resources.handler.js';
 import { ToolsHandler } from './protocol/handlers/tools.handler.js';
 import { McpToolCallPipeline } from './protocol/handlers/tool-call.pipeline.js';
@@ -124,6 +125,7 @@ import { McpSkills } from './extensions/skills/mcp-skills.service.js';
     ToolsHandler,
     McpToolCallPipeline,
     McpToolRun,
+    McpResourceLists,
     ResourcesHandler,
     PromptsHandler,
     SubscriptionsHandler,
