@@ -8,6 +8,7 @@ import { MCP_MODULE_OPTIONS, McpConfigurableModuleClass } from './mcp.module-def
 import { MCP_BACKEND_PROVIDERS } from './mcp-backend.providers.js';
 import { resolveMcpOptions } from './mcp-options.resolver.js';
 import { MCP_RESOLVED_OPTIONS } from './mcp.constants.js';
+import { MCP_OPTION_GROUP_PROVIDERS } from './mcp-option-groups.js';
 import { LifecycleHandler } from './protocol/handlers/lifecycle.handler.js';
 import { PromptsHandler } from './protocol/handlers/prompts.handler.js';
 import { McpResourceLists } from './protocol/handlers/resource-lists.js';
@@ -80,6 +81,7 @@ import { McpSkills } from './extensions/skills/mcp-skills.service.js';
   imports: [DiscoveryModule],
   providers: [
     { provide: MCP_RESOLVED_OPTIONS, useFactory: resolveMcpOptions, inject: [MCP_MODULE_OPTIONS] },
+    ...MCP_OPTION_GROUP_PROVIDERS,
     ...MCP_BACKEND_PROVIDERS,
     McpSessionManager,
     ListChangedCoalescer,

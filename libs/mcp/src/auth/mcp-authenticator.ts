@@ -1,8 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { McpServiceUnavailableException } from '../errors/mcp-transport.exceptions.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { findBearerToken } from './bearer-token.js';
 import type { McpAuthOptions } from '../interfaces/mcp-auth-options.interface.js';
 import { McpAuthServerUnavailableError, McpInvalidTokenError } from './verifiers/verifier.errors.js';
@@ -18,6 +16,7 @@ import { bindRequestPrincipal } from './request-principal.js';
 import { missingScopes } from './scopes.js';
 import { McpJwtVerifier } from './verifiers/jwt.verifier.js';
 import { McpLogger } from '../logging/mcp-logger.js';
+import { McpOptions, type McpOptionGroup } from '../mcp-option-groups.js';
 
 /** Clock skew tolerated when the authenticator re-checks a verifier's `expiresAt`. */
 const EXPIRY_TOLERANCE_SECONDS = 30;
@@ -39,7 +38,7 @@ export class McpAuthenticator {
   readonly resourceMetadata: string;
   private readonly challengeScopes: readonly string[];
 
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions) {
+  constructor(@McpOptions('auth') options: McpOptionGroup<'auth'>) {
     this.auth = options.auth;
     this.resourceMetadata = this.auth ? resourceMetadataUrl(this.auth.resource) : '';
     this.challengeScopes = this.auth?.challengeScopes ?? this.auth?.scopesSupported ?? [];

@@ -1,7 +1,5 @@
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_INSTANCE_MESSAGING } from '../backend/mcp-backend.tokens.js';
 import type { McpInstanceMessaging } from '../backend/mcp-instance-messaging.js';
 import type { JsonRpcResponse } from '../model/json-rpc.js';
@@ -15,6 +13,7 @@ import {
   McpClientUnreachableError,
 } from '../errors/client-request.errors.js';
 import { isObject } from '../model/is-object.js';
+import { McpOptions, type McpOptionGroup } from '../mcp-option-groups.js';
 
 interface Pending {
   readonly method: string;
@@ -61,7 +60,7 @@ export class McpClientRequests implements OnModuleInit, OnApplicationShutdown {
   private readonly prefix: string;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('limits') private readonly options: McpOptionGroup<'limits'>,
     private readonly sessions: McpSessionManager,
     @Inject(MCP_INSTANCE_MESSAGING) private readonly messaging: McpInstanceMessaging,
     // Always injected by the module; a spec that builds the service by hand records nothing.

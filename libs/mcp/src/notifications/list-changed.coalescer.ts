@@ -1,9 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
 import { MCP_FANOUT } from '../backend/mcp-backend.tokens.js';
 import type { McpFanout, McpListKind } from '../backend/mcp-fanout.js';
 import { McpLogger } from '../logging/mcp-logger.js';
+import { McpOptions, type McpOptionGroup } from '../mcp-option-groups.js';
 
 /**
  * Folds bursts of list changes (a thousand registrations in a loop) into one
@@ -15,7 +14,7 @@ export class ListChangedCoalescer implements OnApplicationShutdown {
   private readonly timers = new Map<McpListKind, NodeJS.Timeout>();
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('delivery') private readonly options: McpOptionGroup<'delivery'>,
     @Inject(MCP_FANOUT) private readonly fanout: McpFanout,
   ) {}
 

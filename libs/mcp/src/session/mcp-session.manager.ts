@@ -8,8 +8,6 @@ import type {
   McpSessionRecord,
   McpSessionStore,
 } from '../backend/mcp-session.store.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { onClientDeparture } from './client-departure.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
 import { isSamePrincipal, principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
@@ -19,6 +17,7 @@ import { networkAttributes } from '../telemetry/transport-attributes.js';
 import { ATTR_MCP_PROTOCOL_VERSION } from '../telemetry/semconv.js';
 import { McpLogger } from '../logging/mcp-logger.js';
 import { McpCapacityException } from '../errors/mcp-capacity.exception.js';
+import { McpOptions, type McpOptionGroup } from '../mcp-option-groups.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;
 
@@ -41,7 +40,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('sessions') private readonly options: McpOptionGroup<'sessions'>,
     private readonly telemetry: McpTelemetry,
   ) {}
 

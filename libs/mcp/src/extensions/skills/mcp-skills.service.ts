@@ -1,16 +1,15 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { readFile } from 'node:fs/promises';
 import type { McpStoredSkill, McpStoredSkillFile } from '../../backend/mcp-skill.store.js';
 import { checkedScopes } from '../../auth/required-scopes.js';
 import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { isObject } from '../../model/is-object.js';
 import { assertSkillWithinLimits, SKILL_MANIFEST, skillUriOf } from './skill-file.js';
 import { buildRuntimeSkill, namespacePathProblem } from './runtime-skill.js';
 import { RuntimeSkills } from './runtime-skills.js';
 import { ServedSkills } from './served-skills.js';
 import { findFiles } from './skills-folder.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /**
  * A skill's files by their path below the skill's folder: `SKILL.md` (required) and any others
@@ -56,7 +55,7 @@ export interface McpSkillRegistration {
 @Injectable()
 export class McpSkills {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('skills') private readonly options: McpOptionGroup<'skills'>,
     private readonly runtime: RuntimeSkills,
     private readonly served: ServedSkills,
   ) {}

@@ -3,11 +3,10 @@ import { MCP_INSTANCE_MESSAGING, MCP_SKILL_STORE } from '../../backend/mcp-backe
 import { MCP_ALL_INSTANCES, type McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
 import type { McpSkillStore, McpStoredSkill } from '../../backend/mcp-skill.store.js';
 import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import type { Skill } from './skill-catalog.js';
 import { buildRuntimeSkill } from './runtime-skill.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** The topic that tells the other instances the store of runtime skills changed. */
 const SKILLS_CHANGED = 'skills-changed';
@@ -53,7 +52,7 @@ export class RuntimeSkills implements OnApplicationBootstrap, OnApplicationShutd
   private closed = false;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('skills') private readonly options: McpOptionGroup<'skills'>,
     @Inject(MCP_SKILL_STORE) private readonly store: McpSkillStore,
     @Inject(MCP_INSTANCE_MESSAGING) private readonly messaging: McpInstanceMessaging,
   ) {

@@ -1,7 +1,5 @@
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { McpLogger } from '../../logging/mcp-logger.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { ListChangedCoalescer } from '../../notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from '../../notifications/resource-notification.service.js';
 import { McpResourceRegistry } from '../../registry/mcp-resource.registry.js';
@@ -10,6 +8,7 @@ import { loadSkillCatalog } from './skill-catalog.loader.js';
 import { SkillsFolderWatcher } from './skills-folder.watcher.js';
 import { foldersOverlap, skillFolderOf } from './runtime-skill.js';
 import { RuntimeSkills } from './runtime-skills.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /**
  * The skills this instance serves, and their life: loaded from their folders once, when the
@@ -35,7 +34,7 @@ export class ServedSkills implements OnModuleInit, OnModuleDestroy {
   private watcher?: SkillsFolderWatcher;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('skills') private readonly options: McpOptionGroup<'skills'>,
     private readonly resources: McpResourceRegistry,
     private readonly coalescer: ListChangedCoalescer,
     private readonly notifications: ResourceNotificationService,

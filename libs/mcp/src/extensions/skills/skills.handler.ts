@@ -1,9 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { cacheableResult } from '../../model/cache-hints.js';
 import type { McpExtension, McpExtensionMethod } from '../../extension/mcp-extension.interface.js';
 import { withExtensionCapability } from '../../extension/mcp-extensions.js';
@@ -12,6 +10,7 @@ import { requireString } from '../../protocol/handlers/params.js';
 import { assertUriLength } from '../../templates/index.js';
 import type { Skill, SkillScopeCheck } from './skill-catalog.js';
 import { ServedSkills } from './served-skills.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** The identifier of the skills extension, its key in `capabilities.extensions`. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -37,7 +36,7 @@ export class SkillsHandler implements McpExtension {
   readonly name = SKILLS_EXTENSION;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('skills') private readonly options: McpOptionGroup<'skills'>,
     private readonly served: ServedSkills,
     private readonly access: McpAccessPolicy,
     host: McpExtensionHost,

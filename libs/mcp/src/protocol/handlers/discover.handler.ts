@@ -1,8 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MODERN_PROTOCOL_VERSIONS, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { Injectable } from '@nestjs/common';
+import { MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
 import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /**
  * `server/discover` (MCP 2026-07-28): the versions, capabilities and identity of the server.
@@ -12,7 +12,7 @@ import { McpMethods } from './mcp-methods.js';
 @Injectable()
 export class DiscoverHandler implements McpMethodGroup {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('server') private readonly options: McpOptionGroup<'server'>,
     private readonly table: McpMethods,
   ) {
     table.add(this, 'modern');

@@ -1,6 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { Injectable } from '@nestjs/common';
 import { McpInvalidParamsException, McpInvalidRequestException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
@@ -10,6 +8,7 @@ import { callerKeyOf } from '../../auth/caller-key.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
 import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** `initialize` and `ping`. */
 @Injectable()
@@ -17,7 +16,7 @@ export class LifecycleHandler implements McpMethodGroup {
   private readonly serverInfo: Record<string, unknown>;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('server') private readonly options: McpOptionGroup<'server'>,
     private readonly sessions: McpSessionManager,
     private readonly table: McpMethods,
   ) {

@@ -1,6 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { Injectable } from '@nestjs/common';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpPromptRegistry, type McpPromptEntry } from '../../registry/mcp-prompt.registry.js';
@@ -9,12 +7,13 @@ import { optionalObject, requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** `prompts/list` and `prompts/get`. */
 @Injectable()
 export class PromptsHandler implements McpMethodGroup {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('server') private readonly options: McpOptionGroup<'server'>,
     private readonly prompts: McpPromptRegistry,
     private readonly access: McpAccessPolicy,
     methods: McpMethods,

@@ -1,12 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { Injectable } from '@nestjs/common';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpResourceRegistry, type McpResourceEntry } from '../../registry/mcp-resource.registry.js';
 import { McpResourceTemplateRegistry } from '../../registry/mcp-resource-template.registry.js';
 import { listResult } from './list-page.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpExtensions } from '../../extension/mcp-extensions.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /**
  * The pages of `resources/list` and `resources/templates/list` as one caller sees them: what
@@ -15,7 +14,7 @@ import { McpExtensions } from '../../extension/mcp-extensions.js';
 @Injectable()
 export class McpResourceLists {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('server') private readonly options: McpOptionGroup<'server'>,
     private readonly resources: McpResourceRegistry,
     private readonly templates: McpResourceTemplateRegistry,
     private readonly access: McpAccessPolicy,

@@ -1,6 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { Injectable } from '@nestjs/common';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { withCacheHints } from '../../model/cache-hints.js';
@@ -9,12 +7,13 @@ import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.typ
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpResourceLists } from './resource-lists.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** `resources/list`, `resources/templates/list` and `resources/read`. */
 @Injectable()
 export class ResourcesHandler implements McpMethodGroup {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('server') private readonly options: McpOptionGroup<'server'>,
     private readonly lists: McpResourceLists,
     private readonly resolver: McpResourceResolver,
     private readonly access: McpAccessPolicy,

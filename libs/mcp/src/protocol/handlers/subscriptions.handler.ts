@@ -1,6 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { McpResourceNotFoundException } from '../../errors/mcp-protocol.exceptions.js';
@@ -13,6 +11,7 @@ import { requireString } from './params.js';
 import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /**
  * `resources/subscribe` and `resources/unsubscribe`: exact URIs, per session (docs/subscriptions.md).
@@ -24,7 +23,7 @@ export class SubscriptionsHandler implements McpMethodGroup {
   private readonly limit: number;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
+    @McpOptions('sessions') options: McpOptionGroup<'sessions'>,
     private readonly resolver: McpResourceResolver,
     @Inject(MCP_SUBSCRIPTION_STORE) private readonly subscriptions: McpSubscriptionStore,
     methods: McpMethods,

@@ -1,11 +1,10 @@
-import { HttpException, Inject, Injectable } from '@nestjs/common';
+import { HttpException, Injectable } from '@nestjs/common';
 import type { McpListKind } from '../../backend/mcp-fanout.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpNotAcceptableException } from '../../errors/mcp-transport.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { META_SUBSCRIPTION_ID, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { META_SUBSCRIPTION_ID } from '../../mcp.constants.js';
 import { McpResourceResolver } from '../../resources/mcp-resource.resolver.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
@@ -15,6 +14,7 @@ import { McpListens } from './listens.registry.js';
 import { McpMethods } from '../handlers/mcp-methods.js';
 import { McpTaskListens } from '../tasks/task-listens.js';
 import { isObject } from '../../model/is-object.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** The list filters of a listen: the filter flag, the list it follows, the capability that offers it. */
 const LIST_FILTERS: ReadonlyArray<readonly [flag: string, kind: McpListKind]> = [
@@ -36,7 +36,7 @@ const LIST_FILTERS: ReadonlyArray<readonly [flag: string, kind: McpListKind]> = 
 @Injectable()
 export class ListenHandler implements McpMethodGroup {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('modern') private readonly options: McpOptionGroup<'modern'>,
     private readonly resolver: McpResourceResolver,
     private readonly listens: McpListens,
     private readonly taskListens: McpTaskListens,

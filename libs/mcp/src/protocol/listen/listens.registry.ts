@@ -7,9 +7,8 @@ import type { McpPrincipal } from '../../model/mcp-principal.js';
 import type { JsonRpcId } from '../../model/json-rpc.js';
 import { McpRequestCancelledError } from '../inflight-requests.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** An open listen: it ends when its request is cancelled, its token expires or the server shuts down. */
 export interface OpenListen {
@@ -51,7 +50,7 @@ export class McpListens implements OnModuleInit {
   private readonly lately = new Map<string, number>();
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('modern') private readonly options: McpOptionGroup<'modern'>,
     @Inject(MCP_FANOUT) private readonly fanout: McpFanout,
     private readonly telemetry: McpTelemetry,
   ) {

@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { McpCacheHints } from '../../model/mcp-cache.interface.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { META_SERVER_INFO, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { META_SERVER_INFO } from '../../mcp.constants.js';
 import { CACHE_HINTS, CACHEABLE as MARKED_CACHEABLE, type HintedResult } from '../../model/cache-hints.js';
 import { RESULT_TYPE, type TypedResult } from '../../model/result-type.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** Results that carry caching hints (MCP 2026-07-28 `CacheableResult`); an extension's are marked (`cacheableResult`). */
 const CACHEABLE = new Set([
@@ -26,7 +26,7 @@ export class McpModernResults {
   /** The `_meta` of a result whose handler put none there: one object, only ever serialized. */
   private readonly serverMeta: Readonly<Record<string, unknown>>;
 
-  constructor(@Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions) {
+  constructor(@McpOptions('modern') private readonly options: McpOptionGroup<'modern'>) {
     const { name, version, title } = options.serverInfo;
     this.serverInfo = { name, version, ...(title !== undefined ? { title } : {}) };
     this.serverMeta = Object.freeze({ [META_SERVER_INFO]: this.serverInfo });

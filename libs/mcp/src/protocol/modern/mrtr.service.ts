@@ -8,8 +8,6 @@ import type { McpRequestStateNonces } from '../../backend/mcp-request-state-nonc
 import { McpInvalidRequestStateException } from '../../errors/mcp-modern.exceptions.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { toolError } from '../../results/tool-result.helpers.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
 import { JsonRpcErrorCode, type JsonRpcRequest } from '../../model/json-rpc.js';
@@ -18,6 +16,7 @@ import { McpModernResults } from './modern-results.js';
 import { MAX_REQUEST_STATE_CHARS, RequestStateCodec, RequestStateTooLargeError } from './request-state.codec.js';
 import { isObject } from '../../model/is-object.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** The methods that may answer `input_required` (MCP 2026-07-28 MRTR). */
 export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get']);
@@ -47,7 +46,7 @@ export class McpMrtr {
   private readonly logger = new McpLogger('McpMrtr');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('modern') private readonly options: McpOptionGroup<'modern'>,
     @Inject(MCP_INSTANCE_MESSAGING) messaging: McpInstanceMessaging,
     private readonly results: McpModernResults,
     @Optional() @Inject(MCP_REQUEST_STATE_NONCES) nonces?: McpRequestStateNonces | null,

@@ -3,8 +3,7 @@ import { MCP_LIVE_STREAMS } from '../../backend/mcp-backend.tokens.js';
 import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import type { McpConnection } from '../../backend/mcp-session.store.js';
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { type McpProtocolEras, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { type McpProtocolEras } from '../../mcp.constants.js';
 import { McpInflightRequests } from '../../protocol/inflight-requests.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
@@ -12,6 +11,7 @@ import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { ConnectionSession, type ConnectionSessionServices } from './connection-session.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** Makes the `ConnectionSession` of each new WebSocket, stdio or legacy SSE connection. */
 @Injectable()
@@ -19,7 +19,7 @@ export class ConnectionSessions {
   private readonly services: ConnectionSessionServices;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('transport') private readonly options: McpOptionGroup<'transport'>,
     classifier: McpInboundClassifier,
     dispatcher: McpDispatcher,
     sessions: McpSessionManager,

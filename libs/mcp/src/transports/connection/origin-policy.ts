@@ -1,13 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { McpForbiddenOriginException } from '../../errors/mcp-transport.exceptions.js';
 import { applyCors } from './cors.js';
 import { rejectHttp } from './http-rejection.js';
 import { createHostOriginValidator, type HostOriginValidator } from './host-origin.validator.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /**
  * The `Host` and `Origin` allowlists (DNS-rebinding and cross-site defence), built once from
@@ -19,7 +18,7 @@ export class McpOriginPolicy {
   private readonly validate: HostOriginValidator;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) options: ResolvedMcpOptions,
+    @McpOptions('transport') options: McpOptionGroup<'transport'>,
     private readonly telemetry: McpTelemetry,
   ) {
     this.validate = createHostOriginValidator({

@@ -1,10 +1,9 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { normalizePath, pathOf } from '../connection/request-path.js';
 import { protectedResourceMetadata, resourceMetadataPaths } from '../../auth/resource-metadata.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -23,7 +22,7 @@ const ALLOW = 'GET, OPTIONS';
 export class McpResourceMetadataMount implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('auth') private readonly options: McpOptionGroup<'auth'>,
   ) {}
 
   onModuleInit(): void {

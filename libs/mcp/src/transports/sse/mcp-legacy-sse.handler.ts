@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_RESOLVED_OPTIONS, MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../../mcp.constants.js';
 import {
   McpNotAcceptableException,
   McpSessionNotFoundException,
@@ -32,6 +31,7 @@ import type { McpException } from '../../errors/mcp.exception.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { countRefusal } from '../../protocol/dispatch/refusals.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** DI token of the legacy transport's paths (from the module extras). */
 export const MCP_LEGACY_SSE_PATHS = Symbol('MCP_LEGACY_SSE_PATHS');
@@ -66,7 +66,7 @@ export class McpLegacySseHandler implements McpServedTransport {
   private readonly streams = new Map<string, LegacyStream>();
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('transport') private readonly options: McpOptionGroup<'transport'>,
     @Inject(MCP_LEGACY_SSE_PATHS) private readonly paths: McpLegacySsePaths,
     private readonly connections: ConnectionSessions,
     private readonly originPolicy: McpOriginPolicy,

@@ -2,8 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { McpServedTransport } from '../connection/served-transport.js';
 import type { Readable, Writable } from 'node:stream';
 import { McpInvalidRequestException, McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import type { ConnectionSession } from '../connection/connection-session.js';
 import { ConnectionSessions } from '../connection/connection-sessions.js';
 import { McpListens } from '../../protocol/listen/listens.registry.js';
@@ -11,6 +9,7 @@ import { decodeJsonText } from '../connection/json-text.js';
 import { LineSplitter } from './line-splitter.js';
 import { StdioConnection } from './stdio.connection.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** Streams and limits of the stdio transport. @publicApi */
 export interface McpStdioOptions {
@@ -46,7 +45,7 @@ export class McpStdioTransport implements McpServedTransport {
 
   constructor(
     @Inject(MCP_STDIO_OPTIONS) private readonly options: McpStdioOptions,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly moduleOptions: ResolvedMcpOptions,
+    @McpOptions('transport') private readonly moduleOptions: McpOptionGroup<'transport'>,
     private readonly connections: ConnectionSessions,
     private readonly listens: McpListens,
   ) {

@@ -2,8 +2,8 @@ import { Inject, Injectable, type Provider } from '@nestjs/common';
 import type { OnGatewayConnection } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { DEFAULT_BODY_LIMIT_BYTES, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { MCP_OPTION_GROUP_TOKENS, type McpOptionGroup } from '../../mcp-option-groups.js';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../mcp.constants.js';
 import { loadOptionalPeer } from '../../optional-peer.js';
 import { McpWsHandler } from './mcp-ws.handler.js';
 
@@ -64,7 +64,7 @@ export function createMcpWsGatewayProviders(path: string, maxPayload: number | u
     }
   }
 
-  const declareGateway = async (resolved: ResolvedMcpOptions): Promise<true> => {
+  const declareGateway = async (resolved: McpOptionGroup<'transport'>): Promise<true> => {
     options.maxPayload = maxPayload ?? resolved.maxBodyBytes;
     const { WebSocketGateway } = await loadOptionalPeer(
       {
@@ -78,7 +78,7 @@ export function createMcpWsGatewayProviders(path: string, maxPayload: number | u
     return true;
   };
   return [
-    { provide: MCP_WS_GATEWAY_DECLARED, useFactory: declareGateway, inject: [MCP_RESOLVED_OPTIONS] },
+    { provide: MCP_WS_GATEWAY_DECLARED, useFactory: declareGateway, inject: [MCP_OPTION_GROUP_TOKENS.transport] },
     McpWsGateway,
   ];
 }

@@ -1,9 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { McpServedTransport } from '../connection/served-transport.js';
 import type { IncomingMessage } from 'node:http';
 import type { RawData, WebSocket } from 'ws';
-import { SESSION_ID_HEADER, MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { SESSION_ID_HEADER } from '../../mcp.constants.js';
 import { McpParseErrorException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpOriginPolicy } from '../connection/origin-policy.js';
 import type { ConnectionSession } from '../connection/connection-session.js';
@@ -19,6 +18,7 @@ import { errorResponse } from '../../model/json-rpc.js';
 import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
 import { countRefusal } from '../../protocol/dispatch/refusals.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** Close code when the upgrade's access token expires (RFC 6455 1008, policy violation). */
 export const WS_CLOSE_POLICY_VIOLATION = 1008;
@@ -58,7 +58,7 @@ export class McpWsHandler implements McpServedTransport {
   private sockets = 0;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('transport') private readonly options: McpOptionGroup<'transport'>,
     private readonly connections: ConnectionSessions,
     private readonly originPolicy: McpOriginPolicy,
     private readonly errors: McpErrorMapper,
