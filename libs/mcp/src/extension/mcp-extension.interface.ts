@@ -28,9 +28,17 @@ export interface McpExtensionMethod {
   readonly eras?: McpExtensionEra | 'both';
   /** Scopes the caller's token needs (resource-server mode): 403 `insufficient_scope` without them. */
   readonly requiredScopes?: readonly string[];
-  /** Counted against the caller's tool rate limit (`tools.rateLimit`), like a `tools/call`. */
-  readonly rateLimited?: boolean;
+  /**
+   * Counted against one of the caller's rate limits: `true` (or `'toolCalls'`) its tool rate
+   * limit (`toolRateLimit`), like a `tools/call`; `'taskRequests'` its task requests
+   * (`tasks.pollRateLimit`, windows of their own, so polls neither use up the tool calls'
+   * budget nor are free).
+   */
+  readonly rateLimited?: boolean | McpRateBudget;
 }
+
+/** The rate limit a contributed method counts against (`McpExtensionMethod.rateLimited`). */
+export type McpRateBudget = 'toolCalls' | 'taskRequests';
 
 /**
  * What one caller's list shows of a registry: `filter` keeps an entry (within the others'
