@@ -5,6 +5,7 @@ import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js
 import type { McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
 import type { McpMethodFn } from './mcp-method.types.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
 
 /** A protocol era: `legacy` (2025 revisions: `initialize`, sessions) or `modern` (2026-07-28, stateless). */
 export type McpExtensionEra = 'legacy' | 'modern';
@@ -49,6 +50,11 @@ export interface McpShown<T> {
   readonly filter?: (entry: T) => boolean;
   readonly describe?: (entry: T, descriptor: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>;
 }
+
+/** Runs a tool's execution (its hooks and handler, given the context they should see) its own way. */
+export type McpCallRunner = (
+  execute: (context: McpRequestContext) => Promise<Record<string, unknown>>,
+) => Promise<Record<string, unknown>>;
 
 /** A tool as the explorer builds it, before it is registered. */
 export interface McpToolDeclaration {
@@ -106,8 +112,8 @@ export interface McpDiscoveredResource extends McpResourceDeclaration {
  *   and `capabilities()` (what `initialize` and `server/discover` declare), both only while
  *   `present()`;
  * - **what each caller sees**: `toolsShownTo`, `resourcesShownTo` (list filters and the items'
- *   `_meta`), and `callable`, the visibility step of the `tools/call` pipeline (access, then
- *   visibility, task mode, rate limit, validation, hooks, execution);
+ *   `_meta`), `callable`, the visibility step of the `tools/call` pipeline (visibility, then
+ *   access, task mode, rate limit, validation, hooks, execution), and `runsCall`, its task mode step;
  * - **its metadata**: `declareTool`, `declareResource`, `declareTemplate` (checks and rewrites
  *   what is declared, from decorators or at runtime) and `discover` (its own class decorators).
  *
@@ -135,6 +141,13 @@ export interface McpExtension {
   /** The visibility step of `tools/call`: false answers the call as an unknown tool. */
   callable?(tool: McpToolEntry, caller: McpCaller): boolean;
 
+  /**
+   * The task mode step of `tools/call` (after access, before the rate limit): how this call
+   * runs. Undefined runs it in its request; a runner is handed the execution once the arguments
+   * are valid (tasks: a task the client polls). Throws the protocol error of a call the tool does
+   * not allow. The first extension that answers a runner runs the call.
+   */
+  runsCall?(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined;
   /** Checks a declared tool and rewrites its descriptor; undefined leaves it as it is. Throws `McpDefinitionError`. */
   declareTool?(tool: McpToolDeclaration): McpDeclaredTool | undefined;
   /** Checks a declared resource and rewrites it (metadata, read handler). Throws `McpDefinitionError`. */

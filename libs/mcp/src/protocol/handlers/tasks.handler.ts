@@ -6,7 +6,18 @@ import { McpException } from '../../errors/mcp.exception.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
-import type { McpExtension, McpExtensionEra, McpExtensionMethod } from '../../extension/mcp-extension.interface.js';
+import type {
+  McpCallRunner,
+  McpCaller,
+  McpDeclaredTool,
+  McpExtension,
+  McpExtensionEra,
+  McpExtensionMethod,
+  McpShown,
+  McpToolDeclaration,
+} from '../../extension/mcp-extension.interface.js';
+import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
+import { declaredTaskSupport, LEGACY_TASK_TOOLS, taskSupportOf } from '../tasks/task-tools.js';
 import { withExtensionCapability } from '../../extension/mcp-extensions.js';
 import { McpExtensionHost } from './mcp-extension.host.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
@@ -63,14 +74,18 @@ const POLL = { rateLimited: 'taskRequests' } as const;
 @Injectable()
 export class TasksHandler implements McpExtension {
   readonly name = TASKS_EXTENSION;
+  /** A live count of the tools that declare a `taskSupport` (2025-11-25 lists show it). */
+  private readonly declaringTools: () => number;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly tasks: McpTasks,
     private readonly channels: McpTaskChannels,
     private readonly events: McpTaskEvents,
+    tools: McpToolRegistry,
     host: McpExtensionHost,
   ) {
+    this.declaringTools = tools.counter((tool) => taskSupportOf(tool) !== undefined);
     host.plug(this);
   }
 
@@ -108,6 +123,28 @@ export class TasksHandler implements McpExtension {
   capabilities(capabilities: Record<string, unknown>, era: McpExtensionEra): Record<string, unknown> {
     if (era === 'modern') return withExtensionCapability(capabilities, TASKS_EXTENSION, {});
     return { ...capabilities, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+  }
+
+  /** The 2025-11-25 `tools/list` shows each tool's `execution.taskSupport`; the modern one does not. */
+  toolsShownTo(caller: McpCaller): McpShown<McpToolEntry> | undefined {
+    return caller.era === 'modern' || this.declaringTools() === 0 ? undefined : LEGACY_TASK_TOOLS;
+  }
+
+  /** A tool's `taskSupport`, checked, kept on its entry (`taskSupportOf`). */
+  declareTool({ options, descriptor, source }: McpToolDeclaration): McpDeclaredTool | undefined {
+    const support = declaredTaskSupport(options, source);
+    return support === undefined ? undefined : { descriptor, data: support };
+  }
+
+  /**
+   * The task mode step of `tools/call` (`McpTasks.modeOf`): a call that runs as a task, or may
+   * become one, runs through `McpTasks.start`, which keeps the tool's scopes with the task (its
+   * lookups need them as a call of the tool does).
+   */
+  runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined {
+    const mode = this.tasks.modeOf(tool, params, ctx);
+    if (mode.kind === 'inline') return undefined;
+    return (execute) => this.tasks.start(mode, ctx, execute, tool.requiredScopes);
   }
 
   /** Modern `tasks/cancel`: an acknowledgement whatever the task's status (cancellation is eventually consistent). */
