@@ -56,6 +56,16 @@ export type McpCallRunner = (
   execute: (context: McpRequestContext) => Promise<Record<string, unknown>>,
 ) => Promise<Record<string, unknown>>;
 
+/** What an extension made of its part of a `subscriptions/listen` filter. */
+export interface McpListened {
+  /** The filter asked for some notification (a listen must ask for one). */
+  readonly asked: boolean;
+  /** What it honoured, merged into the acknowledgement's filter (`{ taskIds: [...] }`). */
+  readonly honoured: Readonly<Record<string, unknown>>;
+  /** Sends its notifications from now on, through `notify` (stamped there); the function returned stops them. */
+  follow?(notify: (method: string, params: Record<string, unknown>) => void): () => void;
+}
+
 /** A tool as the explorer builds it, before it is registered. */
 export interface McpToolDeclaration {
   readonly options: McpToolOptions;
@@ -114,6 +124,7 @@ export interface McpDiscoveredResource extends McpResourceDeclaration {
  * - **what each caller sees**: `toolsShownTo`, `resourcesShownTo` (list filters and the items'
  *   `_meta`), `callable`, the visibility step of the `tools/call` pipeline (visibility, then
  *   access, task mode, rate limit, validation, hooks, execution), and `runsCall`, its task mode step;
+ * - **listens**: `listen`, its keys of a `subscriptions/listen` filter;
  * - **its metadata**: `declareTool`, `declareResource`, `declareTemplate` (checks and rewrites
  *   what is declared, from decorators or at runtime) and `discover` (its own class decorators).
  *
@@ -148,6 +159,13 @@ export interface McpExtension {
    * not allow. The first extension that answers a runner runs the call.
    */
   runsCall?(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined;
+  /**
+   * Its part of a `subscriptions/listen` filter (`notifications.taskIds`, its own keys): what it
+   * honours and the notifications it then sends, or undefined when the filter names none of its
+   * keys. Throws the protocol error of a value it refuses. Asked whether it is present or not: a
+   * filter naming what a server without the feature does not have is answered as for an unknown one.
+   */
+  listen?(filter: Readonly<Record<string, unknown>>, ctx: McpRequestContext): Promise<McpListened | undefined>;
   /** Checks a declared tool and rewrites its descriptor; undefined leaves it as it is. Throws `McpDefinitionError`. */
   declareTool?(tool: McpToolDeclaration): McpDeclaredTool | undefined;
   /** Checks a declared resource and rewrites it (metadata, read handler). Throws `McpDefinitionError`. */

@@ -81,6 +81,23 @@ describe('McpExtensions', () => {
     expect(await extensions.runsCall(tool('short'), {}, ctx)!(async () => ({}))).toEqual({ by: 'c' });
   });
 
+  it('gathers every extension’s part of a listen filter, in the order they were plugged in', async () => {
+    const extensions = new McpExtensions();
+    const ctx = {} as McpRequestContext;
+    expect(await extensions.listen({ toolsListChanged: true }, ctx)).toEqual([]);
+    extensions.add({
+      name: 'a',
+      listen: async (filter) => (filter.aIds ? { asked: true, honoured: { aIds: [] } } : undefined),
+    });
+    extensions.add({ name: 'b', listen: async () => ({ asked: false, honoured: { b: true } }) });
+    extensions.add({ name: 'c' });
+    expect(await extensions.listen({ aIds: ['x'] }, ctx)).toEqual([
+      { asked: true, honoured: { aIds: [] } },
+      { asked: false, honoured: { b: true } },
+    ]);
+    expect(await extensions.listen({}, ctx)).toEqual([{ asked: false, honoured: { b: true } }]);
+  });
+
   it('runs declarations through every extension, keeping each one’s data under its name', () => {
     const extensions = new McpExtensions();
     extensions.add({

@@ -9,6 +9,7 @@ import type {
   McpDeclaredTool,
   McpExtension,
   McpExtensionEra,
+  McpListened,
   McpResourceDeclaration,
   McpScannedProvider,
   McpShown,
@@ -111,6 +112,16 @@ export class McpExtensions {
       if (runner) return runner;
     }
     return undefined;
+  }
+
+  /** What every extension makes of a `subscriptions/listen` filter, in the order they were plugged in. */
+  async listen(filter: Readonly<Record<string, unknown>>, ctx: McpRequestContext): Promise<McpListened[]> {
+    const listened: McpListened[] = [];
+    for (const extension of this.plugged) {
+      const own = await extension.listen?.(filter, ctx);
+      if (own) listened.push(own);
+    }
+    return listened;
   }
 
   /** An era's capabilities through every present extension. */

@@ -28,7 +28,7 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { isLogLevel } from '../../model/log-level.js';
 import { principalDigest } from '../../model/mcp-principal.js';
-import { McpErrorMapper } from '../mcp-error.mapper.js';
+import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { ATTR_TASK_STATUS as TASK_STATUS } from '../../telemetry/semconv.js';
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import { McpTool } from '../../decorators/index.js';
-import { McpApp } from '../../extensions/apps/mcp-app.decorator.js';
+import { McpApp } from '../apps/mcp-app.decorator.js';
 import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import { compileMcpModule, httpContext, McpTestClient } from '../../testing/mcp-testing-module.js';

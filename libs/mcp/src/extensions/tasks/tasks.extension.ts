@@ -13,22 +13,24 @@ import type {
   McpExtension,
   McpExtensionEra,
   McpExtensionMethod,
+  McpListened,
   McpShown,
   McpToolDeclaration,
 } from '../../extension/mcp-extension.interface.js';
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
-import { declaredTaskSupport, LEGACY_TASK_TOOLS, taskSupportOf } from '../tasks/task-tools.js';
+import { declaredTaskSupport, LEGACY_TASK_TOOLS, taskSupportOf } from './task-tools.js';
 import { withExtensionCapability } from '../../extension/mcp-extensions.js';
-import { McpExtensionHost } from './mcp-extension.host.js';
+import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
-import { McpRequestCancelledError } from '../inflight-requests.js';
-import { McpTasks } from '../tasks/mcp-tasks.service.js';
-import { McpTaskChannels } from '../tasks/task-channels.js';
-import { McpTaskEvents } from '../tasks/task-events.js';
-import { declaresTasksExtension, missingTasksExtension } from '../tasks/task-mode.js';
-import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from '../tasks/task-wire.js';
-import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from '../tasks/task.errors.js';
+import { McpRequestCancelledError } from '../../protocol/inflight-requests.js';
+import { McpTasks } from './mcp-tasks.service.js';
+import { McpTaskChannels } from './task-channels.js';
+import { McpTaskEvents } from './task-events.js';
+import { McpTaskListens } from './task-listens.js';
+import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
+import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
+import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
 import { isObject } from '../../model/is-object.js';
 
 /**
@@ -72,7 +74,7 @@ const POLL = { rateLimited: 'taskRequests' } as const;
  * scopes are the record's, not the method's): another caller's task answers as an unknown one does.
  */
 @Injectable()
-export class TasksHandler implements McpExtension {
+export class McpTasksExtension implements McpExtension {
   readonly name = TASKS_EXTENSION;
   /** A live count of the tools that declare a `taskSupport` (2025-11-25 lists show it). */
   private readonly declaringTools: () => number;
@@ -82,6 +84,7 @@ export class TasksHandler implements McpExtension {
     private readonly tasks: McpTasks,
     private readonly channels: McpTaskChannels,
     private readonly events: McpTaskEvents,
+    private readonly listens: McpTaskListens,
     tools: McpToolRegistry,
     host: McpExtensionHost,
   ) {
@@ -123,6 +126,20 @@ export class TasksHandler implements McpExtension {
   capabilities(capabilities: Record<string, unknown>, era: McpExtensionEra): Record<string, unknown> {
     if (era === 'modern') return withExtensionCapability(capabilities, TASKS_EXTENSION, {});
     return { ...capabilities, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+  }
+
+  /**
+   * `notifications.taskIds` of a listen (tasks extension): the caller's tasks among them are
+   * honoured, and their status notifications sent (`McpTaskListens`).
+   */
+  async listen(filter: Readonly<Record<string, unknown>>, ctx: McpRequestContext): Promise<McpListened | undefined> {
+    if (filter.taskIds === undefined) return undefined;
+    const { asked, honoured } = await this.listens.filter(filter.taskIds, ctx);
+    return {
+      asked,
+      honoured: { taskIds: honoured },
+      follow: honoured.length > 0 ? (notify) => this.listens.follow(honoured, ctx, notify) : undefined,
+    };
   }
 
   /** The 2025-11-25 `tools/list` shows each tool's `execution.taskSupport`; the modern one does not. */
