@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { McpTasks } from '@app/mcp/protocol/tasks/mcp-tasks.service.js';
+import { McpTasks } from '@app/mcp/extensions/tasks/mcp-tasks.service.js';
 import { startGateway, type RunningGateway } from '../support/gateway-app.js';
 import { modernRequest, modernResult, pollUntil } from '../support/modern-tasks-client.js';
 import { until } from '../support/until.js';

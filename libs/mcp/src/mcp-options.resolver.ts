@@ -29,7 +29,7 @@ import { INVALID_PROTOCOL_VERSION_SETTING } from './mcp.messages.js';
 import { McpDefinitionError } from './errors/mcp-bootstrap.errors.js';
 import { assertValidIcons } from './registry/icon-rules.js';
 import { authOptionProblems } from './auth/auth-options.validation.js';
-import { resolveTaskOptions, taskOptionProblems } from './protocol/tasks/task-options.js';
+import { resolveTaskOptions, taskOptionProblems } from './extensions/tasks/task-options.js';
 import { telemetryOptionProblems } from './telemetry/telemetry-options.validation.js';
 import { resolveSkillOptions, skillOptionProblems } from './extensions/skills/skill-options.js';
 import { isObject } from './model/is-object.js';

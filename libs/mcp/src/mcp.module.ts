@@ -49,7 +49,6 @@ import { McpResourceService } from './resources/mcp-resource.service.js';
 import { McpMrtr } from './protocol/modern/mrtr.service.js';
 import { McpModernResults } from './protocol/modern/modern-results.js';
 import { DiscoverHandler } from './protocol/handlers/discover.handler.js';
-import { TasksHandler } from './protocol/handlers/tasks.handler.js';
 import { ListenHandler } from './protocol/listen/listen.handler.js';
 import { McpListens } from './protocol/listen/listens.registry.js';
 import { McpAuthenticator } from './auth/mcp-authenticator.js';
@@ -59,7 +58,7 @@ import { RuntimeResourceSync } from './resources/runtime-resource-sync.js';
 import { McpExtensions } from './extension/mcp-extensions.js';
 import { McpExtensionHost } from './protocol/handlers/mcp-extension.host.js';
 import { McpAppsExtension } from './extensions/apps/mcp-apps.extension.js';
-import { MCP_TASK_PROVIDERS } from './protocol/tasks/mcp-tasks.providers.js';
+import { MCP_TASK_PROVIDERS } from './extensions/tasks/mcp-tasks.providers.js';
 import { SkillsHandler } from './extensions/skills/skills.handler.js';
 import { ServedSkills } from './extensions/skills/served-skills.js';
 import { RuntimeSkills } from './extensions/skills/runtime-skills.js';
@@ -141,7 +140,6 @@ import { McpSkills } from './extensions/skills/mcp-skills.service.js';
     McpModernResults,
     DiscoverHandler,
     ListenHandler,
-    TasksHandler,
     McpListens,
     McpDispatcher,
     ConnectionSessions,

@@ -85,7 +85,6 @@ export class McpDeclarationsRegistrar {
       cache: options.cache,
       headerParams: headers.params,
       requiredScopes,
-      taskSupport: options.taskSupport,
     });
   }
 

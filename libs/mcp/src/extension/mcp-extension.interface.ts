@@ -5,6 +5,7 @@ import type { McpToolOptions } from '../interfaces/mcp-tool-options.interface.js
 import type { McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
 import type { McpMethodFn } from './mcp-method.types.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
 
 /** A protocol era: `legacy` (2025 revisions: `initialize`, sessions) or `modern` (2026-07-28, stateless). */
 export type McpExtensionEra = 'legacy' | 'modern';
@@ -28,9 +29,17 @@ export interface McpExtensionMethod {
   readonly eras?: McpExtensionEra | 'both';
   /** Scopes the caller's token needs (resource-server mode): 403 `insufficient_scope` without them. */
   readonly requiredScopes?: readonly string[];
-  /** Counted against the caller's tool rate limit (`tools.rateLimit`), like a `tools/call`. */
-  readonly rateLimited?: boolean;
+  /**
+   * Counted against one of the caller's rate limits: `true` (or `'toolCalls'`) its tool rate
+   * limit (`toolRateLimit`), like a `tools/call`; `'taskRequests'` its task requests
+   * (`tasks.pollRateLimit`, windows of their own, so polls neither use up the tool calls'
+   * budget nor are free).
+   */
+  readonly rateLimited?: boolean | McpRateBudget;
 }
+
+/** The rate limit a contributed method counts against (`McpExtensionMethod.rateLimited`). */
+export type McpRateBudget = 'toolCalls' | 'taskRequests';
 
 /**
  * What one caller's list shows of a registry: `filter` keeps an entry (within the others'
@@ -40,6 +49,21 @@ export interface McpExtensionMethod {
 export interface McpShown<T> {
   readonly filter?: (entry: T) => boolean;
   readonly describe?: (entry: T, descriptor: Readonly<Record<string, unknown>>) => Readonly<Record<string, unknown>>;
+}
+
+/** Runs a tool's execution (its hooks and handler, given the context they should see) its own way. */
+export type McpCallRunner = (
+  execute: (context: McpRequestContext) => Promise<Record<string, unknown>>,
+) => Promise<Record<string, unknown>>;
+
+/** What an extension made of its part of a `subscriptions/listen` filter. */
+export interface McpListened {
+  /** The filter asked for some notification (a listen must ask for one). */
+  readonly asked: boolean;
+  /** What it honoured, merged into the acknowledgement's filter (`{ taskIds: [...] }`). */
+  readonly honoured: Readonly<Record<string, unknown>>;
+  /** Sends its notifications from now on, through `notify` (stamped there); the function returned stops them. */
+  follow?(notify: (method: string, params: Record<string, unknown>) => void): () => void;
 }
 
 /** A tool as the explorer builds it, before it is registered. */
@@ -98,8 +122,9 @@ export interface McpDiscoveredResource extends McpResourceDeclaration {
  *   and `capabilities()` (what `initialize` and `server/discover` declare), both only while
  *   `present()`;
  * - **what each caller sees**: `toolsShownTo`, `resourcesShownTo` (list filters and the items'
- *   `_meta`), and `callable`, the visibility step of the `tools/call` pipeline (access, then
- *   visibility, task mode, rate limit, validation, hooks, execution);
+ *   `_meta`), `callable`, the visibility step of the `tools/call` pipeline (visibility, then
+ *   access, task mode, rate limit, validation, hooks, execution), and `runsCall`, its task mode step;
+ * - **listens**: `listen`, its keys of a `subscriptions/listen` filter;
  * - **its metadata**: `declareTool`, `declareResource`, `declareTemplate` (checks and rewrites
  *   what is declared, from decorators or at runtime) and `discover` (its own class decorators).
  *
@@ -127,6 +152,20 @@ export interface McpExtension {
   /** The visibility step of `tools/call`: false answers the call as an unknown tool. */
   callable?(tool: McpToolEntry, caller: McpCaller): boolean;
 
+  /**
+   * The task mode step of `tools/call` (after access, before the rate limit): how this call
+   * runs. Undefined runs it in its request; a runner is handed the execution once the arguments
+   * are valid (tasks: a task the client polls). Throws the protocol error of a call the tool does
+   * not allow. The first extension that answers a runner runs the call.
+   */
+  runsCall?(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined;
+  /**
+   * Its part of a `subscriptions/listen` filter (`notifications.taskIds`, its own keys): what it
+   * honours and the notifications it then sends, or undefined when the filter names none of its
+   * keys. Throws the protocol error of a value it refuses. Asked whether it is present or not: a
+   * filter naming what a server without the feature does not have is answered as for an unknown one.
+   */
+  listen?(filter: Readonly<Record<string, unknown>>, ctx: McpRequestContext): Promise<McpListened | undefined>;
   /** Checks a declared tool and rewrites its descriptor; undefined leaves it as it is. Throws `McpDefinitionError`. */
   declareTool?(tool: McpToolDeclaration): McpDeclaredTool | undefined;
   /** Checks a declared resource and rewrites it (metadata, read handler). Throws `McpDefinitionError`. */

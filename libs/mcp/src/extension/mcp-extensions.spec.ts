@@ -3,6 +3,7 @@ import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
 import type { McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import type { McpHandlerFn } from '../context/mcp-handler.types.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpExtensions, withExtensionCapability } from './mcp-extensions.js';
 
 const tool = (name: string, extensions?: Record<string, unknown>) =>
@@ -56,6 +57,45 @@ describe('McpExtensions', () => {
     extensions.add({ name: 'b', callable: (entry) => entry.name !== 'app-only' });
     expect(extensions.callable(tool('t'), {})).toBe(true);
     expect(extensions.callable(tool('app-only'), {})).toBe(false);
+  });
+
+  it('runs a call with the runner of the first extension that takes it, else in its request', async () => {
+    const extensions = new McpExtensions();
+    const ctx = {} as McpRequestContext;
+    expect(extensions.runsCall(tool('t'), {}, ctx)).toBeUndefined();
+    extensions.add({ name: 'a', runsCall: () => undefined });
+    extensions.add({
+      name: 'b',
+      runsCall: (entry) =>
+        entry.name === 'long' ? async (execute) => ({ by: 'b', ...(await execute(ctx)) }) : undefined,
+    });
+    extensions.add({ name: 'c', runsCall: () => async () => ({ by: 'c' }) });
+    extensions.add({
+      name: 'd',
+      runsCall: () => {
+        throw new Error('never asked: c took every call');
+      },
+    });
+    const runner = extensions.runsCall(tool('long'), {}, ctx)!;
+    expect(await runner(async () => ({ ran: true }))).toEqual({ by: 'b', ran: true });
+    expect(await extensions.runsCall(tool('short'), {}, ctx)!(async () => ({}))).toEqual({ by: 'c' });
+  });
+
+  it('gathers every extension’s part of a listen filter, in the order they were plugged in', async () => {
+    const extensions = new McpExtensions();
+    const ctx = {} as McpRequestContext;
+    expect(await extensions.listen({ toolsListChanged: true }, ctx)).toEqual([]);
+    extensions.add({
+      name: 'a',
+      listen: async (filter) => (filter.aIds ? { asked: true, honoured: { aIds: [] } } : undefined),
+    });
+    extensions.add({ name: 'b', listen: async () => ({ asked: false, honoured: { b: true } }) });
+    extensions.add({ name: 'c' });
+    expect(await extensions.listen({ aIds: ['x'] }, ctx)).toEqual([
+      { asked: true, honoured: { aIds: [] } },
+      { asked: false, honoured: { b: true } },
+    ]);
+    expect(await extensions.listen({}, ctx)).toEqual([{ asked: false, honoured: { b: true } }]);
   });
 
   it('runs declarations through every extension, keeping each one’s data under its name', () => {

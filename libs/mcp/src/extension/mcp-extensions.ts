@@ -2,11 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
 import type {
+  McpCallRunner,
   McpCaller,
   McpDeclaredTool,
   McpExtension,
   McpExtensionEra,
+  McpListened,
   McpResourceDeclaration,
   McpScannedProvider,
   McpShown,
@@ -28,7 +31,7 @@ export interface McpListView<T> {
 /**
  * The extensions plugged into this module, and the one place each of their rules is combined:
  * the declaration hooks (explorer and runtime registration), the list views and the `tools/call`
- * visibility step. Extensions are added while the module is built (`McpExtensionHost.plug`), before
+ * visibility and task mode steps. Extensions are added while the module is built (`McpExtensionHost.plug`), before
  * discovery and before any request. With none plugged, each call costs a loop over nothing.
  */
 @Injectable()
@@ -97,6 +100,28 @@ export class McpExtensions {
   callable(tool: McpToolEntry, caller: McpCaller): boolean {
     for (const extension of this.plugged) if (extension.callable && !extension.callable(tool, caller)) return false;
     return true;
+  }
+
+  /**
+   * The task mode step of `tools/call`: the runner of the first extension that takes the call
+   * (each may refuse it by throwing), or undefined to run it in its request.
+   */
+  runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined {
+    for (const extension of this.plugged) {
+      const runner = extension.runsCall?.(tool, params, ctx);
+      if (runner) return runner;
+    }
+    return undefined;
+  }
+
+  /** What every extension makes of a `subscriptions/listen` filter, in the order they were plugged in. */
+  async listen(filter: Readonly<Record<string, unknown>>, ctx: McpRequestContext): Promise<McpListened[]> {
+    const listened: McpListened[] = [];
+    for (const extension of this.plugged) {
+      const own = await extension.listen?.(filter, ctx);
+      if (own) listened.push(own);
+    }
+    return listened;
   }
 
   /** An era's capabilities through every present extension. */

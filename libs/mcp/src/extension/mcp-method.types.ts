@@ -16,9 +16,4 @@ export interface McpMethodGroup {
   capability?(): [name: string, value: Record<string, unknown>] | undefined;
   /** False while the feature is absent: its methods are then not found. @default always present */
   available?(): boolean;
-  /**
-   * What the group changes in the capabilities the modern era advertises (`server/discover`):
-   * an extension that replaces a 2025 capability, say.
-   */
-  modernCapabilities?(capabilities: Record<string, unknown>): Record<string, unknown>;
 }

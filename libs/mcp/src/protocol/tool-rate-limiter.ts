@@ -8,6 +8,7 @@ import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import { callerKeyOf } from '../auth/caller-key.js';
+import type { McpRateBudget } from '../extension/mcp-extension.interface.js';
 
 /** Callers without a session tracked at once; the table is cleared when it fills. */
 const MAX_ANONYMOUS_KEYS = 10_000;
@@ -45,22 +46,17 @@ export class McpToolRateLimiter implements OnModuleInit {
   }
 
   /**
-   * Counts one call of the caller of `ctx`; throws (or rejects, with shared windows) `-32004`
-   * past the limit. Without `toolRateLimit` it costs nothing.
+   * Counts one request of the caller of `ctx` against `budget`: its tool calls (`toolRateLimit`),
+   * or its `tasks/*` requests (a poll, a result, a cancel...: `tasks.pollRateLimit`, in windows
+   * of their own, so polls neither use up the tool calls' budget nor are free). Throws (or
+   * rejects, with shared windows) `-32004` past the limit. Without the limit it costs nothing.
    */
-  take(ctx: McpRequestContext): void | Promise<void> {
+  take(ctx: McpRequestContext, budget: McpRateBudget = 'toolCalls'): void | Promise<void> {
     const key = keyOf(ctx);
-    return key === undefined ? undefined : this.hit(key, this.options.toolRateLimit, 'tool calls');
-  }
-
-  /**
-   * Counts one `tasks/*` request (a poll, a result, a cancel...) of the caller of `ctx` against
-   * `tasks.pollRateLimit`, in windows of their own: polls do not use up the tool calls' budget,
-   * nor are they free.
-   */
-  takeTaskRequest(ctx: McpRequestContext): void | Promise<void> {
-    const key = keyOf(ctx);
-    return key === undefined ? undefined : this.hit(`tp:${key}`, this.options.taskPollRateLimit, 'task requests');
+    if (key === undefined) return undefined;
+    return budget === 'taskRequests'
+      ? this.hit(`tp:${key}`, this.options.taskPollRateLimit, 'task requests')
+      : this.hit(key, this.options.toolRateLimit, 'tool calls');
   }
 
   private hit(key: string, rule: RateRule | undefined, what: string): void | Promise<void> {

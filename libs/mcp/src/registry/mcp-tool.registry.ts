@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import type { McpHeaderParam } from './tool-header-params.js';
-import { TASK_SUPPORT_VALUES, type McpTaskSupport } from '../model/task-support.js';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import { DUPLICATE_TOOL, INVALID_TOOL_NAME } from '../mcp.messages.js';
 import type { CompiledSchema } from '../schema/schema.types.js';
@@ -25,10 +24,8 @@ export interface McpToolEntry {
   readonly cache?: McpCacheHints;
   /** Arguments mirrored into `Mcp-Param-*` headers, checked against the body over HTTP (modern era). */
   readonly headerParams?: readonly McpHeaderParam[];
-  /** What each extension keeps on it, by the extension's name (MCP Apps: its `_meta.ui`). */
+  /** What each extension keeps on it, by the extension's name (MCP Apps: its `_meta.ui`; tasks: its `taskSupport`). */
   readonly extensions?: Readonly<Record<string, unknown>>;
-  /** Whether calls may run as tasks (`@McpTool({ taskSupport })`); none is `forbidden`. */
-  readonly taskSupport?: McpTaskSupport;
 }
 
 /** The tools of this server, by exact (case-sensitive) name. @publicApi */
@@ -44,10 +41,5 @@ export class McpToolRegistry extends EntryRegistry<McpToolEntry> {
 
   protected override validate(entry: McpToolEntry): void {
     if (!isValidToolName(entry.name)) throw new McpDefinitionError(INVALID_TOOL_NAME(String(entry.name), entry.source));
-    if (entry.taskSupport !== undefined && !TASK_SUPPORT_VALUES.includes(entry.taskSupport)) {
-      throw new McpDefinitionError(
-        `${entry.source}: taskSupport must be one of ${TASK_SUPPORT_VALUES.join(', ')}, got '${String(entry.taskSupport)}'`,
-      );
-    }
   }
 }

@@ -19,7 +19,7 @@ import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js'
 import { isUiUri, MCP_APPS_EXTENSION } from './mcp-apps.constants.js';
 import { UI_OUTSIDE_UI_SCHEME, UNKNOWN_UI_RESOURCE } from './mcp-apps.messages.js';
 import { rendersApps } from './host-support.js';
-import { withToolUi, type McpToolUi } from './tool-ui.js';
+import { withoutUi, withToolUi, type McpToolUi } from './tool-ui.js';
 import { assertNotUiTemplate, uiReadHandler, uiResourceOf } from './ui-resource.js';
 import { appsDeclaredOn } from './mcp-app.decorator.js';
 import { appHtmlHandler } from './app-html.js';
@@ -30,7 +30,12 @@ const uiOf = (tool: McpToolEntry): McpToolUi | undefined =>
 
 const PLAIN_TOOLS: McpShown<McpToolEntry> = {
   filter: (entry) => !uiOf(entry)?.appOnly,
-  describe: (entry, descriptor) => uiOf(entry)?.plainDescriptor ?? descriptor,
+  describe: (entry, descriptor) => {
+    const ui = uiOf(entry);
+    if (!ui) return descriptor;
+    // The registered descriptor's plain form is built once; another extension's rewrite is stripped here.
+    return descriptor === entry.descriptor ? ui.plainDescriptor : withoutUi(descriptor);
+  },
 };
 
 const NO_UI_RESOURCES: McpShown<McpResourceEntry> = { filter: (entry) => !isUiUri(entry.uri) };

@@ -43,3 +43,15 @@ export function withToolUi(
   const appOnly = meta.visibility !== undefined && !meta.visibility.includes('model');
   return { descriptor: { ...rest, _meta: uiMeta }, ui: { meta, appOnly, plainDescriptor } };
 }
+
+/**
+ * A descriptor another extension rewrote, without its UI metadata: what `plainDescriptor` is
+ * of the registered one, so a host without MCP Apps gets the others' rewrites too (the 2025-11-25
+ * `execution.taskSupport`), whatever order the extensions were plugged in.
+ */
+export function withoutUi(descriptor: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const { _meta: meta, ...rest } = descriptor;
+  if (meta === undefined || meta === null || typeof meta !== 'object') return descriptor;
+  const { ui: _ui, [LEGACY_RESOURCE_URI_META_KEY]: _legacy, ...otherMeta } = meta as Record<string, unknown>;
+  return Object.keys(otherMeta).length > 0 ? { ...rest, _meta: otherMeta } : rest;
+}

@@ -19,8 +19,8 @@ function setup(granted: readonly string[] = []) {
     },
   } as unknown as McpAccessPolicy;
   const rateLimiter = {
-    take: async () => {
-      asked.push('rate');
+    take: async (_ctx: unknown, budget: string) => {
+      asked.push(budget === 'toolCalls' ? 'rate' : `rate:${budget}`);
     },
   } as unknown as McpToolRateLimiter;
   const extensions = new McpExtensions();
@@ -65,6 +65,7 @@ describe('McpExtensionHost', () => {
         'example/write': { run: async () => (ran.push('write'), {}), requiredScopes: ['notes:write'] },
         'example/poll': { run: async () => (ran.push('poll'), {}), rateLimited: true },
         'example/free': { run: async () => (ran.push('free'), {}) },
+        'example/task-poll': { run: async () => (ran.push('task-poll'), {}), rateLimited: 'taskRequests' },
       }),
     });
     await methods.find('modern', 'example/read')!({}, ctx, dispatch);
@@ -74,8 +75,9 @@ describe('McpExtensionHost', () => {
     );
     await methods.find('legacy', 'example/poll')!({}, ctx, dispatch);
     await methods.find('legacy', 'example/free')!({}, ctx, dispatch);
-    expect(asked).toEqual(['scopes:notes:read', 'rate', 'scopes:notes:write', 'rate']);
-    expect(ran).toEqual(['read', 'poll', 'free']);
+    await methods.find('modern', 'example/task-poll')!({}, ctx, dispatch);
+    expect(asked).toEqual(['scopes:notes:read', 'rate', 'scopes:notes:write', 'rate', 'rate:taskRequests']);
+    expect(ran).toEqual(['read', 'poll', 'free', 'task-poll']);
   });
 
   it('finds no method and declares no capability of an absent extension', () => {

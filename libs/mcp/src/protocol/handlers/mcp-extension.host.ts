@@ -40,7 +40,7 @@ export class McpExtensionHost {
     if (!requiredScopes?.length && !rateLimited) return run;
     return async (params, ctx, dispatch) => {
       if (requiredScopes?.length) this.access.assert({ requiredScopes }, ctx);
-      if (rateLimited) await this.rateLimiter.take(ctx);
+      if (rateLimited) await this.rateLimiter.take(ctx, rateLimited === true ? 'toolCalls' : rateLimited);
       return run(params, ctx, dispatch);
     };
   }

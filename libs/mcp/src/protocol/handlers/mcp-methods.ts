@@ -80,11 +80,8 @@ export class McpMethods {
 
   /** The modern era's (`server/discover`): resource subscriptions always offered (`subscriptions/listen` needs no session). */
   modernCapabilities(): Record<string, unknown> {
-    let capabilities = this.capabilities('modern');
+    const capabilities = this.capabilities('modern');
     if (capabilities.resources) capabilities.resources = { ...capabilities.resources, subscribe: true };
-    for (const group of this.groups) {
-      if (group.modernCapabilities) capabilities = group.modernCapabilities(capabilities);
-    }
     return capabilities;
   }
 }

@@ -5,15 +5,14 @@ import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpExtensions } from '../../extension/mcp-extensions.js';
 import { McpToolRateLimiter } from '../tool-rate-limiter.js';
-import { McpTasks } from '../tasks/mcp-tasks.service.js';
 import { optionalObject, requireString } from './params.js';
 import { McpToolRun } from './tool-run.js';
 
 /**
  * `tools/call`, one pipeline for every tool, each step in its place: find the tool; visibility
  * (every plugged extension's `callable`: a tool hidden from this caller is unknown to it);
- * access (`@RequireScopes()`); the task mode (a call the tool's task support does not allow is
- * refused here); the rate limit; argument validation; then the hooks and the tool
+ * access (`@RequireScopes()`); the task mode (every plugged extension's `runsCall`: tasks run a
+ * call as a task, and refuse here a call the tool's task support does not allow); the rate limit; argument validation; then the hooks and the tool
  * (`McpToolRun`), in the request or as a task. Every refusal is told to the hooks with its reason.
  */
 @Injectable()
@@ -22,7 +21,6 @@ export class McpToolCallPipeline {
     private readonly tools: McpToolRegistry,
     private readonly extensions: McpExtensions,
     private readonly access: McpAccessPolicy,
-    private readonly tasks: McpTasks,
     private readonly rateLimiter: McpToolRateLimiter,
     private readonly run: McpToolRun,
   ) {}
@@ -44,7 +42,8 @@ export class McpToolCallPipeline {
       if (hooked) await this.run.rejected({ tool: tool.name, reason: 'forbidden', error, context: ctx });
       throw error;
     }
-    const mode = this.tasks.modeOf(tool, params, ctx);
+    // The task mode: how the call runs (as a task, say), asked of the plugged extensions.
+    const runner = this.extensions.runsCall(tool, params, ctx);
     try {
       await this.rateLimiter.take(ctx);
     } catch (error) {
@@ -65,7 +64,7 @@ export class McpToolCallPipeline {
       return this.run.invalidArguments(detail, ctx);
     }
     const args = validation.value;
-    if (mode.kind === 'inline') return this.run.execute(tool, args, ctx, hooked);
-    return this.tasks.start(mode, ctx, (context) => this.run.execute(tool, args, context, hooked), tool.requiredScopes);
+    if (!runner) return this.run.execute(tool, args, ctx, hooked);
+    return runner((context) => this.run.execute(tool, args, context, hooked));
   }
 }

@@ -8,7 +8,6 @@ import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.typ
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpExtensions } from '../../extension/mcp-extensions.js';
-import { toolDescriberFor } from '../tasks/task-tools.js';
 import { McpToolCallPipeline } from './tool-call.pipeline.js';
 
 /** `tools/list`, and `tools/call` through its pipeline (`McpToolCallPipeline`). */
@@ -39,6 +38,6 @@ export class ToolsHandler implements McpMethodGroup {
   private list(params: Record<string, unknown>, ctx: McpRequestContext) {
     const shown = this.plugged.toolsShownTo(ctx, this.access.visibleTo(ctx));
     const page = this.tools.page(params.cursor, this.options.pageSize, shown.filter);
-    return this.access.privateFor(listResult('tools', page, toolDescriberFor(ctx.era, shown.describe)), ctx);
+    return this.access.privateFor(listResult('tools', page, shown.describe), ctx);
   }
 }

@@ -12,7 +12,7 @@ import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { listenNotifications } from './listen-notifications.js';
 import { McpListens } from './listens.registry.js';
 import { McpMethods } from '../handlers/mcp-methods.js';
-import { McpTaskListens } from '../tasks/task-listens.js';
+import { McpExtensions } from '../../extension/mcp-extensions.js';
 import { isObject } from '../../model/is-object.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
@@ -39,7 +39,7 @@ export class ListenHandler implements McpMethodGroup {
     @McpOptions('modern') private readonly options: McpOptionGroup<'modern'>,
     private readonly resolver: McpResourceResolver,
     private readonly listens: McpListens,
-    private readonly taskListens: McpTaskListens,
+    private readonly extensions: McpExtensions,
     private readonly table: McpMethods,
   ) {
     table.add(this, 'modern');
@@ -75,11 +75,11 @@ export class ListenHandler implements McpMethodGroup {
       }
       honoured.resourceSubscriptions = [...resources];
     }
-    // The tasks extension's filter: status notifications of the caller's tasks.
-    const tasks = filter.taskIds === undefined ? undefined : await this.taskListens.filter(filter.taskIds, ctx);
-    if (tasks) {
-      asked ||= tasks.asked;
-      honoured.taskIds = tasks.honoured;
+    // The extensions' filters (the tasks extension's `taskIds`: status notifications of the caller's tasks).
+    const extended = await this.extensions.listen(filter, ctx);
+    for (const own of extended) {
+      asked ||= own.asked;
+      Object.assign(honoured, own.honoured);
     }
     if (!asked) throw new McpInvalidParamsException('The notification filter asks for no notifications');
     const owner = { caller: callerKeyOf(ctx.auth, ctx.request), principal: ctx.auth, requestId: ctx.requestId };
@@ -100,13 +100,11 @@ export class ListenHandler implements McpMethodGroup {
       ctx.signal,
       owner,
     );
-    const unfollow = tasks?.honoured.length
-      ? this.taskListens.follow(tasks.honoured, ctx, (method, params) => send(stamped(method, params)))
-      : undefined;
+    const unfollows = extended.map((own) => own.follow?.((method, params) => send(stamped(method, params))));
     try {
       await open.ended;
     } finally {
-      unfollow?.();
+      for (const unfollow of unfollows) unfollow?.();
     }
     return { _meta: { [META_SUBSCRIPTION_ID]: subscriptionId } };
   }

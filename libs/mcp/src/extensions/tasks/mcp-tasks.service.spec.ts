@@ -8,7 +8,7 @@ import { ORPHANED_TASK, type McpTaskRecord } from '../../backend/mcp-task.store.
 import type { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
-import { McpErrorMapper } from '../mcp-error.mapper.js';
+import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';

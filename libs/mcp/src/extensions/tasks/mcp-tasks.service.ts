@@ -28,7 +28,7 @@ import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.int
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { isLogLevel } from '../../model/log-level.js';
 import { principalDigest } from '../../model/mcp-principal.js';
-import { McpErrorMapper } from '../mcp-error.mapper.js';
+import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { ATTR_TASK_STATUS as TASK_STATUS } from '../../telemetry/semconv.js';
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
@@ -37,6 +37,7 @@ import { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { taskModeOf, type McpTaskMode } from './task-mode.js';
 import { taskLimitsOf } from './task-options.js';
+import { supportsTasks, taskSupportOf } from './task-tools.js';
 import { TaskRequestContext } from './task-request-context.js';
 import { NO_RESULT, TaskResultCache } from './task-result-cache.js';
 import { TaskRun, type TaskOutcome, type TaskRunServices } from './task-run.js';
@@ -104,13 +105,15 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
   private closing = false;
   private orphanTimer?: NodeJS.Timeout;
   private readonly announcedOrphans = new Set<string>();
+  /** A live count of the tools that support tasks. */
+  private readonly taskTools: () => number;
   /** Called when the last handler running here ended (a shutdown waits for it). */
   private onIdle?: () => void;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     @Inject(MCP_INSTANCE_MESSAGING) private readonly messaging: McpInstanceMessaging,
-    private readonly tools: McpToolRegistry,
+    tools: McpToolRegistry,
     private readonly events: McpTaskEvents,
     private readonly channels: McpTaskChannels,
     sessions: McpSessionManager,
@@ -126,6 +129,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       );
     }
     this.store = store ?? new InMemoryTaskStore();
+    this.taskTools = tools.counter((tool) => supportsTasks(taskSupportOf(tool)));
     this.limits = taskLimitsOf(options);
     this.services = {
       store: this.store,
@@ -163,10 +167,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   /** True when some tool supports tasks: the server then declares them. */
   get declared(): boolean {
-    for (const tool of this.tools.values()) {
-      if (tool.taskSupport === 'optional' || tool.taskSupport === 'required') return true;
-    }
-    return false;
+    return this.taskTools() > 0;
   }
 
   /** Task handlers running on this instance. */
@@ -176,8 +177,8 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   /** How a `tools/call` of `tool` runs (see `taskModeOf`); throws the protocol error of a call the tool does not allow. */
   modeOf(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpTaskMode {
-    const support = tool.taskSupport;
-    const supports = support === 'optional' || support === 'required';
+    const support = taskSupportOf(tool);
+    const supports = supportsTasks(support);
     if (!supports && (ctx.era === 'modern' || params.task === undefined)) return INLINE;
     // A tool that supports tasks is proof enough that the server declares them.
     return taskModeOf(support, params, ctx, supports || this.declared);

@@ -11,7 +11,7 @@ import type {
 } from '../../context/client-request.types.js';
 import type { McpRequestContext, McpRoundState, McpTaskContext } from '../../context/mcp-request-context.js';
 import type { McpLogLevel } from '../../model/log-level.js';
-import { McpInputRequiredSignal } from '../modern/input-round.js';
+import { McpInputRequiredSignal } from '../../protocol/modern/input-round.js';
 import type { TaskRun } from './task-run.js';
 
 /**

@@ -6,18 +6,31 @@ import { McpException } from '../../errors/mcp.exception.js';
 import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
-import type { McpMethodFn, McpMethodGroup } from '../../extension/mcp-method.types.js';
-import { McpMethods } from './mcp-methods.js';
+import type {
+  McpCallRunner,
+  McpCaller,
+  McpDeclaredTool,
+  McpExtension,
+  McpExtensionEra,
+  McpExtensionMethod,
+  McpListened,
+  McpShown,
+  McpToolDeclaration,
+} from '../../extension/mcp-extension.interface.js';
+import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
+import { declaredTaskSupport, LEGACY_TASK_TOOLS, taskSupportOf } from './task-tools.js';
+import { withExtensionCapability } from '../../extension/mcp-extensions.js';
+import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
-import { McpRequestCancelledError } from '../inflight-requests.js';
-import { McpToolRateLimiter } from '../tool-rate-limiter.js';
-import { McpTasks } from '../tasks/mcp-tasks.service.js';
-import { McpTaskChannels } from '../tasks/task-channels.js';
-import { McpTaskEvents } from '../tasks/task-events.js';
-import { declaresTasksExtension, missingTasksExtension } from '../tasks/task-mode.js';
-import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from '../tasks/task-wire.js';
-import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from '../tasks/task.errors.js';
+import { McpRequestCancelledError } from '../../protocol/inflight-requests.js';
+import { McpTasks } from './mcp-tasks.service.js';
+import { McpTaskChannels } from './task-channels.js';
+import { McpTaskEvents } from './task-events.js';
+import { McpTaskListens } from './task-listens.js';
+import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
+import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
+import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
 import { isObject } from '../../model/is-object.js';
 
 /**
@@ -44,87 +57,121 @@ function isResultOf(method: string, answer: unknown): boolean {
   return Array.isArray(answer.roots);
 }
 
+/** Every `tasks/*` request counts against the caller's `tasks.pollRateLimit`, applied by the host. */
+const POLL = { rateLimited: 'taskRequests' } as const;
+
 /**
- * The task methods of both eras:
- * - 2025-11-25 (`methods()`, with the `tasks` capability): `tasks/get`, `tasks/result` (waits
- *   for the end and answers what the call would have), `tasks/list` (the caller's tasks of this
- *   session), `tasks/cancel` (the cancelled task; `-32602` for one that already ended);
- * - tasks extension (`modern`, with `capabilities.extensions["io.modelcontextprotocol/tasks"]`):
+ * Tasks (long-running tool calls, both eras) plugged into the core as an extension. Its methods:
+ * - 2025-11-25 (with the `tasks` capability): `tasks/get`, `tasks/result` (waits for the end
+ *   and answers what the call would have), `tasks/list` (the caller's tasks of this session),
+ *   `tasks/cancel` (the cancelled task; `-32602` for one that already ended);
+ * - tasks extension (2026-07-28, with `capabilities.extensions["io.modelcontextprotocol/tasks"]`):
  *   `tasks/get` (the `DetailedTask`), `tasks/update` and `tasks/cancel` (empty
  *   acknowledgements), each `-32021` for a request that does not declare the extension.
- * Every lookup is the caller's own: another caller's task answers as an unknown one does.
+ * Each counts against the caller's task requests (`rateLimited: 'taskRequests'`), a rule the
+ * host applies as for every extension method. Every lookup is the caller's own, under the scopes
+ * of the task's tool (`McpTasks.find`: a task's status and result are its tool's output, so the
+ * scopes are the record's, not the method's): another caller's task answers as an unknown one does.
  */
 @Injectable()
-export class TasksHandler implements McpMethodGroup {
-  /** The methods of the tasks extension (MCP 2026-07-28). */
-  readonly modern: McpMethodGroup = {
-    available: () => this.available(),
-    methods: () =>
-      this.counted({
-        'tasks/get': async (params, ctx) => detailedTask(await this.tasks.find(params.taskId, this.extended(ctx))),
-        'tasks/update': (params, ctx) => this.update(params, this.extended(ctx)),
-        'tasks/cancel': async (params, ctx) => {
-          const record = await this.tasks.find(params.taskId, this.extended(ctx), STATUS_ONLY);
-          // An acknowledgement whatever the task's status: cancellation is eventually consistent.
-          await this.tasks.cancel(record);
-          return {};
-        },
-      }),
-  };
+export class McpTasksExtension implements McpExtension {
+  readonly name = TASKS_EXTENSION;
+  /** A live count of the tools that declare a `taskSupport` (2025-11-25 lists show it). */
+  private readonly declaringTools: () => number;
 
   constructor(
     @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
     private readonly tasks: McpTasks,
     private readonly channels: McpTaskChannels,
     private readonly events: McpTaskEvents,
-    private readonly rateLimiter: McpToolRateLimiter,
-    table: McpMethods,
+    private readonly listens: McpTaskListens,
+    tools: McpToolRegistry,
+    host: McpExtensionHost,
   ) {
-    table.add(this);
-    table.add(this.modern, 'modern');
+    this.declaringTools = tools.counter((tool) => taskSupportOf(tool) !== undefined);
+    host.plug(this);
   }
 
   /** The methods exist when some tool supports tasks. */
-  available(): boolean {
+  present(): boolean {
     return this.tasks.declared;
   }
 
-  methods(): Record<string, McpMethodFn> {
-    return this.counted({
-      // The 2025-11-25 Task is the status only: the result is left out of the read.
-      'tasks/get': async (params, ctx) => legacyTask(await this.tasks.find(params.taskId, ctx, STATUS_ONLY)),
-      'tasks/result': (params, ctx, dispatch) => this.result(params, ctx, dispatch),
-      'tasks/list': (params, ctx) => this.list(params, ctx),
-      'tasks/cancel': (params, ctx) => this.cancel(params, ctx),
-    });
-  }
-
-  /** The methods, each counting its request against the caller's `tasks.pollRateLimit` first. */
-  private counted(methods: Record<string, McpMethodFn>): Record<string, McpMethodFn> {
-    const counted: Record<string, McpMethodFn> = {};
-    for (const [name, method] of Object.entries(methods)) {
-      counted[name] = async (params, ctx, dispatch) => {
-        await this.rateLimiter.takeTaskRequest(ctx);
-        return method(params, ctx, dispatch);
-      };
-    }
-    return counted;
-  }
-
-  /** 2025-11-25: `tasks` with `list`, `cancel` and task-augmented `tools/call`. */
-  capability(): [string, Record<string, unknown>] | undefined {
-    return this.available() ? ['tasks', { list: {}, cancel: {}, requests: { tools: { call: {} } } }] : undefined;
+  methods(): Record<string, McpExtensionMethod> {
+    return {
+      // Both eras name these two; each answers in its own shape. The 2025-11-25 Task is the
+      // status only: the result is left out of the read.
+      'tasks/get': {
+        ...POLL,
+        run: async (params, ctx) =>
+          ctx.era === 'modern'
+            ? detailedTask(await this.tasks.find(params.taskId, this.extended(ctx)))
+            : legacyTask(await this.tasks.find(params.taskId, ctx, STATUS_ONLY)),
+      },
+      'tasks/cancel': {
+        ...POLL,
+        run: (params, ctx) => (ctx.era === 'modern' ? this.acknowledgeCancel(params, ctx) : this.cancel(params, ctx)),
+      },
+      'tasks/result': { ...POLL, eras: 'legacy', run: (params, ctx, dispatch) => this.result(params, ctx, dispatch) },
+      'tasks/list': { ...POLL, eras: 'legacy', run: (params, ctx) => this.list(params, ctx) },
+      'tasks/update': { ...POLL, eras: 'modern', run: (params, ctx) => this.update(params, this.extended(ctx)) },
+    };
   }
 
   /**
-   * The modern capabilities: the extension in `extensions`, never the 2025-11-25 `tasks`
-   * capability (the extension replaces it in every version that has it).
+   * 2025-11-25: `tasks` with `list`, `cancel` and task-augmented `tools/call`. The modern era:
+   * the extension in `extensions`, never the 2025-11-25 `tasks` capability (the extension
+   * replaces it in every version that has it).
    */
-  modernCapabilities(capabilities: Record<string, unknown>): Record<string, unknown> {
-    const { tasks: _legacy, ...rest } = capabilities;
-    if (!this.available()) return rest;
-    const extensions = isObject(rest.extensions) ? rest.extensions : {};
-    return { ...rest, extensions: { ...extensions, [TASKS_EXTENSION]: {} } };
+  capabilities(capabilities: Record<string, unknown>, era: McpExtensionEra): Record<string, unknown> {
+    if (era === 'modern') return withExtensionCapability(capabilities, TASKS_EXTENSION, {});
+    return { ...capabilities, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+  }
+
+  /**
+   * `notifications.taskIds` of a listen (tasks extension): the caller's tasks among them are
+   * honoured, and their status notifications sent (`McpTaskListens`).
+   */
+  async listen(filter: Readonly<Record<string, unknown>>, ctx: McpRequestContext): Promise<McpListened | undefined> {
+    if (filter.taskIds === undefined) return undefined;
+    const { asked, honoured } = await this.listens.filter(filter.taskIds, ctx);
+    return {
+      asked,
+      honoured: { taskIds: honoured },
+      follow: honoured.length > 0 ? (notify) => this.listens.follow(honoured, ctx, notify) : undefined,
+    };
+  }
+
+  /** The 2025-11-25 `tools/list` shows each tool's `execution.taskSupport`; the modern one does not. */
+  toolsShownTo(caller: McpCaller): McpShown<McpToolEntry> | undefined {
+    return caller.era === 'modern' || this.declaringTools() === 0 ? undefined : LEGACY_TASK_TOOLS;
+  }
+
+  /** A tool's `taskSupport`, checked, kept on its entry (`taskSupportOf`). */
+  declareTool({ options, descriptor, source }: McpToolDeclaration): McpDeclaredTool | undefined {
+    const support = declaredTaskSupport(options, source);
+    return support === undefined ? undefined : { descriptor, data: support };
+  }
+
+  /**
+   * The task mode step of `tools/call` (`McpTasks.modeOf`): a call that runs as a task, or may
+   * become one, runs through `McpTasks.start`, which keeps the tool's scopes with the task (its
+   * lookups need them as a call of the tool does).
+   */
+  runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined {
+    const mode = this.tasks.modeOf(tool, params, ctx);
+    if (mode.kind === 'inline') return undefined;
+    return (execute) => this.tasks.start(mode, ctx, execute, tool.requiredScopes);
+  }
+
+  /** Modern `tasks/cancel`: an acknowledgement whatever the task's status (cancellation is eventually consistent). */
+  private async acknowledgeCancel(
+    params: Record<string, unknown>,
+    ctx: McpRequestContext,
+  ): Promise<Record<string, unknown>> {
+    const record = await this.tasks.find(params.taskId, this.extended(ctx), STATUS_ONLY);
+    await this.tasks.cancel(record);
+    return {};
   }
 
   /** A modern request may use the task methods only when it declares the extension. */

@@ -1,0 +1,15 @@
+import type { Provider } from '@nestjs/common';
+import { McpTasks } from './mcp-tasks.service.js';
+import { McpTaskChannels } from './task-channels.js';
+import { McpTaskEvents } from './task-events.js';
+import { McpTaskListens } from './task-listens.js';
+import { McpTasksExtension } from './tasks.extension.js';
+
+/** Tasks (long-running tool calls, both eras): its services, and the extension that plugs them into the core. */
+export const MCP_TASK_PROVIDERS: Provider[] = [
+  McpTaskEvents,
+  McpTaskChannels,
+  McpTasks,
+  McpTaskListens,
+  McpTasksExtension,
+];
