@@ -1,6 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
+import { Injectable } from '@nestjs/common';
 import { McpPromptRegistry } from '../registry/mcp-prompt.registry.js';
 import { McpResourceRegistry } from '../registry/mcp-resource.registry.js';
 import { McpToolRegistry } from '../registry/mcp-tool.registry.js';
@@ -22,6 +20,7 @@ import { buildTemplateEntry } from '../resources/template-entry.js';
 import { buildResourceEntry } from '../resources/resource-entry.js';
 import { McpExtensions } from '../extension/mcp-extensions.js';
 import type { McpScannedProvider } from '../extension/mcp-extension.interface.js';
+import { McpOptions, type McpOptionGroup } from '../mcp-option-groups.js';
 
 /** The decorated method a declaration sits on: how to call it, and its companions (completers, `exists`). */
 export interface McpDeclarationSite {
@@ -42,7 +41,7 @@ export class McpDeclarationsRegistrar {
     private readonly resources: McpResourceRegistry,
     private readonly templates: McpResourceTemplateRegistry,
     private readonly prompts: McpPromptRegistry,
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('limits') private readonly options: McpOptionGroup<'limits'>,
     private readonly extensions: McpExtensions,
   ) {}
 

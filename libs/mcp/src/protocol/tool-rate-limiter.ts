@@ -3,12 +3,11 @@ import { MCP_RATE_WINDOWS } from '../backend/mcp-backend.tokens.js';
 import type { McpRateWindow, McpRateWindows } from '../backend/mcp-rate-windows.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpException } from '../errors/mcp.exception.js';
-import type { ResolvedMcpOptions } from '../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../mcp.constants.js';
 import { McpSessionManager } from '../session/mcp-session.manager.js';
 import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import { callerKeyOf } from '../auth/caller-key.js';
 import type { McpRateBudget } from '../extension/mcp-extension.interface.js';
+import { McpOptions, type McpOptionGroup } from '../mcp-option-groups.js';
 
 /** Callers without a session tracked at once; the table is cleared when it fills. */
 const MAX_ANONYMOUS_KEYS = 10_000;
@@ -34,7 +33,7 @@ export class McpToolRateLimiter implements OnModuleInit {
   private pruneAt = FIRST_PRUNE_AT;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('limits') private readonly options: McpOptionGroup<'limits'>,
     private readonly sessions: McpSessionManager,
     @Optional() @Inject(MCP_RATE_WINDOWS) private readonly shared?: McpRateWindows,
   ) {}

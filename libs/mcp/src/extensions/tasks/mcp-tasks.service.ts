@@ -24,8 +24,6 @@ import {
 } from '../../backend/mcp-task.store.js';
 import { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { isLogLevel } from '../../model/log-level.js';
 import { principalDigest } from '../../model/mcp-principal.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
@@ -44,6 +42,7 @@ import { TaskRun, type TaskOutcome, type TaskRunServices } from './task-run.js';
 import { createTaskResult } from './task-wire.js';
 import { McpTaskNotFoundException } from './task.errors.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** `tasks/cancel` routed to the instance that runs the task. */
 const CANCEL_TOPIC = 'task-cancel';
@@ -111,7 +110,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
   private onIdle?: () => void;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('tasks') private readonly options: McpOptionGroup<'tasks'>,
     @Inject(MCP_INSTANCE_MESSAGING) private readonly messaging: McpInstanceMessaging,
     tools: McpToolRegistry,
     private readonly events: McpTaskEvents,

@@ -1,15 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { McpLogger } from '../../logging/mcp-logger.js';
 import { isTerminalTaskStatus } from '../../backend/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskEvents } from './task-events.js';
 import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
 import { detailedTask } from './task-wire.js';
 import { McpTaskNotFoundException } from './task.errors.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** What a listen's `taskIds` filter asked, and what was honoured. */
 export interface TaskListenFilter {
@@ -34,7 +33,7 @@ export class McpTaskListens {
   private readonly logger = new McpLogger('McpTasks');
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('tasks') private readonly options: McpOptionGroup<'tasks'>,
     private readonly tasks: McpTasks,
     private readonly events: McpTaskEvents,
   ) {}

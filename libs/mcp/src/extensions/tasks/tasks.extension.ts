@@ -1,10 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { isTerminalTaskStatus, McpTaskCursorError, type McpTaskRecord } from '../../backend/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
 import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 import type {
   McpCallRunner,
@@ -32,6 +30,7 @@ import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
 import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
 import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
 import { isObject } from '../../model/is-object.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /**
  * Why a `tasks/result` stopped waiting: a cancellation or a protocol error as it is; anything
@@ -80,7 +79,7 @@ export class McpTasksExtension implements McpExtension {
   private readonly declaringTools: () => number;
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('tasks') private readonly options: McpOptionGroup<'tasks'>,
     private readonly tasks: McpTasks,
     private readonly channels: McpTaskChannels,
     private readonly events: McpTaskEvents,

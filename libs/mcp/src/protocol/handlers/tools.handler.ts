@@ -1,6 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
+import { Injectable } from '@nestjs/common';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import { listResult } from './list-page.js';
@@ -9,12 +7,13 @@ import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpMethods } from './mcp-methods.js';
 import { McpExtensions } from '../../extension/mcp-extensions.js';
 import { McpToolCallPipeline } from './tool-call.pipeline.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** `tools/list`, and `tools/call` through its pipeline (`McpToolCallPipeline`). */
 @Injectable()
 export class ToolsHandler implements McpMethodGroup {
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('server') private readonly options: McpOptionGroup<'server'>,
     private readonly tools: McpToolRegistry,
     private readonly access: McpAccessPolicy,
     private readonly plugged: McpExtensions,
