@@ -17,6 +17,8 @@ import { ToolsHandler } from './protocol/handlers/tools.handler.js';
 import { McpToolCallPipeline } from './protocol/handlers/tool-call.pipeline.js';
 import { McpToolRun } from './protocol/handlers/tool-run.js';
 import { McpDispatcher } from './protocol/dispatch/mcp.dispatcher.js';
+import { McpRequestRun } from './protocol/dispatch/request-run.js';
+import { McpInboundNotifications } from './protocol/dispatch/inbound-notifications.js';
 import { McpInboundClassifier } from './protocol/inbound/inbound-classifier.js';
 import { McpMethods } from './protocol/handlers/mcp-methods.js';
 import { LegacyEra } from './protocol/eras/legacy.era.js';
@@ -142,6 +144,8 @@ import { McpSkills } from './extensions/skills/mcp-skills.service.js';
     ListenHandler,
     McpListens,
     McpDispatcher,
+    McpRequestRun,
+    McpInboundNotifications,
     ConnectionSessions,
     McpHttpHandler,
     McpEventStreams,

@@ -1,30 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { McpInvalidRequestException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
-import { McpSessionManager } from '../../session/mcp-session.manager.js';
-import { McpServerStats } from '../../session/mcp-server-stats.js';
-import {
-  errorResponse,
-  isValidId,
-  JsonRpcErrorCode,
-  successResponse,
-  type JsonRpcId,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-} from '../../model/json-rpc.js';
+import { JsonRpcErrorCode, type JsonRpcId } from '../../model/json-rpc.js';
 import type { McpAnswer } from '../mcp-answer.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { McpErrorMapper } from '../mcp-error.mapper.js';
-import { LazyAbortController, McpInflightRequests, McpRequestCancelledError } from '../inflight-requests.js';
-import { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
 import type { Inbound, InboundMessage } from '../inbound/inbound.js';
 import { LegacyEra } from '../eras/legacy.era.js';
 import { ModernEra } from '../eras/modern.era.js';
-import { McpListens } from '../listen/listens.registry.js';
-import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
-import { countRefusal, refusalReasonOf } from './refusals.js';
+import { McpRequestRun, failure, type Outcome } from './request-run.js';
+import { McpInboundNotifications } from './inbound-notifications.js';
 import type { McpOperation, McpOperationOutcome } from '../../telemetry/mcp-operation.js';
 import { ERROR_TYPE_OTHER } from '../../telemetry/semconv.js';
 
@@ -40,14 +26,11 @@ import { ERROR_TYPE_OTHER } from '../../telemetry/semconv.js';
 @Injectable()
 export class McpDispatcher {
   constructor(
-    private readonly sessions: McpSessionManager,
-    private readonly errors: McpErrorMapper,
-    private readonly stats: McpServerStats,
-    private readonly inflight: McpInflightRequests,
-    private readonly clientRequests: McpClientRequests,
     private readonly legacy: LegacyEra,
     private readonly modern: ModernEra,
-    private readonly listens: McpListens,
+    private readonly requests: McpRequestRun,
+    private readonly notifications: McpInboundNotifications,
+    private readonly errors: McpErrorMapper,
     private readonly telemetry: McpTelemetry,
   ) {}
 
@@ -128,7 +111,7 @@ export class McpDispatcher {
 
   /** Counts a request refused before it ran (`nest_mcp.requests.refused`), once. */
   private refused(exception: McpException, ctx: McpDispatchContext, reason?: McpRefusalReason): void {
-    countRefusal(this.telemetry, exception, ctx.transport, ctx.request, reason ?? refusalReasonOf(exception));
+    this.requests.refused(exception, ctx, reason);
   }
 
   private toAnswer(outcome: Outcome): McpAnswer {
@@ -166,21 +149,20 @@ export class McpDispatcher {
           message.era === 'legacy'
             ? await this.legacyOperation(method, undefined, params, ctx, prepare)
             : this.operation(method, undefined, params, ctx, undefined);
-        await operation.run(() => this.handleNotification(message.notification, ctx));
+        await operation.run(() => this.notifications.notification(message.notification, ctx));
         // A prepared (2025-era) message knows its session and version after its lookup.
         operation.end(prepare ? { protocolVersion: this.legacy.versionOf(ctx), sessionId: ctx.session?.id } : {});
         return undefined;
       }
       case 'response':
-        // An answer to a server→client request, taken only from the session that was asked.
-        if (ctx.session) this.clientRequests.receive(ctx.session.id, message.response, ctx.auth);
+        this.notifications.answer(message.response, ctx);
         return undefined;
       case 'request': {
         const { request } = message;
         if (message.era === 'legacy') {
           const operation = await this.legacyOperation(request.method, request.id, request.params, ctx, prepare);
           const outcome = await operation.run(() =>
-            this.run(request, ctx, (controller) => this.legacy.serve(request, ctx, controller)),
+            this.requests.run(request, ctx, (controller) => this.legacy.serve(request, ctx, controller)),
           );
           // initialize negotiates its version, and a prepared message knows it after its lookup.
           const late = prepare !== undefined || request.method === 'initialize';
@@ -195,7 +177,7 @@ export class McpDispatcher {
           message.envelope.protocolVersion,
         );
         const outcome = await operation.run(() =>
-          this.run(request, ctx, (controller) => this.modern.serve(message, ctx, controller)),
+          this.requests.run(request, ctx, (controller) => this.modern.serve(message, ctx, controller)),
         );
         const answered = outcome && modernError(outcome);
         operation.end(outcomeOf(request.method, answered, ctx));
@@ -258,100 +240,7 @@ export class McpDispatcher {
       receivedAt: ctx.receivedAt,
     });
   }
-
-  /**
-   * Runs a request's work with what every request gets: counting, cancellation tracking (a
-   * duplicate in-flight id is refused), the transport's cancellation linked in, the error
-   * mapper, and no answer at all once cancelled.
-   */
-  private async run(
-    request: JsonRpcRequest,
-    ctx: McpDispatchContext,
-    work: (controller: LazyAbortController) => Promise<Record<string, unknown>>,
-  ): Promise<Outcome | undefined> {
-    this.stats.recordRequest();
-    const controller = new LazyAbortController();
-    // initialize cannot be cancelled; without a scope a cancellation could not be attributed.
-    const scope = ctx.connectionId ?? ctx.session?.id;
-    let finish: (() => void) | undefined;
-    // A session with a request in flight is not idle, however long the request waits.
-    const busy =
-      ctx.session && request.method !== 'initialize'
-        ? this.sessions.requestStarted(ctx.session.id, ctx.request)
-        : undefined;
-    try {
-      if (scope !== undefined && request.method !== 'initialize') {
-        finish = this.inflight.start(scope, request.id, controller);
-        if (!finish) {
-          throw new McpInvalidRequestException(
-            `Request id ${JSON.stringify(request.id)} is already in flight here; use a fresh id`,
-          );
-        }
-      }
-      // The transport can no longer deliver the answer: the request is cancelled (never
-      // answered, never logged as a failure).
-      ctx.onDropped?.(() => controller.abort(new McpRequestCancelledError('The answer can no longer be delivered')));
-      const result = await work(controller);
-      if (controller.reason instanceof McpRequestCancelledError) return undefined;
-      return { response: successResponse(request.id, result), status: 200, method: request.method };
-    } catch (error) {
-      // Cancelled, by the transport or by the work itself (a listen its client cancelled): no answer.
-      if (controller.reason instanceof McpRequestCancelledError || error instanceof McpRequestCancelledError) {
-        return undefined;
-      }
-      const exception = this.errors.toException(error, request.method);
-      // Refused as it ran: a scope short, a rate limit, a cap (sessions, listens, tasks).
-      this.refused(exception, ctx);
-      return failure(request.id, exception, request.method);
-    } finally {
-      finish?.();
-      busy?.();
-    }
-  }
-
-  /** Notifications are never answered; a failure handling one is logged, not sent. */
-  private async handleNotification(notification: JsonRpcNotification, ctx: McpDispatchContext): Promise<void> {
-    const session = ctx.session;
-    try {
-      if (notification.method === 'notifications/cancelled') {
-        const scope = ctx.connectionId ?? session?.id;
-        const { requestId, reason } = notification.params ?? {};
-        const why = typeof reason === 'string' ? reason : undefined;
-        // Unknown, finished or malformed ids are ignored, as the specification asks.
-        if (!isValidId(requestId)) return;
-        if (scope !== undefined) this.inflight.cancel(scope, requestId, why);
-        else {
-          // Stateless HTTP (the modern era): a listen of the same caller, named by its id.
-          const caller = callerKeyOf(ctx.auth, ctx.request);
-          if (caller !== undefined) this.listens.cancel(caller, requestId, why);
-        }
-      } else if (notification.method === 'notifications/initialized' && session && !session.initialized) {
-        session.initialized = true;
-        await this.sessions.update(session.id, { initialized: true });
-      }
-    } catch (error) {
-      this.errors.toException(error, notification.method);
-    }
-    // Other notifications (and any "notification" naming a request method) are ignored: a
-    // message without an id never runs a handler.
-  }
 }
-
-/** A response before serialization, with the HTTP status it rides on. */
-interface Outcome {
-  readonly response: JsonRpcResponse;
-  readonly status: number;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** The method it answers, for the log line of a serialization failure. */
-  readonly method: string;
-}
-
-const failure = (id: JsonRpcId | null, exception: McpException, method: string): Outcome => ({
-  response: errorResponse(id, exception.toJsonRpcError()),
-  status: exception.httpStatus ?? 200,
-  headers: exception.httpHeaders,
-  method,
-});
 
 /** How a served message ended, for its span and duration. */
 function outcomeOf(
