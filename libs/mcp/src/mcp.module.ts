@@ -19,6 +19,7 @@ import { McpToolRun } from './protocol/handlers/tool-run.js';
 import { McpDispatcher } from './protocol/dispatch/mcp.dispatcher.js';
 import { McpRequestRun } from './protocol/dispatch/request-run.js';
 import { McpInboundNotifications } from './protocol/dispatch/inbound-notifications.js';
+import { McpInboundPort } from './protocol/dispatch/inbound-port.js';
 import { McpInboundClassifier } from './protocol/inbound/inbound-classifier.js';
 import { McpMethods } from './protocol/handlers/mcp-methods.js';
 import { LegacyEra } from './protocol/eras/legacy.era.js';
@@ -146,6 +147,7 @@ import { McpSkills } from './extensions/skills/mcp-skills.service.js';
     McpDispatcher,
     McpRequestRun,
     McpInboundNotifications,
+    McpInboundPort,
     ConnectionSessions,
     McpHttpHandler,
     McpEventStreams,

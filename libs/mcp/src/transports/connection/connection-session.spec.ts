@@ -9,9 +9,14 @@ import { FakeConnection } from '../../testing/fake-connection.js';
 import { sessionRecord } from '../../testing/backend-contract.js';
 import { ConnectionSession } from './connection-session.js';
 import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
+import { McpInboundPort } from '../../protocol/dispatch/inbound-port.js';
 import type { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
+import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 
 const classifier = new McpInboundClassifier({ get: () => undefined } as unknown as McpToolRegistry);
+/** The inbound port over a stand-in dispatcher, with the real classifier and error mapper. */
+const portOver = (dispatcher: McpDispatcher) =>
+  new McpInboundPort(classifier, dispatcher, new McpErrorMapper(), new McpTelemetry());
 
 describe('ConnectionSession', () => {
   it('closing never rejects, even when the backend cannot end the session (callers fire and forget it)', async () => {
@@ -29,11 +34,9 @@ describe('ConnectionSession', () => {
     } as unknown as McpDispatcher;
     const connection = new ConnectionSession(
       {
-        classifier,
-        dispatcher,
+        inbound: portOver(dispatcher),
         sessions,
         liveStreams,
-        errors: new McpErrorMapper(),
         inflight: { abortScope: () => undefined } as unknown as McpInflightRequests,
       },
       'websocket',
@@ -61,11 +64,9 @@ describe('ConnectionSession', () => {
     const connection = new FakeConnection();
     const session = new ConnectionSession(
       {
-        classifier,
-        dispatcher,
+        inbound: portOver(dispatcher),
         sessions: {} as McpSessionManager,
         liveStreams: {} as McpLiveStreams,
-        errors: new McpErrorMapper(),
         inflight: { abortScope: () => undefined } as unknown as McpInflightRequests,
       },
       'websocket',

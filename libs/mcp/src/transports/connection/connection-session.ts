@@ -2,32 +2,25 @@ import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
 import type { McpConnection, McpSessionRecord } from '../../backend/mcp-session.store.js';
 import type { McpException } from '../../errors/mcp.exception.js';
-import type { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
-import type { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { CONNECTION_SCOPE_PREFIX, type McpInflightRequests } from '../../protocol/inflight-requests.js';
 import type { McpProtocolEras } from '../../mcp.constants.js';
 import { randomBytes } from 'node:crypto';
-import { errorResponse, isValidId } from '../../model/json-rpc.js';
 import { isInitializeFrame, type Inbound } from '../../protocol/inbound/inbound.js';
-import type { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
+import type { McpInboundPort } from '../../protocol/dispatch/inbound-port.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { requestPrincipal } from '../../auth/request-principal.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
-import type { McpRefusalReason, McpTelemetry } from '../../telemetry/mcp-telemetry.js';
-import { countRefusal, refusalReasonOf } from '../../protocol/dispatch/refusals.js';
+import type { McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 
 /** The services a connection-oriented transport needs (WebSocket, legacy SSE, stdio). */
 export interface ConnectionSessionServices {
-  readonly classifier: McpInboundClassifier;
-  readonly dispatcher: McpDispatcher;
+  /** Where every message goes: classified, dispatched, or refused before dispatch. */
+  readonly inbound: McpInboundPort;
   readonly sessions: McpSessionManager;
   readonly liveStreams: McpLiveStreams;
-  readonly errors: McpErrorMapper;
   readonly inflight: McpInflightRequests;
-  /** Counts the refusals of messages before dispatch (the module always gives it). */
-  readonly telemetry?: McpTelemetry;
 }
 
 /**
@@ -85,11 +78,7 @@ export class ConnectionSession {
    * the principal of the request that opened the connection. `receivedAt` is when that request
    * arrived (`McpTelemetry.receivedNow()`); by default, now.
    */
-  async handle(
-    payload: unknown,
-    auth?: McpPrincipal,
-    receivedAt = this.services.telemetry?.receivedNow(),
-  ): Promise<void> {
+  async handle(payload: unknown, auth?: McpPrincipal, receivedAt = this.services.inbound.receivedNow()): Promise<void> {
     // Each request of a batch counts: a batch is not a way past the bound. One that does not
     // fit is refused whole, with one error, as the dispatcher refuses a batch it cannot take.
     const requests = requestsIn(payload);
@@ -103,13 +92,13 @@ export class ConnectionSession {
       this.inFlight += requests;
     }
     try {
-      const inbound = this.services.classifier.classify(payload, { eras: this.eras });
+      const inbound = this.services.inbound.classify(payload, { eras: this.eras });
       const answer = await this.ordered(inbound, auth, receivedAt);
       if (answer) this.writeAnswer(answer.json);
     } catch (error) {
       // The dispatcher answers every failure itself; what lands here is a session lookup that
       // failed (the backend is down): the request still gets its answer.
-      const exception = this.services.errors.toException(error, this.transport);
+      const exception = this.services.inbound.failed(error, this.transport);
       if (requests > 0) this.refuse(isRequest(payload) ? payload.id : null, exception);
     } finally {
       this.inFlight -= requests;
@@ -128,24 +117,14 @@ export class ConnectionSession {
     request?: { readonly method: unknown; readonly params?: unknown },
     receivedAt?: number,
   ): void {
-    const error = exception.toJsonRpcError();
-    this.writeAnswer(JSON.stringify(errorResponse(isValidId(id) ? id : null, error)));
-    const telemetry = this.services.telemetry;
-    if (!telemetry) return;
-    countRefusal(telemetry, exception, this.transport, this.request, reason ?? refusalReasonOf(exception));
-    if (typeof request?.method !== 'string') return;
-    telemetry
-      .startOperation({
-        method: request.method,
-        id: isValidId(id) ? id : undefined,
-        params: request.params,
-        transport: this.transport,
-        request: this.request,
-        sessionId: this.session?.id,
-        principal: requestPrincipal(this.request),
-        receivedAt,
-      })
-      .end({ error });
+    const from = {
+      transport: this.transport,
+      request: this.request,
+      sessionId: this.session?.id,
+      principal: requestPrincipal(this.request),
+      receivedAt,
+    };
+    this.writeAnswer(this.services.inbound.refuse(id, exception, from, reason, request));
   }
 
   private ordered(inbound: Inbound, principal: McpPrincipal | undefined, receivedAt: number | undefined) {
@@ -178,7 +157,7 @@ export class ConnectionSession {
         receivedAt,
         sendRelated: send,
       };
-      return this.services.dispatcher.dispatch(inbound, modern);
+      return this.services.inbound.dispatch(inbound, modern);
     }
     const ctx: McpDispatchContext = {
       transport: this.transport,
@@ -198,7 +177,7 @@ export class ConnectionSession {
           this.session = ctx.session = await this.services.sessions.resolve(joined.id, auth);
         }
       : undefined;
-    const answer = await this.services.dispatcher.dispatch(inbound, ctx, lookup);
+    const answer = await this.services.inbound.dispatch(inbound, ctx, lookup);
     if (!this.session && ctx.session) await this.adopt(ctx.session);
     return answer;
   }
@@ -224,7 +203,7 @@ export class ConnectionSession {
     if (this.joined) this.services.liveStreams.detach(session.id, this.connection);
     else {
       await this.services.sessions.end(session.id, 'closed').catch((error: unknown) => {
-        this.services.errors.toException(error, `${this.transport} close`);
+        this.services.inbound.failed(error, `${this.transport} close`);
       });
     }
   }

@@ -5,11 +5,8 @@ import type { McpConnection } from '../../backend/mcp-session.store.js';
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import { type McpProtocolEras } from '../../mcp.constants.js';
 import { McpInflightRequests } from '../../protocol/inflight-requests.js';
-import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
-import { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
-import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
+import { McpInboundPort } from '../../protocol/dispatch/inbound-port.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
-import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { ConnectionSession, type ConnectionSessionServices } from './connection-session.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
@@ -20,15 +17,12 @@ export class ConnectionSessions {
 
   constructor(
     @McpOptions('transport') private readonly options: McpOptionGroup<'transport'>,
-    classifier: McpInboundClassifier,
-    dispatcher: McpDispatcher,
+    inbound: McpInboundPort,
     sessions: McpSessionManager,
     @Inject(MCP_LIVE_STREAMS) liveStreams: McpLiveStreams,
-    errors: McpErrorMapper,
     inflight: McpInflightRequests,
-    telemetry: McpTelemetry,
   ) {
-    this.services = { classifier, dispatcher, sessions, liveStreams, errors, inflight, telemetry };
+    this.services = { inbound, sessions, liveStreams, inflight };
   }
 
   /** The session manager, for transports that look a session up themselves. */
