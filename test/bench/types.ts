@@ -357,6 +357,10 @@ export interface FastifyResult {
   echo?: {
     best: Partial<Record<ServerKind, LoadResult>>;
     rounds: Array<Record<string, number>>;
+    /** Every round's server CPU (user + system) per answered request, in µs. */
+    cpuRounds: Array<Partial<Record<ServerKind, number>>>;
+    /** The median over the rounds of each server's CPU per answered request, in µs. */
+    cpuMedian: Partial<Record<ServerKind, number>>;
     /** Errors over every round of every server. */
     errors: number;
   };

@@ -287,8 +287,13 @@ describe('npm run bench, smoke mode', () => {
       'fastify-echo-c16-direct-vs-express',
       'fastify-fanout-vs-express',
       'fastify-fanout-vs-express-direct',
+      'fastify-cpu-controller-vs-floor',
+      'fastify-cpu-direct-vs-floor',
+      'fastify-cpu-controller-vs-direct',
     ])
       expect(ids).toContain(id);
+    for (const kind of ['nest-floor-fastify', 'library-fastify', 'library-direct-fastify'])
+      expect(report.fastify.echo.cpuMedian[kind]).toBeGreaterThan(0);
     expect(output).toContain('| Nest on Fastify vs Express |');
 
     // The Redis Cluster phase: the same fan-out and tools/call on one node and on the cluster,

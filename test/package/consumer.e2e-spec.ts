@@ -1,8 +1,8 @@
 /**
  * The library as a user gets it: every package under libs/ packed with `npm pack`, the tarball's
- * contents checked, then `@nest-mcp/server` installed into a fresh CommonJS and a fresh ESM Nest
- * application (made by Nest's own schematic, outside this repository) with only the documented
- * peers, built, started, and driven with the official SDK client: a DTO-typed tool, a resource,
+ * contents checked, then `@nest-mcp/server` installed into fresh CommonJS and ESM Nest applications
+ * (made by Nest's own schematic, outside this repository), each kind once on Express and once on
+ * Fastify, with only the documented peers, built, started, and driven with the official SDK client: a DTO-typed tool, a resource,
  * a subscription and the update that the injected ResourceNotificationService sends. The
  * application imports both of the package's runtime entries (`@nest-mcp/server` and
  * `@nest-mcp/server/backend`) and sets grouped options.
@@ -23,10 +23,11 @@ import { addMcpServer, build, install, scaffold, type HttpPlatform, type ModuleK
 const textOf = (content: object): string => ('text' in content ? String(content.text) : '');
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The applications: both module kinds on Express, and an ESM one on Fastify alone. */
+/** The applications: both module kinds on Express, and both on Fastify alone. */
 const VARIANTS: Array<{ name: string; kind: ModuleKind; platform: HttpPlatform }> = [
   { name: 'cjs', kind: 'cjs', platform: 'express' },
   { name: 'esm', kind: 'esm', platform: 'express' },
+  { name: 'cjs-fastify', kind: 'cjs', platform: 'fastify' },
   { name: 'esm-fastify', kind: 'esm', platform: 'fastify' },
 ];
 
@@ -108,7 +109,7 @@ beforeAll(async () => {
   mkdirSync(packed);
   execFileSync('tar', ['xzf', server, '-C', packed]);
   packed = join(packed, 'package');
-  // Both applications at once: npm spends most of its time waiting on the cache and the registry.
+  // All the applications at once: npm spends most of its time waiting on the cache and the registry.
   await Promise.all(
     VARIANTS.map(async ({ name, kind, platform }) => {
       const dir = await scaffold(work, `${name}-app`, kind);

@@ -23,16 +23,12 @@ import { LIBRARY_KINDS, MOUNT_LABELS, ServerProcess, type ServerKind } from '../
 import type { BenchConfig } from '../config.js';
 import type { TelemetryMode, TelemetryMountResult, TelemetryPoint, TelemetryRatio, TelemetryResult } from '../types.js';
 import { echoSession } from './echo.js';
+import { cpuUsOf } from './redis.js';
 
 export const TELEMETRY_MODES: readonly TelemetryMode[] = ['off', 'api', 'sdk'];
 const CONCURRENCY = 16;
 
-const cpuUsOf = async (server: ServerProcess): Promise<number> => {
-  const { cpu } = await server.command<{ cpu: { user: number; system: number } }>('cpu');
-  return cpu.user + cpu.system;
-};
-
-const median = (values: number[]): number | undefined => {
+export const median = (values: number[]): number | undefined => {
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);

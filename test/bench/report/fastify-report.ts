@@ -8,7 +8,10 @@
  * - fan-out to 1,000 subscribers on Fastify as fast as on Express, per mount (≤ 1.10× the time:
  *   a median of a few rounds of a few milliseconds, timer noise included).
  *
- * Informational: the controller mount on Fastify ÷ on Express.
+ * Informational: the controller mount on Fastify ÷ on Express; and the server CPU per request
+ * (median of the rounds) of each mount on Fastify against the floor's, and of the controller
+ * mount against the direct mount on Fastify (what Fastify's and Nest's routing and the platform
+ * seam add): on a shared machine these move far less than the rates.
  */
 import { MOUNT_LABELS, SERVER_LABELS, type ServerKind } from '../client/server-process.js';
 import type { FastifyResult, TargetResult } from '../types.js';
@@ -47,6 +50,12 @@ export function fastifyTable(result: FastifyResult | undefined): PeerTable | und
     },
     { metric: 'tools/call c=16 p50 latency', unit: 'ms', better: 'lower', values: columns.map((k) => best[k]?.p50Ms) },
     { metric: 'tools/call c=16 p99 latency', unit: 'ms', better: 'lower', values: columns.map((k) => best[k]?.p99Ms) },
+    {
+      metric: 'tools/call c=16 server CPU per request (median of rounds)',
+      unit: 'µs',
+      better: 'lower',
+      values: columns.map((kind) => result.echo?.cpuMedian[kind]),
+    },
   ];
   const sizes = [...new Set(result.fanout.map((f) => f.n))];
   for (const n of sizes) {
@@ -108,6 +117,42 @@ export function evaluateFastifyTargets(result: FastifyResult | undefined): Targe
     detail: ratioText(controller),
     pass: null,
   });
+  const cpu = (kind: ServerKind) => result.echo?.cpuMedian[kind];
+  for (const [id, server, reference, text] of [
+    [
+      'fastify-cpu-controller-vs-floor',
+      'library-fastify',
+      'nest-floor-fastify',
+      'controller mount on Fastify vs bare Nest on Fastify',
+    ],
+    [
+      'fastify-cpu-direct-vs-floor',
+      'library-direct-fastify',
+      'nest-floor-fastify',
+      'direct mount on Fastify vs bare Nest on Fastify',
+    ],
+    [
+      'fastify-cpu-controller-vs-direct',
+      'library-fastify',
+      'library-direct-fastify',
+      'controller mount vs direct mount on Fastify',
+    ],
+  ] as const) {
+    const value = ratio(cpu(server), cpu(reference));
+    targets.push({
+      id,
+      server,
+      informational: true,
+      text: `server CPU per tools/call (median of rounds), ${text}`,
+      threshold: 'informational',
+      value,
+      detail:
+        value === undefined
+          ? 'n/a'
+          : `${ratioText(value)} (${cpu(server)!.toFixed(1)} vs ${cpu(reference)!.toFixed(1)} µs)`,
+      pass: null,
+    });
+  }
   for (const { fastify, express } of PAIRS) {
     const [onFastify, onExpress] = [fanoutOf(result, fastify), fanoutOf(result, express)];
     const time = ratio(onFastify?.fanoutMs, onExpress?.fanoutMs);

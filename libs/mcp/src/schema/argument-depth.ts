@@ -7,9 +7,15 @@ import type { CompiledSchema } from './schema.types.js';
  */
 export function argumentDepthError(value: unknown, maxDepth: number): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const pending: [node: object, depth: number, argument: string][] = Object.entries(value)
-    .filter((entry): entry is [string, object] => typeof entry[1] === 'object' && entry[1] !== null)
-    .map(([name, child]) => [child, 2, name]);
+  // Arguments of scalars only (most calls) allocate nothing past the key list: this runs on
+  // every tools/call.
+  const args = value as Record<string, unknown>;
+  let pending: [node: object, depth: number, argument: string][] | undefined;
+  for (const name of Object.keys(args)) {
+    const child = args[name];
+    if (typeof child === 'object' && child !== null) (pending ??= []).push([child, 2, name]);
+  }
+  if (pending === undefined) return undefined;
   while (pending.length > 0) {
     const [node, depth, argument] = pending.pop()!;
     if (depth > maxDepth) return `${argument} is nested deeper than ${maxDepth} levels (the maxArgumentDepth limit)`;

@@ -2,6 +2,7 @@ import {
   context,
   createNoopMeter,
   metrics,
+  INVALID_TRACEID,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -12,6 +13,7 @@ import {
   type Meter,
   type ObservableResult,
   type Span,
+  type SpanContext,
   type Tracer,
 } from '@opentelemetry/api';
 import type { JsonRpcId } from '../model/json-rpc.js';
@@ -91,6 +93,13 @@ export interface McpChildSpan {
 }
 
 const NO_CHILD: McpChildSpan = { end: () => undefined };
+
+/**
+ * `trace.isSpanContextValid`, with the API's no-op span (no SDK: every request's span) answered
+ * without its two regular expressions.
+ */
+const hasTrace = (context: SpanContext): boolean =>
+  context.traceId !== INVALID_TRACEID && trace.isSpanContextValid(context);
 
 /** The class of the API's no-op histogram, what a meter gives when no SDK is installed. */
 const NOOP_HISTOGRAM_CLASS = createNoopMeter().createHistogram('noop').constructor;
@@ -204,7 +213,7 @@ export class McpTelemetry {
         if (named !== undefined) span.updateName(`${method} ${named}`);
         span.setAttributes(this.spanAttributes(start, method, target, named, network));
         active = trace.setSpan(origin.parent, span);
-      } else if (trace.isSpanContextValid(span.spanContext())) {
+      } else if (hasTrace(span.spanContext())) {
         // Sampled out, but its context still travels to what the handler calls.
         active = trace.setSpan(origin.parent, span);
       } else span = undefined;

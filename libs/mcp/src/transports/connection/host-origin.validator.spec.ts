@@ -72,6 +72,18 @@ describe('createHostOriginValidator with defaults (localhost only)', () => {
     expect(validate({ host: 'example.com' }).ok).toBe(false);
     expect(createHostOriginValidator()({ host: '127.0.0.1' })).toEqual({ ok: true });
   });
+
+  it('gives one validator the same verdicts request after request, whatever came before', () => {
+    const validate = createHostOriginValidator();
+    for (let round = 0; round < 2; round++) {
+      expect(validate({ host: 'localhost:3000' })).toEqual({ ok: true });
+      expect(validate({ host: 'localhost:3000', origin: 'https://evil.example' }).ok).toBe(false);
+      expect(validate({ host: 'example.com' }).ok).toBe(false);
+      expect(validate({}).ok).toBe(false);
+      expect(validate({ host: ['localhost:3000', 'localhost:3000'] as unknown as string }).ok).toBe(false);
+      expect(validate({ host: '[::1]:8080' })).toEqual({ ok: true });
+    }
+  });
 });
 
 describe('createHostOriginValidator with allowedHosts', () => {

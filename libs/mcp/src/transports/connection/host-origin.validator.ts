@@ -131,8 +131,12 @@ export function createHostOriginValidator(options: HostOriginValidatorOptions = 
   const hosts = compileHosts(options.allowedHosts);
   const origins = compileOrigins(options.allowedOrigins);
 
+  // The last Host value allowed: a server sees the same one on request after request, and the
+  // verdict depends on nothing else, so it is not parsed again.
+  let lastAllowedHost: string | undefined;
   const checkHost = (host: unknown): HostOriginCheck => {
     if (hosts === WILDCARD) return OK;
+    if (host === lastAllowedHost && host !== undefined) return OK;
     if (Array.isArray(host)) return fail('Multiple Host headers');
     if (typeof host !== 'string' || host === '') return fail('Missing Host header');
     const parsed = parseAuthority(host);
@@ -140,7 +144,9 @@ export function createHostOriginValidator(options: HostOriginValidatorOptions = 
     const allowed = hosts.some(
       (rule) => rule.hostname === parsed.hostname && (rule.port === undefined || rule.port === parsed.port),
     );
-    return allowed ? OK : fail(`Host "${formatAuthority(parsed)}" is not allowed`);
+    if (!allowed) return fail(`Host "${formatAuthority(parsed)}" is not allowed`);
+    lastAllowedHost = host;
+    return OK;
   };
 
   const checkOrigin = (origin: unknown): HostOriginCheck => {
