@@ -35,6 +35,8 @@ import { McpServerStats } from './session/mcp-server-stats.js';
 import { McpTelemetry } from './telemetry/mcp-telemetry.js';
 import { telemetryCatalog } from './telemetry/recorded-values.js';
 import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
+import { McpHttpSessionBinding } from './transports/http/http-session-binding.js';
+import { McpHttpStreams } from './transports/http/http-streams.js';
 import { McpHttpHandler } from './transports/http/mcp-http.handler.js';
 import { McpEventStreams } from './transports/http/event-streams.js';
 import { ConnectionSessions } from './transports/connection/connection-sessions.js';
@@ -150,6 +152,8 @@ import { McpSkills } from './extensions/skills/mcp-skills.service.js';
     McpInboundPort,
     ConnectionSessions,
     McpHttpHandler,
+    McpHttpSessionBinding,
+    McpHttpStreams,
     McpEventStreams,
     McpOriginPolicy,
     McpAuthenticator,

@@ -60,6 +60,14 @@ export class McpInboundPort {
   }
 
   /**
+   * Counts what a transport refused before a message could be read (a body too large, a
+   * foreign origin, a method the endpoint does not take), when it is a refusal.
+   */
+  refused(exception: McpException, transport: McpTransportKind, request: unknown): void {
+    countRefusal(this.telemetry, exception, transport, request);
+  }
+
+  /**
    * The answer to a message refused before dispatch, counted as a refusal (`reason` when the
    * exception's class does not say why). A refused request (`request` names its method) gets its
    * SERVER span with the error, as every request the server answers does.

@@ -1,53 +1,29 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MCP_LIVE_STREAMS, MCP_POST_STREAMS } from '../../backend/mcp-backend.tokens.js';
-import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
-import type { McpPostStream, McpPostStreams } from '../../backend/mcp-post-streams.js';
+import type { McpPostStream } from '../../backend/mcp-post-streams.js';
 import type { McpSessionRecord } from '../../backend/mcp-session.store.js';
-import {
-  McpMethodNotAllowedException,
-  McpNotAcceptableException,
-  McpSessionNotFoundException,
-  McpSessionRequiredException,
-  McpStreamHistoryLostException,
-  McpUnsupportedProtocolVersionException,
-} from '../../errors/mcp-transport.exceptions.js';
+import { McpMethodNotAllowedException, McpNotAcceptableException } from '../../errors/mcp-transport.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import {
-  LAST_EVENT_ID_HEADER,
-  PROTOCOL_VERSION_HEADER,
-  SESSION_ID_HEADER,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type McpProtocolVersion,
-  MCP_RESOLVED_OPTIONS,
-} from '../../mcp.constants.js';
+import { LAST_EVENT_ID_HEADER } from '../../mcp.constants.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 import { isValidId, type JsonRpcId } from '../../model/json-rpc.js';
+import type { McpPrincipal } from '../../model/mcp-principal.js';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 import { isInitializeFrame, type Inbound } from '../../protocol/inbound/inbound.js';
-import { McpInboundClassifier } from '../../protocol/inbound/inbound-classifier.js';
 import type { McpAnswer } from '../../protocol/mcp-answer.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
-import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
-import { McpDispatcher } from '../../protocol/dispatch/mcp.dispatcher.js';
-import { isSupportedProtocolVersion } from '../../model/protocol-version.js';
-import { McpSessionManager } from '../../session/mcp-session.manager.js';
+import { McpInboundPort } from '../../protocol/dispatch/inbound-port.js';
+import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
+import { closeWhenExpired } from '../../auth/token-expiry.js';
 import { McpOriginPolicy } from '../connection/origin-policy.js';
-import { readRequestBody } from './body-reader.js';
 import { answerPreflight } from '../connection/cors.js';
 import { rejectHttp } from '../connection/http-rejection.js';
+import type { McpServedTransport } from '../connection/served-transport.js';
+import { readRequestBody } from './body-reader.js';
 import { MCP_RAW_BODY, readJsonPayload, rejectBody, type McpHttpRequest } from './json-payload.js';
 import { negotiateAccept, type AcceptNegotiation } from './media-type.js';
-import { SseConnection } from './sse-connection.js';
-import { SseStream } from './sse.stream.js';
-import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
-import type { McpPrincipal } from '../../model/mcp-principal.js';
-import { callerKeyOf } from '../../auth/caller-key.js';
-import { McpEventStreams } from './event-streams.js';
-import { closeWhenExpired } from '../../auth/token-expiry.js';
-import type { McpServedTransport } from '../connection/served-transport.js';
-import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
-import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
-import { countRefusal } from '../../protocol/dispatch/refusals.js';
+import { McpHttpSessionBinding } from './http-session-binding.js';
+import { McpHttpStreams } from './http-streams.js';
 
 const ALLOW_ALL = 'GET, POST, DELETE';
 const ALLOW_STATELESS = 'POST';
@@ -65,31 +41,24 @@ const BROWSER_HINT =
 @Injectable()
 export class McpHttpHandler implements McpServedTransport {
   readonly kind = 'streamable-http';
-  /** Standalone GET streams open now (a resumed POST answer's GET included). */
-  private gets = 0;
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
-    private readonly dispatcher: McpDispatcher,
-    private readonly sessions: McpSessionManager,
-    @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
-    @Inject(MCP_POST_STREAMS) private readonly postStreams: McpPostStreams,
+    @McpOptions('transport') private readonly options: McpOptionGroup<'transport'>,
+    private readonly inbound: McpInboundPort,
+    private readonly binding: McpHttpSessionBinding,
+    private readonly streams: McpHttpStreams,
     private readonly originPolicy: McpOriginPolicy,
-    private readonly errors: McpErrorMapper,
-    private readonly classifier: McpInboundClassifier,
     private readonly authenticator: McpAuthenticator,
-    private readonly eventStreams: McpEventStreams,
-    private readonly telemetry: McpTelemetry,
   ) {}
 
   /** At shutdown: the POST answer streams close (the GET streams are the backend's). */
   drain(): void {
-    this.eventStreams.drain();
+    this.streams.drain();
   }
 
   close(): void {}
 
   heldStreams(): number {
-    return this.gets;
+    return this.streams.heldGets;
   }
 
   /**
@@ -116,7 +85,7 @@ export class McpHttpHandler implements McpServedTransport {
       },
       (error: unknown) => {
         const refusal = rejectBody(res, error, this.options.maxBodyBytes);
-        if (refusal) countRefusal(this.telemetry, refusal, transport, req);
+        if (refusal) this.inbound.refused(refusal, transport, req);
         refused();
       },
     );
@@ -143,7 +112,7 @@ export class McpHttpHandler implements McpServedTransport {
     }
     const refusal = new McpMethodNotAllowedException(this.allow, 'Use POST, GET or DELETE');
     rejectHttp(res, refusal);
-    countRefusal(this.telemetry, refusal, 'streamable-http', req);
+    this.inbound.refused(refusal, 'streamable-http', req);
   }
 
   /** Legacy sessions exist: session management is on and the legacy era is served. */
@@ -158,7 +127,7 @@ export class McpHttpHandler implements McpServedTransport {
   private async handlePost(req: McpHttpRequest, res: ServerResponse): Promise<void> {
     // The early body reader admitted the request already (its bytes are there): once per POST.
     if (req[MCP_RAW_BODY] === undefined && !this.originPolicy.admit(req, res)) return;
-    const receivedAt = this.telemetry.receivedNow();
+    const receivedAt = this.inbound.receivedNow();
     // Every request is authorized on its own token, never on its session (MCP 2025-11-25).
     const auth = await this.authenticator.authenticate(req);
     const accept = negotiateAccept(req.headers.accept);
@@ -166,14 +135,14 @@ export class McpHttpHandler implements McpServedTransport {
       throw new McpNotAcceptableException('Accept must allow application/json or text/event-stream');
     }
     const body = await readJsonPayload(req, res, this.options.maxBodyBytes, (refusal) =>
-      countRefusal(this.telemetry, refusal, 'streamable-http', req),
+      this.inbound.refused(refusal, 'streamable-http', req),
     );
     if (!body) return;
     const payload = body.value;
     const id = readableId(payload);
     this.endAtExpiry(res, auth, id);
     // Classified once, here: the era of the frame, and a modern request's envelope and headers.
-    const inbound = this.classifier.classify(payload, { eras: this.options.protocol, headers: req.headers });
+    const inbound = this.inbound.classify(payload, { eras: this.options.protocol, headers: req.headers });
     if (inbound.era === 'modern') return this.handleModernPost(req, res, inbound, accept, auth, receivedAt);
     // The header is not read on initialize itself: that is where the version is negotiated.
     const initialize = isInitializeFrame(inbound);
@@ -187,21 +156,21 @@ export class McpHttpHandler implements McpServedTransport {
       receivedAt,
       sendRelated: (json) => {
         if (accept.sse) {
-          stream ??= this.openPostStream(res, ctx.session, auth);
+          stream ??= this.streams.openPostAnswer(res, ctx.session, auth);
           stream.send(json);
           return true;
         }
         // A JSON-only client can take related messages only on its GET stream.
-        return ctx.session !== undefined && this.liveStreams.send(ctx.session.id, json);
+        return ctx.session !== undefined && this.streams.sendToSession(ctx.session.id, json);
       },
     };
     // The header is checked and the session looked up by the dispatcher's call: inside the
     // message's SERVER span, so a request refused for either has its span like any other.
     const lookup = async () => {
-      if (!initialize) ctx.headerProtocolVersion = this.headerVersion(req);
-      ctx.session = await this.sessionForPost(req, initialize, auth);
+      if (!initialize) ctx.headerProtocolVersion = this.binding.headerVersion(req);
+      ctx.session = await this.binding.forPost(req, initialize, auth);
     };
-    const answer = await this.rejectingWithId(id, () => this.dispatcher.dispatch(inbound, ctx, lookup));
+    const answer = await this.rejectingWithId(id, () => this.inbound.dispatch(inbound, ctx, lookup));
     this.writeAnswer(res, answer, stream, accept, ctx.session, auth);
   }
 
@@ -223,7 +192,7 @@ export class McpHttpHandler implements McpServedTransport {
       res.writeHead(202).end();
     } else if (!accept.json && answer.status === 200) {
       // A refusal with its own status (400, 404, ...) is plain JSON: an event stream rides on 200.
-      const sse = this.openPostStream(res, session, auth);
+      const sse = this.streams.openPostAnswer(res, session, auth);
       sse.send(answer.json);
       sse.finish();
     } else {
@@ -267,12 +236,12 @@ export class McpHttpHandler implements McpServedTransport {
       sendRelated: (json) => {
         if (!accept.sse) return false;
         // A listen's own owner ends it at the token's expiry, with its completion result first.
-        stream ??= this.openPostStream(res, undefined, isListen(inbound) ? undefined : auth, onClosed);
+        stream ??= this.streams.openPostAnswer(res, undefined, isListen(inbound) ? undefined : auth, onClosed);
         stream.send(json);
         return true;
       },
     };
-    const answer = await this.dispatcher.dispatch(inbound, ctx);
+    const answer = await this.inbound.dispatch(inbound, ctx);
     answered = true;
     this.writeAnswer(res, answer, stream, accept, undefined, auth);
   }
@@ -293,41 +262,10 @@ export class McpHttpHandler implements McpServedTransport {
     if (accept.html) throw new McpNotAcceptableException(BROWSER_HINT);
     if (!accept.sse)
       throw new McpNotAcceptableException('GET opens the event stream and needs Accept: text/event-stream');
-    this.headerVersion(req);
-    const session = await this.requireSession(req, auth);
+    this.binding.headerVersion(req);
+    const session = await this.binding.require(req, auth);
     const header = req.headers[LAST_EVENT_ID_HEADER];
-    const lastEventId = typeof header === 'string' ? header : undefined;
-    const stream = new SseStream(res, {
-      keepAliveMs: this.options.keepAliveMs,
-      maxBufferedBytes: this.options.maxStreamBufferBytes,
-    });
-    // The GETs of one session share a place: a reconnect replacing a stream that is still
-    // closing is not refused.
-    this.eventStreams.hold(stream, callerKeyOf(auth, req), session.id);
-    this.gets += 1;
-    stream.onClose(() => (this.gets -= 1));
-    const connection = new SseConnection(stream, { 'MCP-Session-Id': session.id });
-
-    if (lastEventId !== undefined) {
-      // Resuming a POST answer: replay it and carry the rest of it (its response included).
-      const resumed = await this.postStreams.resume(session.id, lastEventId, connection);
-      if (resumed === 'resumed') {
-        if (connection.open()) this.eventStreams.endWithToken(stream, auth);
-        return;
-      }
-      if (resumed === 'gap') throw new McpStreamHistoryLostException(lastEventId);
-    }
-    stream.onClose(() => this.liveStreams.detach(session.id, connection));
-    if (await this.liveStreams.attach(session.id, connection, lastEventId)) {
-      // Closed while it attached (the client left): its detach came first and found nothing,
-      // so the session would stay held, and never idle, by a stream that is gone.
-      if (stream.closed) this.liveStreams.detach(session.id, connection);
-      else if (connection.open()) this.eventStreams.endWithToken(stream, auth);
-      return;
-    }
-    // The session ended while the stream was being set up (a DELETE raced it).
-    stream.close();
-    throw new McpSessionNotFoundException();
+    await this.streams.openGet(req, res, session, auth, typeof header === 'string' ? header : undefined);
   }
 
   private async handleDelete(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -336,48 +274,9 @@ export class McpHttpHandler implements McpServedTransport {
     if (!this.hasSessions) {
       throw new McpMethodNotAllowedException(this.allow, 'This server is stateless: there are no sessions to end');
     }
-    this.headerVersion(req);
-    const session = await this.requireSession(req, auth);
-    await this.sessions.end(session.id, 'deleted');
+    this.binding.headerVersion(req);
+    await this.binding.end(await this.binding.require(req, auth));
     res.writeHead(204).end();
-  }
-
-  /** Which session a POST belongs to; throws the 400/404 rejections. */
-  private async sessionForPost(
-    req: IncomingMessage,
-    initialize: boolean,
-    auth: McpPrincipal | undefined,
-  ): Promise<McpSessionRecord | undefined> {
-    if (!this.options.sessions) return undefined;
-    if (initialize) {
-      // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
-      // is minted; a live one makes the dispatcher refuse a second initialize.
-      return this.sessions.resolve(req.headers[SESSION_ID_HEADER], auth);
-    }
-    return this.requireSession(req, auth);
-  }
-
-  /** The session of the request, if it belongs to `auth` (another principal's is "not found"). */
-  private async requireSession(req: IncomingMessage, auth: McpPrincipal | undefined): Promise<McpSessionRecord> {
-    const header = req.headers[SESSION_ID_HEADER];
-    if (header === undefined) {
-      throw new McpSessionRequiredException(
-        'Send the MCP-Session-Id header returned by initialize (or initialize first)',
-        { status: 400 },
-      );
-    }
-    const session = await this.sessions.resolve(header, auth);
-    if (!session) throw new McpSessionNotFoundException();
-    return session;
-  }
-
-  /** The header's version; `undefined` when absent or not validated; throws 400 when refused. */
-  private headerVersion(req: IncomingMessage): McpProtocolVersion | undefined {
-    const value = req.headers[PROTOCOL_VERSION_HEADER];
-    if (value === undefined) return undefined;
-    if (isSupportedProtocolVersion(value)) return value;
-    if (!this.options.validateProtocolVersionHeader) return undefined;
-    throw new McpUnsupportedProtocolVersionException(String(value), SUPPORTED_PROTOCOL_VERSIONS);
   }
 
   /**
@@ -394,30 +293,6 @@ export class McpHttpHandler implements McpServedTransport {
       if (!res.headersSent) rejectHttp(res, this.authenticator.expiredToken(), id);
     });
     res.once('close', () => expiry.cancel());
-  }
-
-  /**
-   * Opens the SSE answer of a POST. With a live session it is logged, so a client that loses
-   * the connection can resume it with `Last-Event-ID`; without one it only writes. `onClose`
-   * hears the stream close, however it closes. It ends with its session, at shutdown, or when
-   * the token of `auth` expires.
-   */
-  private openPostStream(
-    res: ServerResponse,
-    session: McpSessionRecord | undefined,
-    auth: McpPrincipal | undefined,
-    onClose?: () => void,
-  ): McpPostStream {
-    const stream = new SseStream(res, {
-      keepAliveMs: this.options.keepAliveMs,
-      maxBufferedBytes: this.options.maxStreamBufferBytes,
-    });
-    if (onClose) stream.onClose(onClose);
-    this.eventStreams.trackAnswer(stream, session?.id);
-    this.eventStreams.endWithToken(stream, auth);
-    const connection = new SseConnection(stream, session ? { 'MCP-Session-Id': session.id } : undefined);
-    connection.open();
-    return this.postStreams.open(session?.id, connection);
   }
 
   private writeJson(res: ServerResponse, answer: McpAnswer, session: McpSessionRecord | undefined): void {
@@ -451,13 +326,13 @@ export class McpHttpHandler implements McpServedTransport {
       const { cause, id } = error instanceof HttpRejection ? error : { cause: error, id: null };
       const exception = this.toException(cause);
       rejectHttp(res, exception, id);
-      countRefusal(this.telemetry, exception, 'streamable-http', req);
+      this.inbound.refused(exception, 'streamable-http', req);
     }
   }
 
   private toException(error: unknown): McpException {
     if (error instanceof McpException && error.httpStatus !== undefined) return error;
-    const mapped = this.errors.toException(error, 'Streamable HTTP');
+    const mapped = this.inbound.failed(error, 'Streamable HTTP');
     // Anything else that reaches the transport is a failure of the server itself.
     return mapped.httpStatus !== undefined ? mapped : new McpTransportFailure(mapped);
   }

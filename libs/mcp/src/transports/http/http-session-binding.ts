@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
+import type { McpSessionRecord } from '../../backend/mcp-session.store.js';
+import {
+  McpSessionNotFoundException,
+  McpSessionRequiredException,
+  McpUnsupportedProtocolVersionException,
+} from '../../errors/mcp-transport.exceptions.js';
+import {
+  PROTOCOL_VERSION_HEADER,
+  SESSION_ID_HEADER,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type McpProtocolVersion,
+} from '../../mcp.constants.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
+import type { McpPrincipal } from '../../model/mcp-principal.js';
+import { isSupportedProtocolVersion } from '../../model/protocol-version.js';
+import { McpSessionManager } from '../../session/mcp-session.manager.js';
+
+/**
+ * How a Streamable HTTP request is bound to its 2025-era session: by its `MCP-Session-Id`
+ * header, to a session of the same principal (another principal's is "not found"), with its
+ * `MCP-Protocol-Version` header checked. A 2026-07-28 request has no session and never comes
+ * here.
+ */
+@Injectable()
+export class McpHttpSessionBinding {
+  constructor(
+    @McpOptions('transport') private readonly options: McpOptionGroup<'transport'>,
+    private readonly sessions: McpSessionManager,
+  ) {}
+
+  /** Which session a POST belongs to; throws the 400/404 rejections. */
+  async forPost(
+    req: IncomingMessage,
+    initialize: boolean,
+    auth: McpPrincipal | undefined,
+  ): Promise<McpSessionRecord | undefined> {
+    if (!this.options.sessions) return undefined;
+    if (initialize) {
+      // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
+      // is minted; a live one makes the dispatcher refuse a second initialize.
+      return this.sessions.resolve(req.headers[SESSION_ID_HEADER], auth);
+    }
+    return this.require(req, auth);
+  }
+
+  /** The session of the request, if it belongs to `auth` (another principal's is "not found"). */
+  async require(req: IncomingMessage, auth: McpPrincipal | undefined): Promise<McpSessionRecord> {
+    const header = req.headers[SESSION_ID_HEADER];
+    if (header === undefined) {
+      throw new McpSessionRequiredException(
+        'Send the MCP-Session-Id header returned by initialize (or initialize first)',
+        { status: 400 },
+      );
+    }
+    const session = await this.sessions.resolve(header, auth);
+    if (!session) throw new McpSessionNotFoundException();
+    return session;
+  }
+
+  /** The header's version; `undefined` when absent or not validated; throws 400 when refused. */
+  headerVersion(req: IncomingMessage): McpProtocolVersion | undefined {
+    const value = req.headers[PROTOCOL_VERSION_HEADER];
+    if (value === undefined) return undefined;
+    if (isSupportedProtocolVersion(value)) return value;
+    if (!this.options.validateProtocolVersionHeader) return undefined;
+    throw new McpUnsupportedProtocolVersionException(String(value), SUPPORTED_PROTOCOL_VERSIONS);
+  }
+
+  /** `DELETE`: the client ends its session. */
+  async end(session: McpSessionRecord): Promise<void> {
+    await this.sessions.end(session.id, 'deleted');
+  }
+}
