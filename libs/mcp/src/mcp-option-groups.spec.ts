@@ -3,6 +3,9 @@
  * injects it sees nothing else), and every value the core reads is in some group.
  */
 import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Test } from '@nestjs/testing';
 import type { ResolvedMcpOptions } from './interfaces/mcp-module-options.interface.js';
 import {
@@ -53,5 +56,34 @@ describe('option groups', () => {
     } finally {
       await module.close();
     }
+  });
+
+  it('leaves the whole resolved options to the module, its backend, its testing module and the cutting itself', () => {
+    const src = dirname(fileURLToPath(import.meta.url));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory()
+          ? files(join(dir, entry.name))
+          : entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')
+            ? [join(dir, entry.name)]
+            : [],
+      );
+    // Reading it is naming its token in code (a comment naming it reads nothing); the token's
+    // own definition is not a read.
+    const readers = files(src)
+      .filter((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .some(
+            (line) =>
+              /\bMCP_RESOLVED_OPTIONS\b/.test(line) &&
+              !/^\s*(\*|\/\/)/.test(line) &&
+              !/export const MCP_RESOLVED_OPTIONS/.test(line),
+          ),
+      )
+      .map((file) => relative(src, file));
+    expect(readers.sort()).toEqual(
+      ['mcp-backend.providers.ts', 'mcp-option-groups.ts', 'mcp.module.ts', 'testing/mcp-testing-module.ts'].sort(),
+    );
   });
 });

@@ -488,8 +488,8 @@ export interface McpModuleExtras {
 }
 
 /**
- * The options after defaults are applied, flat: what the library's providers read (through
- * `MCP_RESOLVED_OPTIONS`). Internal: the public shape is `McpModuleOptions`, grouped; the
+ * The options after defaults are applied, flat (`MCP_RESOLVED_OPTIONS`); the library's providers
+ * read them cut into groups (mcp-option-groups.ts), each its own. Internal: the public shape is `McpModuleOptions`, grouped; the
  * resolver (mcp-options.resolver.ts) maps one to the other.
  */
 export interface ResolvedMcpOptions {

@@ -25,6 +25,11 @@ export class ConnectionSessions {
     this.services = { inbound, sessions, liveStreams, inflight };
   }
 
+  /** The core's inbound port, for what a transport refuses before a message reaches a connection. */
+  get inbound(): McpInboundPort {
+    return this.services.inbound;
+  }
+
   /** The session manager, for transports that look a session up themselves. */
   get sessions(): McpSessionManager {
     return this.services.sessions;

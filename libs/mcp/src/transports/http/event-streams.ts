@@ -1,9 +1,8 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { CallerSlots } from '../../auth/caller-slots.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
-import type { ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
-import { MCP_RESOLVED_OPTIONS } from '../../mcp.constants.js';
+import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import type { SseStream } from './sse.stream.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
@@ -31,7 +30,7 @@ export class McpEventStreams implements OnModuleInit {
   private readonly answers = new Map<string, Set<SseStream>>();
 
   constructor(
-    @Inject(MCP_RESOLVED_OPTIONS) private readonly options: ResolvedMcpOptions,
+    @McpOptions('transport') private readonly options: McpOptionGroup<'transport'>,
     private readonly sessions: McpSessionManager,
   ) {
     this.perCaller = new CallerSlots(options.maxStreamsPerCaller);

@@ -25,11 +25,9 @@ import {
 import { requestPrincipal } from '../../auth/request-principal.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
 import { McpEventStreams } from '../http/event-streams.js';
-import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import type { McpServedTransport } from '../connection/served-transport.js';
 import type { McpException } from '../../errors/mcp.exception.js';
-import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
-import { countRefusal } from '../../protocol/dispatch/refusals.js';
+import type { McpInboundPort } from '../../protocol/dispatch/inbound-port.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
@@ -70,17 +68,20 @@ export class McpLegacySseHandler implements McpServedTransport {
     @Inject(MCP_LEGACY_SSE_PATHS) private readonly paths: McpLegacySsePaths,
     private readonly connections: ConnectionSessions,
     private readonly originPolicy: McpOriginPolicy,
-    private readonly errors: McpErrorMapper,
     private readonly authenticator: McpAuthenticator,
     private readonly eventStreams: McpEventStreams,
-    private readonly telemetry: McpTelemetry,
   ) {}
+
+  /** Where refusals are counted and failures mapped: the core's inbound port. */
+  private get inbound(): McpInboundPort {
+    return this.connections.inbound;
+  }
 
   async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.originPolicy.admit(req, res, 'sse')) return;
     const refusal = await this.authenticator.authenticateConnection(req);
     if (refusal !== undefined) {
-      this.reject(req, res, this.errors.toException(refusal, 'legacy SSE'));
+      this.reject(req, res, this.inbound.failed(refusal, 'legacy SSE'));
       return;
     }
     if (this.options.protocol === 'modern') {
@@ -106,7 +107,7 @@ export class McpLegacySseHandler implements McpServedTransport {
     try {
       this.eventStreams.hold(stream, callerKeyOf(principal, req));
     } catch (error) {
-      this.reject(req, res, this.errors.toException(error, 'legacy SSE'));
+      this.reject(req, res, this.inbound.failed(error, 'legacy SSE'));
       return;
     }
     stream.open();
@@ -133,12 +134,12 @@ export class McpLegacySseHandler implements McpServedTransport {
 
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
     if (!this.originPolicy.admit(req, res, 'sse')) return;
-    const receivedAt = this.telemetry.receivedNow();
+    const receivedAt = this.inbound.receivedNow();
     let auth: McpPrincipal | undefined;
     try {
       auth = await this.authenticator.authenticate(req);
     } catch (error) {
-      this.reject(req, res, this.errors.toException(error, 'legacy SSE'));
+      this.reject(req, res, this.inbound.failed(error, 'legacy SSE'));
       return;
     }
     const entry = this.streams.get(streamIdOf(req.url));
@@ -148,7 +149,7 @@ export class McpLegacySseHandler implements McpServedTransport {
       return;
     }
     const payload = await readJsonPayload(req, res, this.options.maxBodyBytes, (refusal) =>
-      countRefusal(this.telemetry, refusal, 'sse', req),
+      this.inbound.refused(refusal, 'sse', req),
     );
     if (!payload) return;
     res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted');
@@ -161,7 +162,7 @@ export class McpLegacySseHandler implements McpServedTransport {
   /** Answers a refused request, and counts it when it is a refusal (`nest_mcp.requests.refused`). */
   private reject(req: IncomingMessage, res: ServerResponse, exception: McpException): void {
     rejectHttp(res, exception);
-    countRefusal(this.telemetry, exception, 'sse', req);
+    this.inbound.refused(exception, 'sse', req);
   }
 
   /** Streams close before the HTTP server does, which would otherwise wait for them. */
