@@ -187,12 +187,23 @@ export async function startCluster() {
     prefix: () => `t-${randomBytes(5).toString('hex')}:`,
     command: (port, ...args) => call(port, args),
     masterOf,
+    /**
+     * Resolves once every replica of the master on `port` has acknowledged everything the master
+     * had written when this was called (its replication offset then): later writes (heartbeats
+     * go on) need not be replicated, so a busy master is waited for only as long as its lag.
+     */
     async waitForReplication(port) {
-      await until(`the replicas of port ${port} did not catch up`, async () => {
+      const offsets = async () => {
         const info = String(await call(port, ['INFO', 'replication']));
-        const offset = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
-        const replicas = [...info.matchAll(/^slave\d+:.*offset=(\d+)/gm)].map((match) => Number(match[1]));
-        return replicas.length > 0 && replicas.every((replica) => replica >= offset);
+        return {
+          master: Number(/master_repl_offset:(\d+)/.exec(info)?.[1]),
+          replicas: [...info.matchAll(/^slave\d+:.*offset=(\d+)/gm)].map((match) => Number(match[1])),
+        };
+      };
+      const written = (await offsets()).master;
+      await until(`the replicas of port ${port} did not catch up`, async () => {
+        const { replicas } = await offsets();
+        return replicas.length > 0 && replicas.every((replica) => replica >= written);
       });
     },
     async moveSlot(key, toPort, between) {
