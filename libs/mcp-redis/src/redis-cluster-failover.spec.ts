@@ -7,7 +7,7 @@
  * and the tasks work again, and a notification reaches the stream; nothing written before the
  * kill (and replicated) is lost. No process exits.
  */
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import {
   deploymentOf,
   FakeConnection,
@@ -25,8 +25,11 @@ import { RedisMcpBackend } from './redis.backend.js';
 let cluster: TestCluster;
 let deployment: BackendDeployment | undefined;
 
-/** The backend's warnings (logged as usual, and kept to be checked). */
+/** The backend's warnings (logged as usual, and kept to be checked), of the running test. */
 const warn = jest.spyOn(McpLogger.prototype, 'warn');
+beforeEach(() => {
+  warn.mockClear();
+});
 
 beforeAll(async () => {
   cluster = await startCluster();
@@ -175,10 +178,13 @@ describe('Redis Cluster: a master killed while it holds a live session', () => {
     await cluster.kill(master);
     await cluster.waitForFailover(master);
 
+    // Read first, before the instances renew their leases on the promoted master: a task whose
+    // instance's lease ended is failed as orphaned, and none of them could renew during the
+    // election.
+    expect((await once('its task read', () => a.tasks!.get(task.taskId)))?.status).toBe('working');
     const found = await once('the session found again', () => b.sessions.access(session.id, Date.now(), 60_000));
     expect(found?.id).toBe(session.id);
     expect(await once('its subscriptions read', () => b.subscriptions.subscriptionsOf(session.id))).toEqual(['db://a']);
-    expect((await once('its task read', () => a.tasks!.get(task.taskId)))?.status).toBe('working');
     expect(await once('a new subscription', () => b.subscriptions.subscribe(session.id, 'db://b'))).toBe(true);
     // The stream, held by instance a, hears notifications published after the promotion (its
     // sharded subscriptions moved to the new master).
