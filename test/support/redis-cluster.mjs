@@ -119,6 +119,9 @@ async function startNode(dir, taken) {
         '',
         '--appendonly',
         'no',
+        // A replica's first full sync starts at once (the default waits 5 s for more replicas).
+        '--repl-diskless-sync-delay',
+        '0',
         '--loglevel',
         'warning',
         '--dir',
@@ -169,6 +172,16 @@ export async function startCluster() {
         String(await call(port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok'),
       );
     }
+    // Every replica done with its first full sync: a master killed before that has no replica
+    // holding its data (a failover test would test that, not a failover).
+    for (const { port } of nodes) {
+      await until('a replica did not finish its first sync', async () => {
+        const info = String(await call(port, ['INFO', 'replication']));
+        return info.includes('role:master')
+          ? /^slave0:.*state=online/m.test(info)
+          : info.includes('master_link_status:up') && info.includes('master_sync_in_progress:0');
+      });
+    }
   } catch (error) {
     await stop();
     throw error;
@@ -197,7 +210,10 @@ export async function startCluster() {
         const info = String(await call(port, ['INFO', 'replication']));
         return {
           master: Number(/master_repl_offset:(\d+)/.exec(info)?.[1]),
-          replicas: [...info.matchAll(/^slave\d+:.*offset=(\d+)/gm)].map((match) => Number(match[1])),
+          // A replica still in its first sync counts as behind (its offset is not one yet).
+          replicas: [...info.matchAll(/^slave\d+:.*state=(\w+),offset=(\d+)/gm)].map((match) =>
+            match[1] === 'online' ? Number(match[2]) : -1,
+          ),
         };
       };
       const written = (await offsets()).master;
