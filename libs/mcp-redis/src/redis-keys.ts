@@ -39,6 +39,8 @@ export class RedisKeys {
     readonly prefix: string,
     /** How many buckets the sessions are spread over (1 on a single Redis). */
     readonly buckets: number = 1,
+    /** On a Redis Cluster: scripts declare every key they touch (see sessionScriptKeys). */
+    readonly clustered = false,
   ) {
     if (/[{}]/.test(prefix)) throw new Error(`keyPrefix '${prefix}' must not contain '{' or '}' (they make hash tags)`);
     if (!(Number.isSafeInteger(buckets) && buckets >= 1 && buckets <= 16_384)) {
@@ -198,6 +200,12 @@ export function sessionScriptKeys(
   bucket: readonly BucketPart[] = [],
 ): string[] {
   const declared = [keys.bucket(tag)];
+  // One Redis has no slots to check: the bucket key, and the session's hash when there is one
+  // session, keep the request's lookup (every request makes one) as short as it was.
+  if (!keys.clustered) {
+    if (sids.length === 1 && parts.includes('hash')) declared.push(keys.session(sids[0]));
+    return declared;
+  }
   for (const part of bucket) declared.push(part === 'sc' ? keys.subscriptionCount(tag) : keys.pendingEnds(tag));
   for (const sid of sids) {
     const session = keys.session(sid);

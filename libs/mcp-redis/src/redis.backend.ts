@@ -162,7 +162,11 @@ export class RedisMcpBackend implements McpBackend {
       this.options.instanceId ??
       `${hostname().replace(/[^A-Za-z0-9._-]/g, '')}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const clustered = this.options.clusterNodes !== undefined;
-    const keys = new RedisKeys(this.options.keyPrefix ?? 'mcp:', this.options.sessionBuckets ?? (clustered ? 256 : 1));
+    const keys = new RedisKeys(
+      this.options.keyPrefix ?? 'mcp:',
+      this.options.sessionBuckets ?? (clustered ? 256 : 1),
+      clustered,
+    );
     // Named (CLIENT SETNAME), so that CLIENT LIST tells which instance holds which connection.
     const connectionName = this.options.redis?.connectionName ?? `nest-mcp:${instanceId}`;
     const { redis, subscriber } = clustered
