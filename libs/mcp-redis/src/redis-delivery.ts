@@ -134,11 +134,16 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     }
     this.reconnecting = true;
     void (async () => {
-      do {
-        this.reconnectAgain = false;
-        await Promise.all([this.resubscribeHeld(), this.heartbeat()]);
-      } while (this.reconnectAgain && !this.stopped);
-      this.reconnecting = false;
+      try {
+        do {
+          this.reconnectAgain = false;
+          await Promise.all([this.resubscribeHeld(), this.heartbeat()]);
+        } while (this.reconnectAgain && !this.stopped);
+      } catch (error) {
+        this.logger.warn(`Catching up after a reconnect failed: ${describeError(error)}`);
+      } finally {
+        this.reconnecting = false;
+      }
     })();
   }
 
