@@ -119,6 +119,9 @@ async function startNode(dir, taken) {
         '',
         '--appendonly',
         'no',
+        // A replica's first full sync starts at once (the default waits 5 s for more replicas).
+        '--repl-diskless-sync-delay',
+        '0',
         '--loglevel',
         'warning',
         '--dir',
@@ -169,6 +172,16 @@ export async function startCluster() {
         String(await call(port, ['CLUSTER', 'INFO'])).includes('cluster_state:ok'),
       );
     }
+    // Every replica done with its first full sync: a master killed before that has no replica
+    // holding its data (a failover test would test that, not a failover).
+    for (const { port } of nodes) {
+      await until('a replica did not finish its first sync', async () => {
+        const info = String(await call(port, ['INFO', 'replication']));
+        return info.includes('role:master')
+          ? /^slave0:.*state=online/m.test(info)
+          : info.includes('master_link_status:up') && info.includes('master_sync_in_progress:0');
+      });
+    }
   } catch (error) {
     await stop();
     throw error;
@@ -187,12 +200,26 @@ export async function startCluster() {
     prefix: () => `t-${randomBytes(5).toString('hex')}:`,
     command: (port, ...args) => call(port, args),
     masterOf,
+    /**
+     * Resolves once every replica of the master on `port` has acknowledged everything the master
+     * had written when this was called (its replication offset then): later writes (heartbeats
+     * go on) need not be replicated, so a busy master is waited for only as long as its lag.
+     */
     async waitForReplication(port) {
-      await until(`the replicas of port ${port} did not catch up`, async () => {
+      const offsets = async () => {
         const info = String(await call(port, ['INFO', 'replication']));
-        const offset = Number(/master_repl_offset:(\d+)/.exec(info)?.[1]);
-        const replicas = [...info.matchAll(/^slave\d+:.*offset=(\d+)/gm)].map((match) => Number(match[1]));
-        return replicas.length > 0 && replicas.every((replica) => replica >= offset);
+        return {
+          master: Number(/master_repl_offset:(\d+)/.exec(info)?.[1]),
+          // A replica still in its first sync counts as behind (its offset is not one yet).
+          replicas: [...info.matchAll(/^slave\d+:.*state=(\w+),offset=(\d+)/gm)].map((match) =>
+            match[1] === 'online' ? Number(match[2]) : -1,
+          ),
+        };
+      };
+      const written = (await offsets()).master;
+      await until(`the replicas of port ${port} did not catch up`, async () => {
+        const { replicas } = await offsets();
+        return replicas.length > 0 && replicas.every((replica) => replica >= written);
       });
     },
     async moveSlot(key, toPort, between) {

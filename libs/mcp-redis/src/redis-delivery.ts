@@ -15,7 +15,7 @@ import { inBatches } from './batches.js';
 import { GetStream, type ReplayedEvent, type StreamItem } from './get-stream.js';
 import type { LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
-import { byBucket, type RedisKeys } from './redis-keys.js';
+import { byBucket, sessionScriptKeys, type RedisKeys, type SessionPart } from './redis-keys.js';
 import type { BusMessage, RedisPubSub } from './redis-pubsub.js';
 import type { RedisClient, RedisScripts } from './redis-scripts.js';
 import type { RemoteHolders } from './remote-holders.js';
@@ -96,6 +96,9 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   private readonly recent: LogEntry[] = [];
   /** The sequence of the last log entry this instance appended (its own notifications). */
   private appended = 0;
+  /** A round after a reconnect runs (see afterReconnect); another one is due after it. */
+  private reconnecting = false;
+  private reconnectAgain = false;
   /** Set while the log is being caught up: delivery messages wait here, in order. */
   private queue?: BusMessage[];
 
@@ -115,10 +118,33 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
       if (message.from !== this.me) this.ends.announce(String(message.sid), message.reason as never);
     });
     pubsub.handle('replaced', (message) => this.replaced(String(message.sid), String(message.holder)));
-    pubsub.onReconnect(() => {
-      void this.resubscribeHeld();
-      void this.heartbeat();
-    });
+    pubsub.onReconnect(() => this.afterReconnect());
+  }
+
+  /**
+   * After the subscriber reconnected (on a cluster: after every change of its subscriptions,
+   * which a failover makes several times while the dead master's replica is elected): the held
+   * sessions' subscriptions read again and a beat, one round at a time. Reconnects meanwhile
+   * make one more round, not one each (they came by the hundred, each waiting for the timeout).
+   */
+  private afterReconnect(): void {
+    if (this.reconnecting) {
+      this.reconnectAgain = true;
+      return;
+    }
+    this.reconnecting = true;
+    void (async () => {
+      try {
+        do {
+          this.reconnectAgain = false;
+          await Promise.all([this.resubscribeHeld(), this.heartbeat()]);
+        } while (this.reconnectAgain && !this.stopped);
+      } catch (error) {
+        this.logger.warn(`Catching up after a reconnect failed: ${describeError(error)}`);
+      } finally {
+        this.reconnecting = false;
+      }
+    })();
   }
 
   /**
@@ -185,9 +211,11 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     this.syncing.add(stream);
     const last = lastEventId === undefined ? undefined : GET_EVENT_ID.exec(lastEventId);
     const lastOut = lastEventId === undefined ? '-' : (last?.[2] ?? '');
-    const slot = [this.keys.bucketOfSession(sessionId), this.keys.session(sessionId)];
+    const slot = this.sessionKeys(sessionId, ['hash', 'out', 'subs']);
     let reply: 0 | (string | number)[];
     let logReply: (string | number)[];
+    // What this instance had heard of the log when it asked for the head (see followLog).
+    const heardBefore = this.lastLog;
     try {
       // Among the list-change audience before it holds a stream: an end that meets this attach
       // takes it out again (its pending end), whichever step comes first.
@@ -253,7 +281,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
         throw error;
       }
     }
-    this.followLog(head);
+    this.followLog(head, heardBefore);
     this.syncing.delete(stream);
     stream.start(String(epoch), out, head, subscriptions, replay);
     // Replaced meanwhile by a later attach here: that one owns the session's stream now.
@@ -332,7 +360,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     if (stream) return stream.connection.send(json);
     // Held by another instance: through the outbox, which reaches it wherever it is.
     if (!this.holders.has(sessionId)) return false;
-    const slot = [this.keys.bucketOfSession(sessionId), this.keys.session(sessionId)];
+    const slot = this.sessionKeys(sessionId, ['hash', 'out']);
     // Where a replay places the message among the log's entries (the log is in another slot,
     // not read here).
     this.scripts
@@ -486,11 +514,14 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
 
   /**
    * The log's head as Redis reports it: where this instance starts following the log, or, when
-   * the head went back (Redis restarted empty, the log was deleted), where it starts again.
+   * the head went back (Redis restarted empty, the log was deleted, a failover lost its last
+   * entries), where it starts again. `heardBefore` is what this instance had heard when it asked
+   * for the head: a bus message heard while the reply was on its way is newer than that head,
+   * and is no sign of a restart (taking it for one dropped the next notifications).
    */
-  private followLog(head: number): void {
-    if (this.lastLog !== undefined && head < this.lastLog) {
-      this.logger.warn(`The notification log restarted (head ${head}, last heard ${this.lastLog})`);
+  private followLog(head: number, heardBefore: number | undefined): void {
+    if (heardBefore !== undefined && head < heardBefore) {
+      this.logger.warn(`The notification log restarted (head ${head}, last heard ${heardBefore})`);
       this.lastLog = undefined;
       this.polledHead = 0;
       this.appended = 0;
@@ -525,7 +556,12 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
         batches.map(([tag, batch]) =>
           this.scripts.run<(string | 0)[]>(
             'mcpHeldSubscriptions',
-            [this.keys.bucket(tag)],
+            sessionScriptKeys(
+              this.keys,
+              tag,
+              batch.map(([sessionId]) => sessionId),
+              ['hash', 'subs'],
+            ),
             ...batch.map(([sessionId]) => sessionId),
           ),
         ),
@@ -635,9 +671,24 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   private async releaseNow(pairs: [string, string][]): Promise<void> {
     await Promise.all(
       this.perBucket(pairs).map(([tag, batch]) =>
-        this.scripts.run('mcpDetach', [this.keys.bucket(tag)], Date.now(), ...batch.flat()),
+        this.scripts.run(
+          'mcpDetach',
+          sessionScriptKeys(
+            this.keys,
+            tag,
+            batch.map(([sessionId]) => sessionId),
+            ['hash'],
+          ),
+          Date.now(),
+          ...batch.flat(),
+        ),
       ),
     );
+  }
+
+  /** The keys a script about one session declares: its bucket's, and the parts it touches. */
+  private sessionKeys(sessionId: string, parts: readonly SessionPart[]): string[] {
+    return sessionScriptKeys(this.keys, this.keys.bucketOf(sessionId), [sessionId], parts);
   }
 
   /** Items keyed by session, cut into one script call per bucket (its slot) and 500 sessions. */
@@ -662,16 +713,28 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     const streams = [...this.held.entries()];
     const liveness = this.settings.heartbeatMs * 3;
     const batches = this.perBucket(streams);
+    const heardBefore = this.lastLog;
     try {
       // The liveness key (the task store's slot), the log's head (the log's slot) and each
       // bucket's held sessions, all sent in this turn.
       const [, head, ...replies] = await Promise.all([
-        guarded(this.redis.set(this.keys.instance(this.me), '1', 'PX', liveness)),
+        this.scripts.run(
+          'mcpBeat',
+          [this.keys.instance(this.me), this.keys.lastBeat, this.keys.leaseGrace],
+          liveness,
+          // Beats of this instance come every heartbeatMs: twice that without any beat is a gap.
+          this.settings.heartbeatMs * 2,
+        ),
         guarded(this.redis.get(this.keys.logHead)).then((value) => Number(value ?? 0)),
         ...batches.map(([tag, batch]) =>
           this.scripts.run<number[]>(
             'mcpHeartbeat',
-            [this.keys.bucket(tag)],
+            sessionScriptKeys(
+              this.keys,
+              tag,
+              batch.map(([sessionId]) => sessionId),
+              ['hash', 'subs', 'out'],
+            ),
             liveness,
             this.settings.ttlMs,
             ...batch.map(([sessionId]) => sessionId),
@@ -685,7 +748,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
           else if (this.held.get(sessionId) === stream) stream.behind(seq);
         }),
       );
-      this.followLog(head);
+      this.followLog(head, heardBefore);
       if (!this.queue && this.polledHead > this.lastLog!) void this.catchUp(this.polledHead);
       this.polledHead = head;
     } catch (error) {

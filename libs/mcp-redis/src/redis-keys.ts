@@ -22,7 +22,7 @@
  * | `{ev}:n` | STRING | the log's counter (`n` of its last entry) |
  * | `sub:<uri>` | SET | sids subscribed to the URI (the audience's size) |
  * | `streamed` | SET | sids that held a stream (the audience of list changes) |
- * | `{t}:…` | | the task store (see lua/tasks.lua.ts) and `{t}:inst:<id>` (STRING + TTL: an instance's liveness), in one slot |
+ * | `{t}:…` | | the task store (see lua/tasks.lua.ts), `{t}:inst:<id>` (STRING: the end of an instance's lease, in Redis time), `{t}:clock` (the last beat of any instance) and `{t}:grace` (see lua/liveness.lua.ts), in one slot |
  * | `rl:<key>` | HASH + TTL | rate-limit window of a caller without a session |
  * | `rsn:<nonce>` | STRING + TTL | a consumed MRTR request-state nonce, until its state expires |
  * | channel `{ev}:bus` | PUB/SUB | notifications (with their log sequence), session ends, broadcasts |
@@ -39,6 +39,8 @@ export class RedisKeys {
     readonly prefix: string,
     /** How many buckets the sessions are spread over (1 on a single Redis). */
     readonly buckets: number = 1,
+    /** On a Redis Cluster: scripts declare every key they touch (see sessionScriptKeys). */
+    readonly clustered = false,
   ) {
     if (/[{}]/.test(prefix)) throw new Error(`keyPrefix '${prefix}' must not contain '{' or '}' (they make hash tags)`);
     if (!(Number.isSafeInteger(buckets) && buckets >= 1 && buckets <= 16_384)) {
@@ -126,9 +128,19 @@ export class RedisKeys {
     return `${this.prefix}{t}`;
   }
 
-  /** The liveness key of an instance, kept by its heartbeat (in the task store's slot). */
+  /** The lease of an instance (its end, in Redis time), renewed by its heartbeat (in the task store's slot). */
   instance(instanceId: string): string {
     return `${this.prefix}{t}:inst:${instanceId}`;
+  }
+
+  /** When any instance last beat (Redis time), in the task store's slot (see lua/liveness). */
+  get lastBeat(): string {
+    return `${this.prefix}{t}:clock`;
+  }
+
+  /** Until when no lease counts as ended (set after a gap in the beats, see lua/liveness). */
+  get leaseGrace(): string {
+    return `${this.prefix}{t}:grace`;
   }
 
   /** A consumed MRTR request-state nonce (the replay guard). */
@@ -159,6 +171,47 @@ export class RedisKeys {
   directChannels(instanceId: string): string[] {
     return this.allBuckets().map((tag) => this.direct(instanceId, tag));
   }
+}
+
+/** What of a session a script touches: its hash, subscriptions, outbox, POST-stream index, rate window. */
+export type SessionPart = 'hash' | 'subs' | 'out' | 'rs' | 'rl';
+
+/** What of its bucket a session script touches besides the activity index: the pair count, the pending ends. */
+export type BucketPart = 'sc' | 'e';
+
+/** Every part: what a script that may end a session touches (see `endSession` in lua/prelude). */
+export const ENDING_PARTS: readonly SessionPart[] = ['hash', 'subs', 'out', 'rs', 'rl'];
+export const ENDING_BUCKET: readonly BucketPart[] = ['sc', 'e'];
+
+/**
+ * The keys a session script declares (`KEYS`): the bucket key first (it names the slot), the
+ * bucket's other keys it touches, then the parts of each session it touches. Declared, every
+ * key is checked by the cluster before the script runs: while the slot migrates, Redis sends the
+ * script to the node that has all of them (ASK), or answers TRYAGAIN (retried, at worst a 503)
+ * while they are split between the two nodes. A key a script only builds is checked when the
+ * script reaches it: a node that gave it away already stops the script there ("non local
+ * key"), half done.
+ */
+export function sessionScriptKeys(
+  keys: RedisKeys,
+  tag: string,
+  sids: readonly string[],
+  parts: readonly SessionPart[],
+  bucket: readonly BucketPart[] = [],
+): string[] {
+  const declared = [keys.bucket(tag)];
+  // One Redis has no slots to check: the bucket key, and the session's hash when there is one
+  // session, keep the request's lookup (every request makes one) as short as it was.
+  if (!keys.clustered) {
+    if (sids.length === 1 && parts.includes('hash')) declared.push(keys.session(sids[0]));
+    return declared;
+  }
+  for (const part of bucket) declared.push(part === 'sc' ? keys.subscriptionCount(tag) : keys.pendingEnds(tag));
+  for (const sid of sids) {
+    const session = keys.session(sid);
+    for (const part of parts) declared.push(part === 'hash' ? session : `${session}:${part}`);
+  }
+  return declared;
 }
 
 /** Sessions grouped by bucket, in the order first met: one script call per bucket (its slot). */

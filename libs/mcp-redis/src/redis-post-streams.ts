@@ -69,7 +69,14 @@ export class RedisPostStreams implements McpPostStreams {
       this.writers.set(owner, writer);
       this.track(sessionId, owner);
       this.fireAndForget(
-        this.scripts.run('mcpPostOpen', this.slotOf(sessionId), sessionId, writer.id, owner, POST_STREAMS_PER_SESSION),
+        this.scripts.run(
+          'mcpPostOpen',
+          this.keysOf(sessionId, writer.id, true),
+          sessionId,
+          writer.id,
+          owner,
+          POST_STREAMS_PER_SESSION,
+        ),
         'open a POST stream log',
       );
     }
@@ -96,7 +103,14 @@ export class RedisPostStreams implements McpPostStreams {
     this.track(sessionId, owner);
     let reply: [string, string?, ...(string | number)[]];
     try {
-      reply = await this.scripts.run('mcpPostResume', this.slotOf(sessionId), sessionId, streamId, after, owner);
+      reply = await this.scripts.run(
+        'mcpPostResume',
+        this.keysOf(sessionId, streamId),
+        sessionId,
+        streamId,
+        after,
+        owner,
+      );
     } catch (error) {
       this.forgetResumed(owner);
       throw error;
@@ -128,7 +142,7 @@ export class RedisPostStreams implements McpPostStreams {
       this.scripts
         .run<number>(
           'mcpPostAppend',
-          this.slotOf(writer.sessionId!),
+          this.keysOf(writer.sessionId!, writer.id),
           writer.sessionId!,
           writer.id,
           seq,
@@ -147,7 +161,13 @@ export class RedisPostStreams implements McpPostStreams {
     this.writers.delete(writer.owner);
     this.untrack(writer.sessionId!, writer.owner);
     this.fireAndForget(
-      this.scripts.run('mcpPostFinish', this.slotOf(writer.sessionId!), writer.sessionId!, writer.id, writer.owner),
+      this.scripts.run(
+        'mcpPostFinish',
+        this.keysOf(writer.sessionId!, writer.id),
+        writer.sessionId!,
+        writer.id,
+        writer.owner,
+      ),
       'end a POST stream',
     );
   }
@@ -213,9 +233,17 @@ export class RedisPostStreams implements McpPostStreams {
     return rows.map(([id, fields]) => ({ seq: Number(id.split('-')[0]), json: fields[1] }));
   }
 
-  /** The keys a POST-stream script declares: the session's bucket (its slot) and its hash. */
-  private slotOf(sessionId: string): string[] {
-    return [this.keys.bucketOfSession(sessionId), this.keys.session(sessionId)];
+  /**
+   * The keys a POST-stream script declares (see sessionScriptKeys): the session's bucket (its
+   * slot), the stream's owner record and log, and on open the session's hash and log index
+   * (the logs an open trims are read from that index: not declared, see dropPostLog).
+   */
+  private keysOf(sessionId: string, streamId: string, opening = false): string[] {
+    const session = this.keys.session(sessionId);
+    const meta = `${session}:rm:${streamId}`;
+    return opening
+      ? [this.keys.bucketOfSession(sessionId), session, `${session}:rs`, meta]
+      : [this.keys.bucketOfSession(sessionId), meta, this.keys.postLog(sessionId, streamId)];
   }
 
   private newOwner(): string {

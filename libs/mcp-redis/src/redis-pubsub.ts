@@ -4,9 +4,9 @@ import {
   type McpInstanceMessageHandler,
   type McpInstanceMessaging,
 } from '@nest-mcp/server/backend';
-import { describeError, guarded } from './redis-errors.js';
+import { describeError } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
-import type { RedisClient } from './redis-scripts.js';
+import type { RedisClient, RedisScripts } from './redis-scripts.js';
 
 /** A message on the `bus` or `to:<id>` channel: its type `t`, the sender, and its own fields. */
 export interface BusMessage {
@@ -50,6 +50,7 @@ export class RedisPubSub implements McpInstanceMessaging {
   constructor(
     private readonly subscriber: RedisClient,
     private readonly publisher: RedisClient,
+    private readonly scripts: RedisScripts,
     private readonly keys: RedisKeys,
     readonly instanceId: string,
     private readonly sharded = false,
@@ -150,11 +151,19 @@ export class RedisPubSub implements McpInstanceMessaging {
     for (const listener of this.reconnectListeners) listener();
   }
 
-  /** The instances whose liveness key (refreshed by their heartbeat) has expired: one MGET. */
+  /**
+   * The instances whose lease (renewed by their heartbeat) has ended, a failover's gap aside
+   * (see `instanceGone` in lua/prelude): one script call.
+   */
   async deadInstances(instanceIds: readonly string[]): Promise<string[]> {
     if (instanceIds.length === 0) return [];
-    const alive = await guarded(this.publisher.mget(instanceIds.map((id) => this.keys.instance(id))));
-    return instanceIds.filter((_, i) => alive[i] === null);
+    const keys = [
+      this.keys.tasks,
+      this.keys.lastBeat,
+      this.keys.leaseGrace,
+      ...instanceIds.map((id) => this.keys.instance(id)),
+    ];
+    return this.scripts.run<string[]>('mcpDeadInstances', keys, ...instanceIds);
   }
 
   private dispatch(channel: string, raw: string): void {

@@ -1,5 +1,5 @@
 import type { McpRateWindow, McpRateWindows } from '@nest-mcp/server/backend';
-import type { RedisKeys } from './redis-keys.js';
+import { sessionScriptKeys, type RedisKeys } from './redis-keys.js';
 import type { RedisScripts } from './redis-scripts.js';
 
 /**
@@ -16,15 +16,11 @@ export class RedisRateWindows implements McpRateWindows {
   async hit(key: string, windowMs: number, now: number): Promise<McpRateWindow> {
     const sessionId = key.startsWith('s:') ? key.slice(2) : '';
     // The session's bucket (its window lives with the session), or the caller's own key.
-    const slot = sessionId !== '' ? this.keys.bucketOfSession(sessionId) : this.keys.rateWindow(key);
-    const [count, start] = await this.scripts.run<[number, number]>(
-      'mcpRateHit',
-      [slot],
-      key,
-      windowMs,
-      now,
-      sessionId,
-    );
+    const slot =
+      sessionId !== ''
+        ? sessionScriptKeys(this.keys, this.keys.bucketOf(sessionId), [sessionId], ['hash', 'rl'])
+        : [this.keys.rateWindow(key)];
+    const [count, start] = await this.scripts.run<[number, number]>('mcpRateHit', slot, key, windowMs, now, sessionId);
     return { count, start };
   }
 }

@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { ATTACH, DETACH, FANOUT, HEARTBEAT, HELD_SUBSCRIPTIONS, LOG_READ, RESYNC, SEND } from './lua/delivery.lua.js';
+import { BEAT, DEAD_INSTANCES } from './lua/liveness.lua.js';
 import { POST_APPEND, POST_FINISH, POST_OPEN, POST_RESUME } from './lua/post-stream.lua.js';
 import { preludeFor } from './lua/prelude.lua.js';
 import {
@@ -47,6 +48,8 @@ const SCRIPTS = {
   mcpResync: RESYNC,
   mcpDetach: DETACH,
   mcpHeartbeat: HEARTBEAT,
+  mcpBeat: BEAT,
+  mcpDeadInstances: DEAD_INSTANCES,
   mcpHeldSubscriptions: HELD_SUBSCRIPTIONS,
   mcpPostOpen: POST_OPEN,
   mcpPostAppend: POST_APPEND,

@@ -9,7 +9,7 @@ import {
   type McpSessionStore,
 } from '@nest-mcp/server/backend';
 import { guarded } from './redis-errors.js';
-import { byBucket, type RedisKeys } from './redis-keys.js';
+import { byBucket, ENDING_BUCKET, ENDING_PARTS, sessionScriptKeys, type RedisKeys } from './redis-keys.js';
 import type { RedisClient, RedisScripts } from './redis-scripts.js';
 import type { PendingEnds } from './pending-ends.js';
 import type { RemoteHolders } from './remote-holders.js';
@@ -59,7 +59,12 @@ export class RedisSessionStore implements McpSessionStore {
     let lookups = this.lookups.get(tag);
     if (!lookups) {
       lookups = new SessionLookups(
-        (args) => this.scripts.run<AccessReply[]>('mcpAccess', [this.keys.bucket(tag)], this.ttlMs, ...args),
+        (args) => {
+          // Every key a lookup may touch (it ends a session found idle): groups of five, sid first.
+          const sids = args.filter((_, i) => i % 5 === 0).map(String);
+          const keys = sessionScriptKeys(this.keys, tag, sids, ENDING_PARTS, ENDING_BUCKET);
+          return this.scripts.run<AccessReply[]>('mcpAccess', keys, this.ttlMs, ...args);
+        },
         (id, reply) => {
           // Another principal's lookup leaves the session (and what is cached of it) alone.
           if (Array.isArray(reply) || reply === -2) return;
@@ -124,7 +129,8 @@ export class RedisSessionStore implements McpSessionStore {
     for (const [tag, group] of byBucket(this.keys, ids, (id) => id)) {
       for (let i = 0; i < group.length; i += EXPIRE_BATCH) {
         const batch = group.slice(i, i + EXPIRE_BATCH);
-        calls.push(this.scripts.run('mcpTouch', [this.keys.bucket(tag)], now, this.ttlMs, ...batch));
+        const keys = sessionScriptKeys(this.keys, tag, batch, ['hash', 'subs', 'out']);
+        calls.push(this.scripts.run('mcpTouch', keys, now, this.ttlMs, ...batch));
       }
     }
     await Promise.all(calls);
@@ -135,7 +141,7 @@ export class RedisSessionStore implements McpSessionStore {
     const tag = this.keys.bucketOf(id);
     const entry = await this.scripts.run<string | 0>(
       'mcpEnd',
-      [this.keys.bucket(tag), this.keys.session(id)],
+      sessionScriptKeys(this.keys, tag, [id], ENDING_PARTS, ENDING_BUCKET),
       id,
       reason,
     );
@@ -156,16 +162,22 @@ export class RedisSessionStore implements McpSessionStore {
   private async expireBucket(tag: string, cutoff: number): Promise<number> {
     let ended = 0;
     for (let batch = 0; batch < MAX_EXPIRE_BATCHES; batch++) {
-      const [scanned, ...entries] = await this.scripts.run<[number, ...string[]]>(
+      // The candidates first, so that the script declares the keys of each (see
+      // sessionScriptKeys); it checks each again.
+      const ids = await guarded(
+        this.redis.zrangebyscore(this.keys.bucket(tag), '-inf', `(${cutoff}`, 'LIMIT', 0, EXPIRE_BATCH),
+      );
+      if (ids.length === 0) break;
+      const entries = await this.scripts.run<string[]>(
         'mcpExpire',
-        [this.keys.bucket(tag)],
+        sessionScriptKeys(this.keys, tag, ids, ENDING_PARTS, ENDING_BUCKET),
         cutoff,
         Date.now(),
-        EXPIRE_BATCH,
+        ...ids,
       );
       for (const entry of entries) this.ends.announce((JSON.parse(entry) as { sid: string }).sid, 'expired');
       ended += entries.length;
-      if (scanned < EXPIRE_BATCH) break;
+      if (ids.length < EXPIRE_BATCH) break;
     }
     // This sweep's ends, and any an instance left unfinished.
     await this.pending.drain(tag);

@@ -1,6 +1,6 @@
 import type { McpSubscriptionStore } from '@nest-mcp/server/backend';
 import { guarded } from './redis-errors.js';
-import type { RedisKeys } from './redis-keys.js';
+import { sessionScriptKeys, type RedisKeys } from './redis-keys.js';
 import type { RedisClient, RedisScripts } from './redis-scripts.js';
 
 /**
@@ -66,7 +66,8 @@ export class RedisSubscriptionStore implements McpSubscriptionStore {
     );
   }
 
+  /** Every key the (un)subscribe scripts touch (see sessionScriptKeys). */
   private sessionKeys(sessionId: string): string[] {
-    return [this.keys.bucketOfSession(sessionId), this.keys.session(sessionId)];
+    return sessionScriptKeys(this.keys, this.keys.bucketOf(sessionId), [sessionId], ['hash', 'subs'], ['sc']);
   }
 }

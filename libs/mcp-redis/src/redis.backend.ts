@@ -99,6 +99,9 @@ export interface RedisMcpBackendOptions {
 
 const INSTANCE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** How often a cluster subscriber reads the slot map (see clusterConnections). */
+const SUBSCRIBER_SLOTS_REFRESH_MS = 1_000;
+
 /** How long closing waits for a connection's pending replies (QUIT) before it drops it. */
 const CLOSE_GRACE_MS = 1_000;
 
@@ -159,7 +162,11 @@ export class RedisMcpBackend implements McpBackend {
       this.options.instanceId ??
       `${hostname().replace(/[^A-Za-z0-9._-]/g, '')}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const clustered = this.options.clusterNodes !== undefined;
-    const keys = new RedisKeys(this.options.keyPrefix ?? 'mcp:', this.options.sessionBuckets ?? (clustered ? 256 : 1));
+    const keys = new RedisKeys(
+      this.options.keyPrefix ?? 'mcp:',
+      this.options.sessionBuckets ?? (clustered ? 256 : 1),
+      clustered,
+    );
     // Named (CLIENT SETNAME), so that CLIENT LIST tells which instance holds which connection.
     const connectionName = this.options.redis?.connectionName ?? `nest-mcp:${instanceId}`;
     const { redis, subscriber } = clustered
@@ -173,7 +180,7 @@ export class RedisMcpBackend implements McpBackend {
     const scripts = new RedisScripts(redis, keys.prefix, instanceId, clustered);
     const ends = new SessionEnds();
     const holders = new RemoteHolders();
-    const pubsub = new RedisPubSub(subscriber, redis, keys, instanceId, clustered);
+    const pubsub = new RedisPubSub(subscriber, redis, scripts, keys, instanceId, clustered);
     const posts = new RedisPostStreams(scripts, redis, keys, pubsub, ends, options.replayBufferSize);
     const sessions = new RedisSessionStore(
       scripts,
@@ -278,6 +285,12 @@ export class RedisMcpBackend implements McpBackend {
       retryDelayOnFailover: 200,
       retryDelayOnClusterDown: 200,
       maxRedirections: 16,
+      // The subscriber sends no command that a MOVED would answer: it learns that a channel's
+      // slot moved from the old master's unsolicited SUNSUBSCRIBE, or from a node it asks
+      // while the master it subscribed on is down. A node asked then may not know the new
+      // map yet (the cluster spreads it by gossip), and ioredis would not ask again: the slot
+      // map is read every second, so that a channel follows its slot within about a second.
+      ...(subscriber ? { slotsRefreshInterval: SUBSCRIBER_SLOTS_REFRESH_MS } : {}),
       ...this.options.cluster,
       // The subscriber's channels are sharded: one subscriber connection per master serving
       // one of them, moved by ioredis when their slots move.
@@ -291,6 +304,9 @@ export class RedisMcpBackend implements McpBackend {
     });
     const redis = new Cluster(nodes, options(connectionName, this.options.commandTimeoutMs ?? 2_000));
     const subscriber = new Cluster(nodes, options(`${connectionName}:sub`, undefined, true));
+    // The command connection learns of a move first (a MOVED, a failed node): the subscriber
+    // reads the slot map at once too, rather than at its next periodic read.
+    redis.on('refresh', () => subscriber.refreshSlotsCache());
     return { redis, subscriber };
   }
 

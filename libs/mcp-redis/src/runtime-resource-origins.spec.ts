@@ -106,8 +106,8 @@ describe('runtime resources of instances that are gone', () => {
     // A crash: connections and heartbeat gone, nothing said.
     await a.parts.close!();
     await until(
-      async () => (await redis.command('EXISTS', `${keyPrefix}{t}:inst:crash-a`)) === 0,
-      'the liveness lapsed',
+      async () => (await b.parts.messaging!.deadInstances!(['crash-a'])).includes('crash-a'),
+      'the lease of crash-a ended',
     );
     await b.sync.dropDeadOrigins();
 

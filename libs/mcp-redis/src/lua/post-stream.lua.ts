@@ -17,9 +17,7 @@ redis.call('PEXPIRE', s .. ':rm:' .. id, ttl)
 redis.call('PEXPIRE', s .. ':rs', ttl)
 local extra = redis.call('ZCARD', s .. ':rs') - keep
 if extra > 0 then
-  for _, old in ipairs(redis.call('ZRANGE', s .. ':rs', 0, extra - 1)) do
-    redis.call('DEL', s .. ':r:' .. old, s .. ':rm:' .. old)
-  end
+  for _, old in ipairs(redis.call('ZRANGE', s .. ':rs', 0, extra - 1)) do dropPostLog(s, old) end
   redis.call('ZREMRANGEBYRANK', s .. ':rs', 0, extra - 1)
 end
 return 1

@@ -29,12 +29,35 @@ local function redisNow()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
+-- Whether an instance is gone (crashed, cut off): its lease, renewed by its heartbeat ('{t}:inst:<id>',
+-- its end in Redis time), ended, and no grace runs. A lease also ends when nobody could renew it:
+-- while the task store's slot failed over (its master killed, its replica not elected yet), every
+-- heartbeat failed, and the promoted replica finds every lease ended. The first beat after such a
+-- gap grants a grace of one lease ('{t}:grace'), and until that beat the last one ('{t}:clock')
+-- is older than the lease's end: an instance counts as gone only once others have beaten after
+-- its lease ended, and it has had a lease's time to beat too.
+local function instanceGone(id)
+  local now = redisNow()
+  local leaseEnd = tonumber(redis.call('GET', P .. '{t}:inst:' .. id) or '0')
+  if leaseEnd >= now then return false end
+  if tonumber(redis.call('GET', P .. '{t}:clock') or '0') < leaseEnd then return false end
+  return tonumber(redis.call('GET', P .. '{t}:grace') or '0') < now
+end
+
 -- true when a live instance holds a standalone stream of the session (its heartbeat renewed
 -- the lease lately), false when its holder stopped proving it lives, nil when nobody holds one
 local function holderAlive(s)
   local holder = redis.call('HGET', s, 'holder')
   if not holder then return nil end
   return tonumber(redis.call('HGET', s, 'hl') or '0') >= redisNow()
+end
+
+-- Deletes one POST-stream log (its ids are read from the session's index, so no caller can
+-- declare its keys). While the slot migrates, a node that gave them away refuses to touch them:
+-- they are left to their TTL (the session's) rather than stopping the script half way.
+local function dropPostLog(s, id)
+  redis.pcall('DEL', s .. ':r:' .. id)
+  redis.pcall('DEL', s .. ':rm:' .. id)
 end
 
 -- The one end of a session in its bucket: the record and everything kept for it. What lies
@@ -47,7 +70,7 @@ local function endSession(sid, reason)
   local uris = redis.call('SMEMBERS', s .. ':subs')
   if #uris > 0 then redis.call('DECRBY', SUBCOUNT, #uris) end
   for _, id in ipairs(redis.call('ZRANGE', s .. ':rs', 0, -1)) do
-    redis.call('DEL', s .. ':r:' .. id, s .. ':rm:' .. id)
+    dropPostLog(s, id)
   end
   redis.call('DEL', s, s .. ':subs', s .. ':out', s .. ':rs', s .. ':rl')
   redis.call('ZREM', EXPIRY, sid)

@@ -113,22 +113,27 @@ return 1
 `;
 
 /**
- * ARGV: cutoff, now, batch → {scanned, pending end (JSON) of each session ended...}. A session held by a live instance is kept
- * (its clock moves to now); one whose holder died is released and gets a full idle period back.
+ * ARGV: cutoff, now, then the ids the caller read from the bucket's index as idle before the
+ * cutoff (their keys declared) → {pending end (JSON) of each session ended...}. Each is checked
+ * again (a request may have come meanwhile). A session held by a live instance is kept (its
+ * clock moves to now); one whose holder died is released and gets a full idle period back.
  */
 export const EXPIRE = `
-local cutoff, now = ARGV[3], ARGV[4]
-local ids = redis.call('ZRANGEBYSCORE', EXPIRY, '-inf', '(' .. cutoff, 'LIMIT', 0, tonumber(ARGV[5]))
-local result = {#ids}
-for _, sid in ipairs(ids) do
+local cutoff, now = tonumber(ARGV[3]), ARGV[4]
+local result = {}
+for i = 5, #ARGV do
+  local sid = ARGV[i]
   local s = skey(sid)
-  local alive = holderAlive(s)
-  if alive == nil then
-    local entry = endSession(sid, 'expired')
-    if entry then result[#result + 1] = entry end
-  else
-    if alive == false then redis.call('HDEL', s, 'holder') end
-    redis.call('ZADD', EXPIRY, now, sid)
+  local score = redis.call('ZSCORE', EXPIRY, sid)
+  if score and tonumber(score) < cutoff then
+    local alive = holderAlive(s)
+    if alive == nil then
+      local entry = endSession(sid, 'expired')
+      if entry then result[#result + 1] = entry end
+    else
+      if alive == false then redis.call('HDEL', s, 'holder') end
+      redis.call('ZADD', EXPIRY, now, sid)
+    end
   end
 end
 return result

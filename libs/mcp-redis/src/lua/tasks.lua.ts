@@ -33,8 +33,9 @@ import { ORPHANED_TASK, RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
  *
  * Indexes: `{t}:to:<owner>` (ZSET: the owner's tasks, score = creation), `{t}:ti:<instance>`
  * (SET: tasks running on it), `{t}:tinst` (SET: instances with running tasks). A task that ended
- * leaves `ti:`; the others are pruned as they are read. An instance's liveness key
- * `{t}:inst:<id>` is in the same slot, so a read finds a dead instance's task in one step.
+ * leaves `ti:`; the others are pruned as they are read. An instance's lease `{t}:inst:<id>` (and
+ * the heartbeats' `{t}:clock` and `{t}:grace`, see `instanceGone` in lua/prelude) is in the same
+ * slot, so a read finds a dead instance's task in one step.
  */
 const PRELUDE = `
 local TERMINAL = { completed = true, failed = true, cancelled = true }
@@ -164,7 +165,7 @@ local function live(key, id, now)
   local status = redis.call('HGET', key, 's')
   if not status then return false end
   if TERMINAL[status] then return status end
-  if redis.call('EXISTS', P .. '{t}:inst:' .. redis.call('HGET', key, 'i')) == 0 then
+  if instanceGone(redis.call('HGET', key, 'i')) then
     settle(key, id, 'failed', ORPHAN_MESSAGE, now, '', ORPHAN_ERROR)
     return 'failed'
   end
@@ -399,7 +400,7 @@ for _, instance in ipairs(redis.call('SMEMBERS', P .. '{t}:tinst')) do
   local tasks = P .. '{t}:ti:' .. instance
   if redis.call('SCARD', tasks) == 0 then
     redis.call('SREM', P .. '{t}:tinst', instance)
-  elseif redis.call('EXISTS', P .. '{t}:inst:' .. instance) == 0 then
+  elseif instanceGone(instance) then
     for _, id in ipairs(redis.call('SRANDMEMBER', tasks, budget - #failed)) do
       local key = tkey(id)
       local status = redis.call('HGET', key, 's')

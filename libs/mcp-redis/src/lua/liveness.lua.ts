@@ -1,0 +1,34 @@
+/**
+ * Scripts of the instances' liveness, in the task store's slot (`{t}`): each instance's lease,
+ * the last beat of any instance and the grace after a gap (see `instanceGone` in lua/prelude).
+ */
+
+/**
+ * One heartbeat of the calling instance. KEYS: its lease `{t}:inst:<id>`, `{t}:clock`,
+ * `{t}:grace`. ARGV: lease ms, gap ms (longer than the instances' interval between beats) → 1.
+ * No beat for longer than the gap means that nobody could write (the slot failed over, Redis was
+ * down), not that every instance died: every lease gets one more lease's time from now. The
+ * lease key outlives its end by a day, so that a lease ended during a gap is still read as a
+ * lease (and not as an instance never seen).
+ */
+export const BEAT = `
+local LEASE, CLOCK, GRACE = KEYS[1], KEYS[2], KEYS[3]
+local lease, gap = tonumber(ARGV[3]), tonumber(ARGV[4])
+local now = redisNow()
+local last = tonumber(redis.call('GET', CLOCK) or '0')
+if last > 0 and now - last > gap and tonumber(redis.call('GET', GRACE) or '0') < now + lease then
+  redis.call('SET', GRACE, now + lease, 'PX', lease)
+end
+if now > last then redis.call('SET', CLOCK, now) end
+redis.call('SET', LEASE, now + lease, 'PX', lease + 86400000)
+return 1
+`;
+
+/** KEYS: `{t}`, `{t}:clock`, `{t}:grace`, the leases of the instances asked about. ARGV: their ids → the ids of those gone. */
+export const DEAD_INSTANCES = `
+local gone = {}
+for i = 3, #ARGV do
+  if instanceGone(ARGV[i]) then gone[#gone + 1] = ARGV[i] end
+end
+return gone
+`;
