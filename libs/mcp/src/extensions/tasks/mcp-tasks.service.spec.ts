@@ -14,7 +14,7 @@ import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { RawJson, stringifyJson } from '../../model/raw-json.js';
 import { McpTasks } from './mcp-tasks.service.js';
-import { detailedTask } from './task-wire.js';
+import { detailedTask } from '../../protocol/eras/modern-tasks.js';
 import type { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { McpTaskNotFoundException } from './task.errors.js';

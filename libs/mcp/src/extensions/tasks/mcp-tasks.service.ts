@@ -6,7 +6,6 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { McpLogger } from '../../logging/mcp-logger.js';
-import { progressTokenOf } from '../../model/progress-token.js';
 import { randomBytes } from 'node:crypto';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
@@ -24,7 +23,6 @@ import {
 } from '../../backend/mcp-task.store.js';
 import { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
-import { isLogLevel } from '../../model/log-level.js';
 import { principalDigest } from '../../model/mcp-principal.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
@@ -33,13 +31,13 @@ import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.regi
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
-import { taskModeOf, type McpTaskMode } from './task-mode.js';
+import { supportsTasks, type McpTaskMode } from '../../protocol/eras/task-era.js';
+import { taskEraOf } from '../../protocol/eras/task-eras.js';
 import { taskLimitsOf } from './task-options.js';
-import { supportsTasks, taskSupportOf } from './task-tools.js';
+import { taskSupportOf } from './task-tools.js';
 import { TaskRequestContext } from './task-request-context.js';
 import { NO_RESULT, TaskResultCache } from './task-result-cache.js';
 import { TaskRun, type TaskOutcome, type TaskRunServices } from './task-run.js';
-import { createTaskResult } from './task-wire.js';
 import { McpTaskNotFoundException } from './task.errors.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
@@ -57,7 +55,6 @@ const MAX_TASK_ID_LENGTH = 128;
 /** Orphaned tasks this instance remembers having announced (a bounded memory, cleared when full). */
 const ANNOUNCED_ORPHANS = 1_000;
 
-const INLINE: McpTaskMode = Object.freeze({ kind: 'inline' });
 /** A read of a task without its result. */
 const STATUS_ONLY = Object.freeze({ result: false });
 /** Bytes of results an instance keeps for polls of ended tasks. */
@@ -160,7 +157,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     );
     // A 2025-11-25 task belongs to its session: it stops when the session ends.
     sessions.onSessionEnd((sessionId) => {
-      for (const run of this.running) if (run.init.sessionId === sessionId) void run.abandon('The session ended');
+      for (const run of this.running) if (run.init.link?.sessionId === sessionId) void run.abandon('The session ended');
     });
   }
 
@@ -174,13 +171,16 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     return this.running.size;
   }
 
-  /** How a `tools/call` of `tool` runs (see `taskModeOf`); throws the protocol error of a call the tool does not allow. */
+  /** How a `tools/call` of `tool` runs (the era's `McpTaskEra.mode`); throws the protocol error of a call the tool does not allow. */
   modeOf(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpTaskMode {
     const support = taskSupportOf(tool);
-    const supports = supportsTasks(support);
-    if (!supports && (ctx.era === 'modern' || params.task === undefined)) return INLINE;
     // A tool that supports tasks is proof enough that the server declares them.
-    return taskModeOf(support, params, ctx, supports || this.declared);
+    return taskEraOf(ctx.era).mode(
+      support,
+      params,
+      ctx.clientCapabilities,
+      () => supportsTasks(support) || this.declared,
+    );
   }
 
   /**
@@ -200,10 +200,8 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
     const run = new TaskRun(this.services, {
       era: ctx.era,
       method: ctx.method,
-      sessionId: ctx.era === 'legacy' ? ctx.sessionId : undefined,
       principal: ctx.auth,
-      progressToken: progressTokenOf(ctx.meta),
-      logLevel: ctx.era === 'legacy' && isLogLevel(ctx.session?.logLevel) ? ctx.session.logLevel : undefined,
+      link: taskEraOf(ctx.era).clientLink(ctx),
     });
     const context = new TaskRequestContext(ctx, run);
     this.running.add(run);
@@ -218,7 +216,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
         throw error;
       }
       this.follow(run, work(context));
-      return createTaskResult(record);
+      return run.rules.created(record);
     }
     const working = work(context);
     const first = await this.handoffOrOutcome(working, context, run);
@@ -237,7 +235,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       throw error;
     }
     this.follow(run, working);
-    return createTaskResult(record);
+    return run.rules.created(record);
   }
 
   /**
@@ -320,11 +318,10 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   /**
    * Who may see the tasks of this request's caller: the principal (resource-server mode), and in
-   * the 2025-11-25 era the session too.
+   * the 2025-11-25 era the session too (`McpTaskEra.owner`).
    */
   ownerOf(ctx: Pick<McpRequestContext, 'auth' | 'era' | 'sessionId'>): string {
-    const principal = principalDigest(ctx.auth) ?? '';
-    return ctx.era === 'modern' ? `m:${principal}` : `l:${principal}:${ctx.sessionId ?? ''}`;
+    return taskEraOf(ctx.era).owner(principalDigest(ctx.auth), ctx.sessionId);
   }
 
   /**
@@ -332,7 +329,7 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
    * either, every anonymous caller shares one owner, so only a task's id tells tasks apart.
    */
   hasIdentity(ctx: Pick<McpRequestContext, 'auth' | 'era' | 'sessionId'>): boolean {
-    return principalDigest(ctx.auth) !== undefined || (ctx.era === 'legacy' && ctx.sessionId !== undefined);
+    return taskEraOf(ctx.era).identifies(principalDigest(ctx.auth), ctx.sessionId);
   }
 
   /** What an instance of the same id left running in an earlier life fails now; orphans are looked for from now on. */
@@ -411,7 +408,8 @@ export class McpTasks implements OnApplicationBootstrap, BeforeApplicationShutdo
       ...(requiredScopes !== undefined && requiredScopes.length > 0 ? { requiredScopes: [...requiredScopes] } : {}),
       instanceId: this.messaging.instanceId,
       era: ctx.era,
-      ...(ctx.era === 'legacy' && ctx.sessionId !== undefined ? { sessionId: ctx.sessionId } : {}),
+      // A task with a link to its session belongs to it (2025-11-25).
+      ...(run.init.link?.sessionId !== undefined ? { sessionId: run.init.link.sessionId } : {}),
       status: 'working',
       ...(run.lastMessage !== undefined ? { statusMessage: run.lastMessage } : {}),
       createdAt: now,

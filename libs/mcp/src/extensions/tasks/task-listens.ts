@@ -5,8 +5,7 @@ import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskEvents } from './task-events.js';
-import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
-import { detailedTask } from './task-wire.js';
+import { detailedTask, MODERN_TASKS } from '../../protocol/eras/modern-tasks.js';
 import { McpTaskNotFoundException } from './task.errors.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
@@ -44,7 +43,7 @@ export class McpTaskListens {
    * caller owns are honoured (others are left out, as unknown ones are).
    */
   async filter(value: unknown, ctx: McpRequestContext): Promise<TaskListenFilter> {
-    if (!declaresTasksExtension(ctx.clientCapabilities)) throw missingTasksExtension();
+    MODERN_TASKS.admit(ctx.clientCapabilities);
     if (!Array.isArray(value) || value.some((id) => typeof id !== 'string')) {
       throw new McpInvalidParamsException("'notifications.taskIds' must be an array of task ids");
     }

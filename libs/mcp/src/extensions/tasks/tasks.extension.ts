@@ -17,7 +17,6 @@ import type {
 } from '../../extension/mcp-extension.interface.js';
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
 import { declaredTaskSupport, LEGACY_TASK_TOOLS, taskSupportOf } from './task-tools.js';
-import { withExtensionCapability } from '../../extension/mcp-extensions.js';
 import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
@@ -26,9 +25,9 @@ import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { McpTaskListens } from './task-listens.js';
-import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
-import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
-import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
+import { legacyTask, META_RELATED_TASK } from '../../protocol/eras/legacy-tasks.js';
+import { TASKS_EXTENSION } from '../../protocol/eras/task-era.js';
+import { taskEraOf } from '../../protocol/eras/task-eras.js';
 import { isObject } from '../../model/is-object.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
@@ -98,33 +97,22 @@ export class McpTasksExtension implements McpExtension {
 
   methods(): Record<string, McpExtensionMethod> {
     return {
-      // Both eras name these two; each answers in its own shape. The 2025-11-25 Task is the
-      // status only: the result is left out of the read.
-      'tasks/get': {
-        ...POLL,
-        run: async (params, ctx) =>
-          ctx.era === 'modern'
-            ? detailedTask(await this.tasks.find(params.taskId, this.extended(ctx)))
-            : legacyTask(await this.tasks.find(params.taskId, ctx, STATUS_ONLY)),
-      },
-      'tasks/cancel': {
-        ...POLL,
-        run: (params, ctx) => (ctx.era === 'modern' ? this.acknowledgeCancel(params, ctx) : this.cancel(params, ctx)),
-      },
+      // Both eras name these two; each answers by its era's task rules (`McpTaskEra`).
+      'tasks/get': { ...POLL, run: (params, ctx) => this.get(params, ctx) },
+      'tasks/cancel': { ...POLL, run: (params, ctx) => this.cancel(params, ctx) },
       'tasks/result': { ...POLL, eras: 'legacy', run: (params, ctx, dispatch) => this.result(params, ctx, dispatch) },
       'tasks/list': { ...POLL, eras: 'legacy', run: (params, ctx) => this.list(params, ctx) },
-      'tasks/update': { ...POLL, eras: 'modern', run: (params, ctx) => this.update(params, this.extended(ctx)) },
+      'tasks/update': { ...POLL, eras: 'modern', run: (params, ctx) => this.update(params, ctx) },
     };
   }
 
   /**
    * 2025-11-25: `tasks` with `list`, `cancel` and task-augmented `tools/call`. The modern era:
    * the extension in `extensions`, never the 2025-11-25 `tasks` capability (the extension
-   * replaces it in every version that has it).
+   * replaces it in every version that has it). The era's task rules say which.
    */
   capabilities(capabilities: Record<string, unknown>, era: McpExtensionEra): Record<string, unknown> {
-    if (era === 'modern') return withExtensionCapability(capabilities, TASKS_EXTENSION, {});
-    return { ...capabilities, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+    return taskEraOf(era).capabilities(capabilities);
   }
 
   /**
@@ -143,7 +131,10 @@ export class McpTasksExtension implements McpExtension {
 
   /** The 2025-11-25 `tools/list` shows each tool's `execution.taskSupport`; the modern one does not. */
   toolsShownTo(caller: McpCaller): McpShown<McpToolEntry> | undefined {
-    return caller.era === 'modern' || this.declaringTools() === 0 ? undefined : LEGACY_TASK_TOOLS;
+    // A caller that names no era is served as a 2025 one.
+    return !taskEraOf(caller.era ?? 'legacy').listsTaskSupport || this.declaringTools() === 0
+      ? undefined
+      : LEGACY_TASK_TOOLS;
   }
 
   /** A tool's `taskSupport`, checked, kept on its entry (`taskSupportOf`). */
@@ -163,23 +154,31 @@ export class McpTasksExtension implements McpExtension {
     return (execute) => this.tasks.start(mode, ctx, execute, tool.requiredScopes);
   }
 
-  /** Modern `tasks/cancel`: an acknowledgement whatever the task's status (cancellation is eventually consistent). */
-  private async acknowledgeCancel(
-    params: Record<string, unknown>,
-    ctx: McpRequestContext,
-  ): Promise<Record<string, unknown>> {
-    const record = await this.tasks.find(params.taskId, this.extended(ctx), STATUS_ONLY);
-    await this.tasks.cancel(record);
-    return {};
+  /**
+   * `tasks/get`: the 2025-11-25 `Task` (its status only: the result is left out of the read), or
+   * the extension's `DetailedTask` (`-32021` for a request that does not declare it).
+   */
+  private async get(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const era = taskEraOf(ctx.era);
+    era.admit(ctx.clientCapabilities);
+    return era.polled(await this.tasks.find(params.taskId, ctx, era.pollReads));
   }
 
-  /** A modern request may use the task methods only when it declares the extension. */
-  private extended(ctx: McpRequestContext): McpRequestContext {
-    if (!declaresTasksExtension(ctx.clientCapabilities)) throw missingTasksExtension();
-    return ctx;
+  /**
+   * `tasks/cancel`: 2025-11-25 answers the cancelled task (`-32602` for one that already ended);
+   * the extension acknowledges whatever the task's status (cancellation is eventually consistent).
+   */
+  private async cancel(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const era = taskEraOf(ctx.era);
+    era.admit(ctx.clientCapabilities);
+    const record = await this.tasks.find(params.taskId, ctx, STATUS_ONLY);
+    era.cancelling(record);
+    return era.cancelled(await this.tasks.cancel(record));
   }
 
+  /** `tasks/update` (tasks extension): the client's answers to the task's outstanding input requests. */
   private async update(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    taskEraOf(ctx.era).admit(ctx.clientCapabilities);
     const responses = params.inputResponses;
     if (!isObject(responses)) {
       throw new McpInvalidParamsException("'inputResponses' must be an object of results by input key");
@@ -201,15 +200,6 @@ export class McpTasksExtension implements McpExtension {
     if (tooDeep !== undefined) throw new McpInvalidParamsException(`inputResponses: ${tooDeep}`);
     if (Object.keys(answered).length > 0) await this.tasks.answer(record, answered);
     return {};
-  }
-
-  private async cancel(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    const record = await this.tasks.find(params.taskId, ctx, STATUS_ONLY);
-    if (isTerminalTaskStatus(record.status)) throw new McpTaskAlreadyTerminalException(record.status);
-    const cancelled = await this.tasks.cancel(record);
-    if (!cancelled) throw new McpTaskNotFoundException();
-    if (cancelled.status !== 'cancelled') throw new McpTaskAlreadyTerminalException(cancelled.status);
-    return legacyTask(cancelled);
   }
 
   private async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
