@@ -3,7 +3,7 @@ import { McpLogger } from '../../logging/mcp-logger.js';
 import { isTerminalTaskStatus } from '../../backend/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
-import { McpTasks } from './mcp-tasks.service.js';
+import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskEvents } from './task-events.js';
 import { detailedTask, MODERN_TASKS } from '../../protocol/eras/modern-tasks.js';
 import { McpTaskNotFoundException } from './task.errors.js';
@@ -33,7 +33,7 @@ export class McpTaskListens {
 
   constructor(
     @McpOptions('tasks') private readonly options: McpOptionGroup<'tasks'>,
-    private readonly tasks: McpTasks,
+    private readonly lookup: McpTaskLookup,
     private readonly events: McpTaskEvents,
   ) {}
 
@@ -56,7 +56,7 @@ export class McpTaskListens {
     const ids = [...new Set(value as string[])];
     const owned = await Promise.all(
       ids.map((taskId) =>
-        this.tasks.find(taskId, ctx).then(
+        this.lookup.find(taskId, ctx).then(
           () => true,
           (error: unknown) => {
             if (error instanceof McpTaskNotFoundException) return false;
@@ -98,7 +98,7 @@ export class McpTaskListens {
     if (!stops.has(taskId) || !isOpen()) return;
     let record;
     try {
-      record = await this.tasks.find(taskId, ctx);
+      record = await this.lookup.find(taskId, ctx);
     } catch (error) {
       if (!(error instanceof McpTaskNotFoundException))
         this.logger.warn(`Could not read task ${taskId.slice(0, 8)}… for a listen: ${String(error)}`);

@@ -7,7 +7,6 @@ import {
   type McpTaskStatus,
   type McpTaskStore,
 } from '../../backend/mcp-task.store.js';
-import type { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
 import type { McpTaskContext } from '../../context/mcp-request-context.js';
 import { McpClientUnreachableError } from '../../errors/client-request.errors.js';
 import { passesLogLevel, type McpLogLevel } from '../../model/log-level.js';
@@ -38,7 +37,6 @@ export interface TaskRunServices {
   readonly store: McpTaskStore;
   readonly events: McpTaskEvents;
   readonly channels: McpTaskChannels;
-  readonly clientRequests: McpClientRequests;
   readonly errors: McpErrorMapper;
   /** Spans for the task's requests to the client. */
   readonly telemetry?: McpTelemetry;
@@ -353,13 +351,17 @@ export class TaskRun {
     }
     this.changed('input_required');
     try {
-      return await this.services.clientRequests.request(sessionId, method, withRelatedTask(params, this.taskId), {
-        // Queued when nothing carries it yet: the client fetches it with tasks/result.
-        send: (json) => this.services.channels.deliver(this.taskId, sessionId, json, true),
-        signal: this.signal,
-        timeoutMs: Math.max(1, this.record!.createdAt + this.record!.ttlMs - Date.now()),
-        principal: this.init.principal,
-      });
+      return await this.services.channels.request(
+        this.taskId,
+        sessionId,
+        method,
+        withRelatedTask(params, this.taskId),
+        {
+          signal: this.signal,
+          timeoutMs: Math.max(1, this.record!.createdAt + this.record!.ttlMs - Date.now()),
+          principal: this.init.principal,
+        },
+      );
     } finally {
       const withdrawn = await this.services.store.withdraw(this.taskId, [key], Date.now()).catch(() => false);
       if (withdrawn && !this.ended) this.changed('working');
