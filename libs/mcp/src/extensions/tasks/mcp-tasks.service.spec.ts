@@ -5,7 +5,6 @@ import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
 import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
 import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
 import { ORPHANED_TASK, type McpTaskRecord } from '../../backend/mcp-task.store.js';
-import type { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
@@ -14,7 +13,10 @@ import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import type { McpSessionManager } from '../../session/mcp-session.manager.js';
 import { RawJson, stringifyJson } from '../../model/raw-json.js';
 import { McpTasks } from './mcp-tasks.service.js';
-import { detailedTask } from './task-wire.js';
+import { McpTaskLookup } from './task-lookup.js';
+import { McpTaskRunFactory } from './task-run-factory.js';
+import { McpTaskRuns } from './task-runs.js';
+import { detailedTask } from '../../protocol/eras/modern-tasks.js';
 import type { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { McpTaskNotFoundException } from './task.errors.js';
@@ -24,25 +26,33 @@ function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, un
   const messaging = new LocalInstanceMessaging('here');
   const events = new McpTaskEvents(messaging);
   const channels = {
-    useRunning: () => undefined,
     forget: () => undefined,
     notifySession: () => undefined,
   } as unknown as McpTaskChannels;
   const sessions = { onSessionEnd: () => undefined } as unknown as McpSessionManager;
   const options = resolveMcpOptions({ serverInfo: { name: 't', version: '1' }, ...overrides });
-  const tasks = new McpTasks(
+  const errors = new McpErrorMapper();
+  const telemetry = new McpTelemetry();
+  const runs = new McpTaskRuns(options, messaging, store, events, sessions, telemetry);
+  const factory = new McpTaskRunFactory(options, store, events, channels, errors, telemetry);
+  const lookup = new McpTaskLookup(
     options,
-    messaging,
-    new McpToolRegistry(),
+    store,
+    new McpAccessPolicy(new McpAuthenticator(options)),
     events,
     channels,
-    sessions,
-    {} as McpClientRequests,
-    new McpErrorMapper(),
-    new McpTelemetry(),
-    new McpAccessPolicy(new McpAuthenticator(options)),
-    store,
   );
+  const started = new McpTasks(options, store, new McpToolRegistry(), runs, factory);
+  // The parts of tasks this spec drives: starting a call, finding a task, this instance's runs.
+  const tasks = {
+    start: started.start.bind(started),
+    find: lookup.find.bind(lookup),
+    ownerOf: lookup.ownerOf.bind(lookup),
+    beforeApplicationShutdown: runs.beforeApplicationShutdown.bind(runs),
+    get runningCount() {
+      return started.runningCount;
+    },
+  };
   return { tasks, events, store };
 }
 

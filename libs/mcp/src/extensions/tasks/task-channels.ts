@@ -3,6 +3,9 @@ import { McpLogger } from '../../logging/mcp-logger.js';
 import { MCP_INSTANCE_MESSAGING, MCP_LIVE_STREAMS } from '../../backend/mcp-backend.tokens.js';
 import type { McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
 import type { McpLiveStreams } from '../../backend/mcp-live-streams.js';
+import { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
+import type { McpPrincipal } from '../../model/mcp-principal.js';
+import { McpTaskRuns } from './task-runs.js';
 
 /** An instance tells the one running a task that it holds (`on`) or no longer holds a stream for it. */
 const WATCH_TOPIC = 'task-watch';
@@ -46,22 +49,19 @@ export class McpTaskChannels {
   private readonly relays = new Map<string, Set<string>>();
   /** Tasks running here: requests nothing could carry yet. */
   private readonly queued = new Map<string, string[]>();
-  private runningHere: (taskId: string) => boolean = () => false;
 
   constructor(
     @Inject(MCP_INSTANCE_MESSAGING) private readonly messaging: McpInstanceMessaging,
     @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
+    /** Which tasks run on this instance (relays are kept only for those). */
+    private readonly runs: McpTaskRuns,
+    private readonly clientRequests: McpClientRequests,
   ) {
     messaging.on(WATCH_TOPIC, (payload, from) => this.watched(payload as WatchMessage, from));
     messaging.on(RELAY_TOPIC, (payload) => {
       const { taskId, json } = payload as RelayMessage;
       if (typeof taskId === 'string' && typeof json === 'string') this.writeLocal(taskId, json);
     });
-  }
-
-  /** Tells which tasks run on this instance (relays are kept only for those). */
-  useRunning(runningHere: (taskId: string) => boolean): void {
-    this.runningHere = runningHere;
   }
 
   /**
@@ -107,6 +107,24 @@ export class McpTaskChannels {
     return true;
   }
 
+  /**
+   * A request of a task running here to its client (2025-11-25), with the related-task `_meta`
+   * in `params` already: sent as `deliver` sends (queued when nothing carries it yet: the
+   * client fetches it with `tasks/result`) and answered like any other request to the client.
+   */
+  request(
+    taskId: string,
+    sessionId: string,
+    method: string,
+    params: Record<string, unknown>,
+    options: { readonly signal: AbortSignal; readonly timeoutMs: number; readonly principal?: McpPrincipal },
+  ): Promise<Record<string, unknown>> {
+    return this.clientRequests.request(sessionId, method, params, {
+      ...options,
+      send: (json) => this.deliver(taskId, sessionId, json, true),
+    });
+  }
+
   /** A notification for the session's stream (the task status notifications of 2025-11-25). */
   notifySession(sessionId: string, json: string): void {
     this.liveStreams.send(sessionId, json);
@@ -126,7 +144,7 @@ export class McpTaskChannels {
       if (relays?.size === 0) this.relays.delete(taskId);
       return;
     }
-    if (!this.runningHere(taskId)) return;
+    if (!this.runs.has(taskId)) return;
     const relays = this.relays.get(taskId) ?? new Set<string>();
     if (relays.size >= MAX_RELAYS_PER_TASK && !relays.has(from)) return;
     relays.add(from);

@@ -3,10 +3,9 @@ import { McpLogger } from '../../logging/mcp-logger.js';
 import { isTerminalTaskStatus } from '../../backend/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
-import { McpTasks } from './mcp-tasks.service.js';
+import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskEvents } from './task-events.js';
-import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
-import { detailedTask } from './task-wire.js';
+import { detailedTask, MODERN_TASKS } from '../../protocol/eras/modern-tasks.js';
 import { McpTaskNotFoundException } from './task.errors.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
@@ -34,7 +33,7 @@ export class McpTaskListens {
 
   constructor(
     @McpOptions('tasks') private readonly options: McpOptionGroup<'tasks'>,
-    private readonly tasks: McpTasks,
+    private readonly lookup: McpTaskLookup,
     private readonly events: McpTaskEvents,
   ) {}
 
@@ -44,7 +43,7 @@ export class McpTaskListens {
    * caller owns are honoured (others are left out, as unknown ones are).
    */
   async filter(value: unknown, ctx: McpRequestContext): Promise<TaskListenFilter> {
-    if (!declaresTasksExtension(ctx.clientCapabilities)) throw missingTasksExtension();
+    MODERN_TASKS.admit(ctx.clientCapabilities);
     if (!Array.isArray(value) || value.some((id) => typeof id !== 'string')) {
       throw new McpInvalidParamsException("'notifications.taskIds' must be an array of task ids");
     }
@@ -57,7 +56,7 @@ export class McpTaskListens {
     const ids = [...new Set(value as string[])];
     const owned = await Promise.all(
       ids.map((taskId) =>
-        this.tasks.find(taskId, ctx).then(
+        this.lookup.find(taskId, ctx).then(
           () => true,
           (error: unknown) => {
             if (error instanceof McpTaskNotFoundException) return false;
@@ -99,7 +98,7 @@ export class McpTaskListens {
     if (!stops.has(taskId) || !isOpen()) return;
     let record;
     try {
-      record = await this.tasks.find(taskId, ctx);
+      record = await this.lookup.find(taskId, ctx);
     } catch (error) {
       if (!(error instanceof McpTaskNotFoundException))
         this.logger.warn(`Could not read task ${taskId.slice(0, 8)}… for a listen: ${String(error)}`);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { assertCanElicit, assertCanListRoots, assertCanSample } from '../../client-requests/client-capabilities.js';
 import type {
   McpClientRequestOptions,
@@ -125,9 +124,7 @@ export class TaskRequestContext implements McpRequestContext {
     if (!this.inTask) return this.inRequest(() => this.inner.elicit(params, options));
     const url = params.mode === 'url';
     assertCanElicit(this.clientCapabilities, url ? 'url' : 'form');
-    // The modern era dropped elicitationId (as in a request).
-    const wire =
-      url && this.era === 'legacy' ? { ...params, elicitationId: params.elicitationId ?? randomUUID() } : params;
+    const wire = this.run.rules.elicitation({ ...params }, url);
     return (await this.run.ask('elicitation/create', { ...wire }, options?.key)) as McpElicitResult;
   };
 

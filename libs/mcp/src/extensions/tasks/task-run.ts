@@ -1,5 +1,4 @@
 import { McpLogger } from '../../logging/mcp-logger.js';
-import { errorTextOf } from '../../results/error-text.js';
 import {
   isTerminalTaskStatus,
   type McpTaskInputRequest,
@@ -8,7 +7,6 @@ import {
   type McpTaskStatus,
   type McpTaskStore,
 } from '../../backend/mcp-task.store.js';
-import type { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
 import type { McpTaskContext } from '../../context/mcp-request-context.js';
 import { McpClientUnreachableError } from '../../errors/client-request.errors.js';
 import { passesLogLevel, type McpLogLevel } from '../../model/log-level.js';
@@ -19,7 +17,10 @@ import { ATTR_ASK_CHANNEL, ATTR_TASK_ID, describeAskFailure } from '../../protoc
 import type { McpTaskChannels } from './task-channels.js';
 import type { McpTaskEvents } from './task-events.js';
 import { McpTaskAbandonedError, McpTaskCancelledError } from './task.errors.js';
-import { legacyTask, withRelatedTask } from './task-wire.js';
+import { legacyTask, withRelatedTask } from '../../protocol/eras/legacy-tasks.js';
+import type { McpTaskAskRoutes, McpTaskClientLink, McpTaskEra } from '../../protocol/eras/task-era.js';
+import { taskEraOf } from '../../protocol/eras/task-eras.js';
+import type { McpEra } from '../../protocol/inbound/inbound.js';
 
 /** How often a task waiting on the client's answers looks for them, in case their hint was lost. */
 const ANSWER_POLL_MS = 5_000;
@@ -36,7 +37,6 @@ export interface TaskRunServices {
   readonly store: McpTaskStore;
   readonly events: McpTaskEvents;
   readonly channels: McpTaskChannels;
-  readonly clientRequests: McpClientRequests;
   readonly errors: McpErrorMapper;
   /** Spans for the task's requests to the client. */
   readonly telemetry?: McpTelemetry;
@@ -45,14 +45,11 @@ export interface TaskRunServices {
 
 /** What the request that started it says about its client. */
 export interface TaskRunInit {
-  readonly era: 'legacy' | 'modern';
+  readonly era: McpEra;
   readonly method: string;
-  readonly sessionId?: string;
   readonly principal?: McpPrincipal;
-  /** 2025-11-25: the progress token of the request, valid for the task's whole life. */
-  readonly progressToken?: string | number;
-  /** 2025-11-25: the session's `logging/setLevel`. */
-  readonly logLevel?: McpLogLevel;
+  /** How the task reaches its client besides the task itself (2025-11-25: its session); its era's rules say. */
+  readonly link?: McpTaskClientLink;
 }
 
 interface PendingAsk {
@@ -92,11 +89,19 @@ export class TaskRun {
   readonly handle: McpTaskContext;
   /** The last progress message of the call while it ran in its request: the task's first status message. */
   lastMessage?: string;
+  /** The task rules of its era. */
+  readonly rules: McpTaskEra;
+  /** The two ways to ask the client; the era picks one. */
+  private readonly routes: McpTaskAskRoutes = {
+    bySession: (key, request) => this.askBySession(key, request),
+    byTask: (key, request) => this.askByTask(key, request),
+  };
 
   constructor(
     private readonly services: TaskRunServices,
     readonly init: TaskRunInit,
   ) {
+    this.rules = taskEraOf(init.era);
     const taskIdOf = () => this.taskId;
     this.handle = {
       get taskId() {
@@ -165,35 +170,39 @@ export class TaskRun {
   }
 
   /**
-   * Progress: the message becomes the status message; in the 2025-11-25 era a progress
-   * notification also goes to the client (with the request's token, strictly increasing).
+   * Progress: the message becomes the status message; with a link to the client (2025-11-25) a
+   * progress notification also goes to it (with the request's token, strictly increasing).
    */
   async progress(progress: number, total?: number, message?: string): Promise<void> {
     if (message !== undefined) void this.setStatusMessage(message);
-    if (this.init.era !== 'legacy' || this.init.progressToken === undefined || !(progress > this.lastProgress)) return;
+    const progressToken = this.init.link?.progressToken;
+    if (progressToken === undefined || !(progress > this.lastProgress)) return;
     this.lastProgress = progress;
     this.notify('notifications/progress', {
-      progressToken: this.init.progressToken,
+      progressToken,
       progress,
       ...(total !== undefined ? { total } : {}),
       ...(message !== undefined ? { message } : {}),
     });
   }
 
-  /** 2025-11-25: a log message to the client, when the session's level lets it through. */
+  /** A log message to the client, over the task's link (2025-11-25), when the session's level lets it through. */
   async log(level: McpLogLevel, data: unknown, logger?: string): Promise<void> {
-    if (this.init.era !== 'legacy' || !passesLogLevel(level, this.init.logLevel)) return;
+    const link = this.init.link;
+    if (!link || !passesLogLevel(level, link.logLevel)) return;
     this.notify('notifications/message', { level, ...(logger !== undefined ? { logger } : {}), data });
   }
 
   /**
-   * A notification of the task to its client, with the related-task `_meta` (2025-11-25); the
-   * tasks extension has no channel for them, so there they are dropped.
+   * A notification of the task to its client over its link, with the related-task `_meta`
+   * (2025-11-25); a task without a link (the tasks extension) has no channel for them, so they
+   * are dropped.
    */
   notify(method: string, params?: Record<string, unknown>): void {
-    if (this.init.era !== 'legacy' || this.ended) return;
+    const link = this.init.link;
+    if (!link || this.ended) return;
     const json = JSON.stringify({ jsonrpc: '2.0', method, params: withRelatedTask(params, this.taskId) });
-    if (!this.services.channels.deliver(this.taskId, this.init.sessionId, json, false)) {
+    if (!this.services.channels.deliver(this.taskId, link.sessionId, json, false)) {
       this.logger.debug(`Dropped ${method} of task ${this.taskId.slice(0, 8)}…: no stream to the client`);
     }
   }
@@ -211,8 +220,7 @@ export class TaskRun {
   ): Promise<Record<string, unknown>> {
     this.signal.throwIfAborted();
     const id = this.keyFor(method, key);
-    const ask = () =>
-      this.init.era === 'modern' ? this.askByTask(id, { method, params }) : this.askByRequest(id, method, params);
+    const ask = () => this.rules.ask(this.routes, id, { method, params });
     const telemetry = this.services.telemetry;
     if (!telemetry?.tracing) return ask();
     const attributes = { [ATTR_ASK_CHANNEL]: 'task', [ATTR_TASK_ID]: this.taskId };
@@ -299,10 +307,7 @@ export class TaskRun {
     }
     // Plain JSON, as a shared store would give it back.
     const result = JSON.parse(json) as Record<string, unknown>;
-    if (this.init.era === 'legacy' && result.isError === true) {
-      return { status: 'failed', statusMessage: errorTextOf(result), result };
-    }
-    return { status: 'completed', result };
+    return this.rules.completion(result);
   }
 
   private async askByTask(key: string, request: McpTaskInputRequest): Promise<Record<string, unknown>> {
@@ -333,12 +338,8 @@ export class TaskRun {
     this.answerPoll.unref();
   }
 
-  private async askByRequest(
-    key: string,
-    method: McpTaskInputRequest['method'],
-    params: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    const sessionId = this.init.sessionId;
+  private async askBySession(key: string, { method, params }: McpTaskInputRequest): Promise<Record<string, unknown>> {
+    const sessionId = this.init.link?.sessionId;
     if (sessionId === undefined) {
       throw new McpClientUnreachableError(method, 'the task has no session through which to reach its client');
     }
@@ -350,13 +351,17 @@ export class TaskRun {
     }
     this.changed('input_required');
     try {
-      return await this.services.clientRequests.request(sessionId, method, withRelatedTask(params, this.taskId), {
-        // Queued when nothing carries it yet: the client fetches it with tasks/result.
-        send: (json) => this.services.channels.deliver(this.taskId, sessionId, json, true),
-        signal: this.signal,
-        timeoutMs: Math.max(1, this.record!.createdAt + this.record!.ttlMs - Date.now()),
-        principal: this.init.principal,
-      });
+      return await this.services.channels.request(
+        this.taskId,
+        sessionId,
+        method,
+        withRelatedTask(params, this.taskId),
+        {
+          signal: this.signal,
+          timeoutMs: Math.max(1, this.record!.createdAt + this.record!.ttlMs - Date.now()),
+          principal: this.init.principal,
+        },
+      );
     } finally {
       const withdrawn = await this.services.store.withdraw(this.taskId, [key], Date.now()).catch(() => false);
       if (withdrawn && !this.ended) this.changed('working');
@@ -393,7 +398,7 @@ export class TaskRun {
     }
   }
 
-  /** The task's status changed (written by this instance): waiters everywhere and the 2025-11-25 session hear it. */
+  /** The task's status changed (written by this instance): waiters everywhere and the session of its link (2025-11-25) hear it. */
   private changed(status: McpTaskStatus, statusMessage?: string): void {
     const record = this.record!;
     this.record = {
@@ -403,13 +408,14 @@ export class TaskRun {
       ...(statusMessage !== undefined ? { statusMessage } : {}),
     };
     this.services.events.changed(this.taskId);
-    if (this.init.era === 'legacy' && this.init.sessionId !== undefined) {
+    const sessionId = this.init.link?.sessionId;
+    if (sessionId !== undefined) {
       const json = JSON.stringify({
         jsonrpc: '2.0',
         method: 'notifications/tasks/status',
         params: legacyTask(this.record),
       });
-      this.services.channels.notifySession(this.init.sessionId, json);
+      this.services.channels.notifySession(sessionId, json);
     }
   }
 

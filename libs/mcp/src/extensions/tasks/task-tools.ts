@@ -3,16 +3,11 @@ import type { McpShown } from '../../extension/mcp-extension.interface.js';
 import type { McpToolOptions } from '../../interfaces/mcp-tool-options.interface.js';
 import { TASK_SUPPORT_VALUES, type McpTaskSupport } from '../../model/task-support.js';
 import type { McpToolEntry } from '../../registry/mcp-tool.registry.js';
-import { TASKS_EXTENSION } from './task-wire.js';
+import { TASKS_EXTENSION } from '../../protocol/eras/task-era.js';
 
 /** A tool's `taskSupport` as declared (kept on its entry by the tasks extension); none is `forbidden`. */
 export const taskSupportOf = (tool: McpToolEntry): McpTaskSupport | undefined =>
   tool.extensions?.[TASKS_EXTENSION] as McpTaskSupport | undefined;
-
-/** Whether calls of the tool may run as tasks. */
-export function supportsTasks(support: McpTaskSupport | undefined): boolean {
-  return support === 'optional' || support === 'required';
-}
 
 /** A declared tool's `taskSupport`, checked: one of its values, or a definition error naming `source`. */
 export function declaredTaskSupport(options: McpToolOptions, source: string): McpTaskSupport | undefined {

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { isTerminalTaskStatus, McpTaskCursorError, type McpTaskRecord } from '../../backend/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
@@ -15,38 +14,23 @@ import type {
   McpShown,
   McpToolDeclaration,
 } from '../../extension/mcp-extension.interface.js';
-import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
-import { declaredTaskSupport, LEGACY_TASK_TOOLS, taskSupportOf } from './task-tools.js';
-import { withExtensionCapability } from '../../extension/mcp-extensions.js';
+import type { McpToolEntry } from '../../registry/mcp-tool.registry.js';
+import { declaredTaskSupport, LEGACY_TASK_TOOLS } from './task-tools.js';
 import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
-import { McpRequestCancelledError } from '../../protocol/inflight-requests.js';
 import { McpTasks } from './mcp-tasks.service.js';
-import { McpTaskChannels } from './task-channels.js';
-import { McpTaskEvents } from './task-events.js';
+import { McpTaskLookup } from './task-lookup.js';
+import { McpTaskRuns } from './task-runs.js';
 import { McpTaskListens } from './task-listens.js';
-import { declaresTasksExtension, missingTasksExtension } from './task-mode.js';
-import { detailedTask, legacyTask, META_RELATED_TASK, TASKS_EXTENSION } from './task-wire.js';
-import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.errors.js';
+import { META_RELATED_TASK } from '../../protocol/eras/legacy-tasks.js';
+import { TASKS_EXTENSION } from '../../protocol/eras/task-era.js';
+import { taskEraOf } from '../../protocol/eras/task-eras.js';
 import { isObject } from '../../model/is-object.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
-/**
- * Why a `tasks/result` stopped waiting: a cancellation or a protocol error as it is; anything
- * else (its session ended, the server shuts down) is a cancelled request, which nothing could
- * answer anyway, not an internal error.
- */
-function waitEnded(reason: unknown): Error {
-  if (reason instanceof McpRequestCancelledError || reason instanceof McpException) return reason;
-  return new McpRequestCancelledError(reason instanceof Error ? reason.message : undefined);
-}
-
 /** Reads of a task that answer its status, not its result. */
 const STATUS_ONLY = Object.freeze({ result: false });
-
-/** The least time between two reads of a task a `tasks/result` waits on, when no change hint came. */
-const MIN_RESULT_POLL_MS = 1_000;
 
 /** Whether an answer has the shape of the result of `method` (a client cannot hand in anything). */
 function isResultOf(method: string, answer: unknown): boolean {
@@ -75,19 +59,14 @@ const POLL = { rateLimited: 'taskRequests' } as const;
 @Injectable()
 export class McpTasksExtension implements McpExtension {
   readonly name = TASKS_EXTENSION;
-  /** A live count of the tools that declare a `taskSupport` (2025-11-25 lists show it). */
-  private readonly declaringTools: () => number;
-
   constructor(
     @McpOptions('tasks') private readonly options: McpOptionGroup<'tasks'>,
     private readonly tasks: McpTasks,
-    private readonly channels: McpTaskChannels,
-    private readonly events: McpTaskEvents,
+    private readonly lookup: McpTaskLookup,
+    private readonly runs: McpTaskRuns,
     private readonly listens: McpTaskListens,
-    tools: McpToolRegistry,
     host: McpExtensionHost,
   ) {
-    this.declaringTools = tools.counter((tool) => taskSupportOf(tool) !== undefined);
     host.plug(this);
   }
 
@@ -98,33 +77,22 @@ export class McpTasksExtension implements McpExtension {
 
   methods(): Record<string, McpExtensionMethod> {
     return {
-      // Both eras name these two; each answers in its own shape. The 2025-11-25 Task is the
-      // status only: the result is left out of the read.
-      'tasks/get': {
-        ...POLL,
-        run: async (params, ctx) =>
-          ctx.era === 'modern'
-            ? detailedTask(await this.tasks.find(params.taskId, this.extended(ctx)))
-            : legacyTask(await this.tasks.find(params.taskId, ctx, STATUS_ONLY)),
-      },
-      'tasks/cancel': {
-        ...POLL,
-        run: (params, ctx) => (ctx.era === 'modern' ? this.acknowledgeCancel(params, ctx) : this.cancel(params, ctx)),
-      },
+      // Both eras name these two; each answers by its era's task rules (`McpTaskEra`).
+      'tasks/get': { ...POLL, run: (params, ctx) => this.get(params, ctx) },
+      'tasks/cancel': { ...POLL, run: (params, ctx) => this.cancel(params, ctx) },
       'tasks/result': { ...POLL, eras: 'legacy', run: (params, ctx, dispatch) => this.result(params, ctx, dispatch) },
       'tasks/list': { ...POLL, eras: 'legacy', run: (params, ctx) => this.list(params, ctx) },
-      'tasks/update': { ...POLL, eras: 'modern', run: (params, ctx) => this.update(params, this.extended(ctx)) },
+      'tasks/update': { ...POLL, eras: 'modern', run: (params, ctx) => this.update(params, ctx) },
     };
   }
 
   /**
    * 2025-11-25: `tasks` with `list`, `cancel` and task-augmented `tools/call`. The modern era:
    * the extension in `extensions`, never the 2025-11-25 `tasks` capability (the extension
-   * replaces it in every version that has it).
+   * replaces it in every version that has it). The era's task rules say which.
    */
   capabilities(capabilities: Record<string, unknown>, era: McpExtensionEra): Record<string, unknown> {
-    if (era === 'modern') return withExtensionCapability(capabilities, TASKS_EXTENSION, {});
-    return { ...capabilities, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+    return taskEraOf(era).capabilities(capabilities);
   }
 
   /**
@@ -143,7 +111,10 @@ export class McpTasksExtension implements McpExtension {
 
   /** The 2025-11-25 `tools/list` shows each tool's `execution.taskSupport`; the modern one does not. */
   toolsShownTo(caller: McpCaller): McpShown<McpToolEntry> | undefined {
-    return caller.era === 'modern' || this.declaringTools() === 0 ? undefined : LEGACY_TASK_TOOLS;
+    // A caller that names no era is served as a 2025 one.
+    return !taskEraOf(caller.era ?? 'legacy').listsTaskSupport || this.tasks.declaringTools() === 0
+      ? undefined
+      : LEGACY_TASK_TOOLS;
   }
 
   /** A tool's `taskSupport`, checked, kept on its entry (`taskSupportOf`). */
@@ -163,28 +134,36 @@ export class McpTasksExtension implements McpExtension {
     return (execute) => this.tasks.start(mode, ctx, execute, tool.requiredScopes);
   }
 
-  /** Modern `tasks/cancel`: an acknowledgement whatever the task's status (cancellation is eventually consistent). */
-  private async acknowledgeCancel(
-    params: Record<string, unknown>,
-    ctx: McpRequestContext,
-  ): Promise<Record<string, unknown>> {
-    const record = await this.tasks.find(params.taskId, this.extended(ctx), STATUS_ONLY);
-    await this.tasks.cancel(record);
-    return {};
+  /**
+   * `tasks/get`: the 2025-11-25 `Task` (its status only: the result is left out of the read), or
+   * the extension's `DetailedTask` (`-32021` for a request that does not declare it).
+   */
+  private async get(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const era = taskEraOf(ctx.era);
+    era.admit(ctx.clientCapabilities);
+    return era.polled(await this.lookup.find(params.taskId, ctx, era.pollReads));
   }
 
-  /** A modern request may use the task methods only when it declares the extension. */
-  private extended(ctx: McpRequestContext): McpRequestContext {
-    if (!declaresTasksExtension(ctx.clientCapabilities)) throw missingTasksExtension();
-    return ctx;
+  /**
+   * `tasks/cancel`: 2025-11-25 answers the cancelled task (`-32602` for one that already ended);
+   * the extension acknowledges whatever the task's status (cancellation is eventually consistent).
+   */
+  private async cancel(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const era = taskEraOf(ctx.era);
+    era.admit(ctx.clientCapabilities);
+    const record = await this.lookup.find(params.taskId, ctx, STATUS_ONLY);
+    era.cancelling(record);
+    return era.cancelled(await this.runs.cancel(record));
   }
 
+  /** `tasks/update` (tasks extension): the client's answers to the task's outstanding input requests. */
   private async update(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    taskEraOf(ctx.era).admit(ctx.clientCapabilities);
     const responses = params.inputResponses;
     if (!isObject(responses)) {
       throw new McpInvalidParamsException("'inputResponses' must be an object of results by input key");
     }
-    const record = await this.tasks.find(params.taskId, ctx, STATUS_ONLY);
+    const record = await this.lookup.find(params.taskId, ctx, STATUS_ONLY);
     const outstanding = record.status === 'input_required' ? (record.inputRequests ?? {}) : {};
     // Answers to keys that are not outstanding are ignored, as the extension asks.
     const answered: Record<string, unknown> = {};
@@ -199,37 +178,15 @@ export class McpTasksExtension implements McpExtension {
     }
     const tooDeep = argumentDepthError(answered, this.options.maxArgumentDepth);
     if (tooDeep !== undefined) throw new McpInvalidParamsException(`inputResponses: ${tooDeep}`);
-    if (Object.keys(answered).length > 0) await this.tasks.answer(record, answered);
+    if (Object.keys(answered).length > 0) await this.runs.answer(record, answered);
     return {};
-  }
-
-  private async cancel(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    const record = await this.tasks.find(params.taskId, ctx, STATUS_ONLY);
-    if (isTerminalTaskStatus(record.status)) throw new McpTaskAlreadyTerminalException(record.status);
-    const cancelled = await this.tasks.cancel(record);
-    if (!cancelled) throw new McpTaskNotFoundException();
-    if (cancelled.status !== 'cancelled') throw new McpTaskAlreadyTerminalException(cancelled.status);
-    return legacyTask(cancelled);
   }
 
   private async list(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
     const cursor = params.cursor;
     if (cursor !== undefined && typeof cursor !== 'string')
       throw new McpInvalidParamsException("'cursor' must be a string");
-    // With neither a principal nor a session every anonymous caller has the same owner: there is
-    // nothing to list by, and the task id stays the only handle on a task.
-    if (!this.tasks.hasIdentity(ctx)) return { tasks: [] };
-    try {
-      const page = await this.tasks.store.list(this.tasks.ownerOf(ctx), cursor, this.options.pageSize);
-      const result: Record<string, unknown> = {
-        tasks: page.records.filter(this.tasks.visibleTo(ctx)).map(legacyTask),
-      };
-      if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-      return result;
-    } catch (error) {
-      if (error instanceof McpTaskCursorError) throw new McpInvalidParamsException(error.message);
-      throw error;
-    }
+    return this.lookup.list(cursor, ctx);
   }
 
   /**
@@ -242,16 +199,7 @@ export class McpTasksExtension implements McpExtension {
     ctx: McpRequestContext,
     dispatch: McpDispatchContext,
   ): Promise<Record<string, unknown>> {
-    let record = await this.tasks.find(params.taskId, ctx);
-    if (!isTerminalTaskStatus(record.status)) {
-      const send = dispatch.sendRelated;
-      const close = send ? this.channels.open(record.taskId, record.instanceId, send) : undefined;
-      try {
-        record = await this.untilEnded(record, ctx);
-      } finally {
-        close?.();
-      }
-    }
+    const record = await this.lookup.untilEnded(await this.lookup.find(params.taskId, ctx), ctx, dispatch.sendRelated);
     if (record.result) {
       const meta = isObject(record.result._meta) ? record.result._meta : {};
       return { ...record.result, _meta: { ...meta, [META_RELATED_TASK]: { taskId: record.taskId } } };
@@ -266,33 +214,5 @@ export class McpTasksExtension implements McpExtension {
       'The task was cancelled before it finished: it has no result',
       { status: record.status },
     );
-  }
-
-  /** Reads the task again on each change hint (and now and then without one) until it ended. */
-  private async untilEnded(record: McpTaskRecord, ctx: McpRequestContext): Promise<McpTaskRecord> {
-    const pollMs = Math.max(MIN_RESULT_POLL_MS, record.pollIntervalMs * 5);
-    while (!isTerminalTaskStatus(record.status)) {
-      await new Promise<void>((resolve, reject) => {
-        const cleanUp = () => {
-          clearTimeout(timer);
-          stopWatching();
-          ctx.signal.removeEventListener('abort', aborted);
-        };
-        const done = () => {
-          cleanUp();
-          resolve();
-        };
-        const aborted = () => {
-          cleanUp();
-          reject(waitEnded(ctx.signal.reason));
-        };
-        const timer = setTimeout(done, pollMs);
-        const stopWatching = this.events.watch(record.taskId, done);
-        if (ctx.signal.aborted) aborted();
-        else ctx.signal.addEventListener('abort', aborted, { once: true });
-      });
-      record = await this.tasks.find(record.taskId, ctx);
-    }
-    return record;
   }
 }

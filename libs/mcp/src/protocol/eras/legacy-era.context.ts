@@ -46,9 +46,8 @@ export class LegacyEraContext implements McpEraContext {
     return error;
   }
 
-  /** URL mode carries an `elicitationId` the client reports completion with (2025-11-25). */
   elicitation(params: Record<string, unknown>, url: boolean): Record<string, unknown> {
-    return url ? { ...params, elicitationId: params.elicitationId ?? randomUUID() } : params;
+    return legacyElicitation(params, url);
   }
 
   ask(
@@ -72,4 +71,9 @@ export class LegacyEraContext implements McpEraContext {
       principal: this.dispatch.auth,
     });
   }
+}
+
+/** URL mode carries an `elicitationId` the client reports completion with (2025-11-25), in a request as in a task. */
+export function legacyElicitation(params: Record<string, unknown>, url: boolean): Record<string, unknown> {
+  return url ? { ...params, elicitationId: params.elicitationId ?? randomUUID() } : params;
 }

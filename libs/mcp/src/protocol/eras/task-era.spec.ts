@@ -1,7 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import type { McpTaskSupport } from '../../model/task-support.js';
-import { taskModeOf } from './task-mode.js';
-import { TASKS_EXTENSION } from './task-wire.js';
+import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { TASKS_EXTENSION } from './task-era.js';
+import { taskEraOf } from './task-eras.js';
+
+/** The mode of a call, by the task rules of the request's era. */
+const taskModeOf = (
+  support: McpTaskSupport | undefined,
+  params: Record<string, unknown>,
+  ctx: Pick<McpRequestContext, 'era' | 'clientCapabilities'>,
+  serverDeclaresTasks: boolean,
+) => taskEraOf(ctx.era).mode(support, params, ctx.clientCapabilities, () => serverDeclaresTasks);
 
 const legacy = { era: 'legacy' as const, clientCapabilities: {} };
 const modern = (extension: boolean) => ({
@@ -19,7 +28,7 @@ const errorOf = (run: () => unknown): { code?: number; data?: unknown } | undefi
   }
 };
 
-describe('taskModeOf', () => {
+describe('the task mode of a call, by era (McpTaskEra.mode)', () => {
   describe('2025-11-25: the client asks with params.task', () => {
     it.each<[McpTaskSupport | undefined, boolean, string]>([
       ['optional', true, 'task'],
