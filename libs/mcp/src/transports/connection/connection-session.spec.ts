@@ -38,11 +38,11 @@ describe('ConnectionSession', () => {
         sessions,
         liveStreams,
         inflight: { abortScope: () => undefined } as unknown as McpInflightRequests,
+        maxInFlight: 10,
       },
       'websocket',
       new FakeConnection(),
       {},
-      10,
       'dual',
     );
     await connection.handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
@@ -68,11 +68,11 @@ describe('ConnectionSession', () => {
         sessions: {} as McpSessionManager,
         liveStreams: {} as McpLiveStreams,
         inflight: { abortScope: () => undefined } as unknown as McpInflightRequests,
+        maxInFlight: 3,
       },
       'websocket',
       connection,
       {},
-      3,
       'dual',
     );
     const rpc = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } });

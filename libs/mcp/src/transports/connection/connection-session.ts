@@ -14,8 +14,10 @@ import type { McpPrincipal } from '../../model/mcp-principal.js';
 import type { McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 
-/** The services a connection-oriented transport needs (WebSocket, legacy SSE, stdio). */
+/** What every connection of a connection-oriented transport shares (WebSocket, legacy SSE, stdio). */
 export interface ConnectionSessionServices {
+  /** Requests one connection may have in flight at once (`limits.maxInFlightRequests`). */
+  readonly maxInFlight: number;
   /** Where every message goes: classified, dispatched, or refused before dispatch. */
   readonly inbound: McpInboundPort;
   readonly sessions: McpSessionManager;
@@ -50,7 +52,6 @@ export class ConnectionSession {
     private readonly transport: McpTransportKind,
     private readonly connection: McpConnection,
     private readonly request: unknown,
-    private readonly maxInFlight: number,
     private readonly eras: McpProtocolEras,
     private readonly writeAnswer: (json: string) => boolean = (json) => connection.send(json),
   ) {}
@@ -83,8 +84,8 @@ export class ConnectionSession {
     // fit is refused whole, with one error, as the dispatcher refuses a batch it cannot take.
     const requests = requestsIn(payload);
     if (requests > 0) {
-      if (this.inFlight + requests > this.maxInFlight) {
-        const exception = new McpCapacityException('requestsInFlight', this.maxInFlight);
+      if (this.inFlight + requests > this.services.maxInFlight) {
+        const exception = new McpCapacityException('requestsInFlight', this.services.maxInFlight);
         if (isRequest(payload)) this.refuse(payload.id, exception, undefined, payload, receivedAt);
         else this.refuse(null, exception);
         return;

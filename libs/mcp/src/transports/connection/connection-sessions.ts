@@ -22,7 +22,7 @@ export class ConnectionSessions {
     @Inject(MCP_LIVE_STREAMS) liveStreams: McpLiveStreams,
     inflight: McpInflightRequests,
   ) {
-    this.services = { inbound, sessions, liveStreams, inflight };
+    this.services = { inbound, sessions, liveStreams, inflight, maxInFlight: options.maxInFlightRequests };
   }
 
   /** The core's inbound port, for what a transport refuses before a message reaches a connection. */
@@ -48,8 +48,6 @@ export class ConnectionSessions {
     eras?: McpProtocolEras,
     answer?: (json: string) => boolean,
   ): ConnectionSession {
-    const { maxInFlightRequests, protocol } = this.options;
-    const served = eras ?? protocol;
-    return new ConnectionSession(this.services, transport, connection, request, maxInFlightRequests, served, answer);
+    return new ConnectionSession(this.services, transport, connection, request, eras ?? this.options.protocol, answer);
   }
 }
