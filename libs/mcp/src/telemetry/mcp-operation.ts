@@ -65,23 +65,24 @@ export class RecordedOperation implements McpOperation {
   private ended = false;
 
   constructor(
-    private readonly span: Span | undefined,
-    /** The span's context: where `run` puts the work. */
-    private readonly activeContext: Context | undefined,
-    /** The metric's attributes so far (method, target, transport), completed at the end. */
-    private readonly metricAttributes: Attributes | undefined,
-    private readonly duration: Histogram | undefined,
+    /** The SERVER span and its context (where `run` puts the work); undefined when not traced. */
+    private readonly traced: { readonly span: Span; readonly context: Context } | undefined,
+    /**
+     * The duration histogram and the metric's attributes so far (method, target, transport),
+     * completed at the end; undefined when not measured.
+     */
+    private readonly timed: { readonly duration: Histogram; readonly attributes: Attributes } | undefined,
     private readonly knownSessionId: boolean,
     /** When the message arrived, if the transport said (`performance.now()` time). */
     receivedAt?: number,
     /** How late values are recorded: a session id (digest by default), a bounded string. */
     private readonly recording: OperationRecording = AS_GIVEN,
   ) {
-    this.started = duration ? (receivedAt ?? performance.now()) : 0;
+    this.started = timed ? (receivedAt ?? performance.now()) : 0;
   }
 
   run<T>(work: () => T): T {
-    return this.activeContext ? context.with(this.activeContext, work) : work();
+    return this.traced ? context.with(this.traced.context, work) : work();
   }
 
   end(outcome: McpOperationOutcome): void {
@@ -89,7 +90,7 @@ export class RecordedOperation implements McpOperation {
     this.ended = true;
     const type = errorTypeOf(outcome);
     const errorType = type === undefined ? undefined : this.recording.text(type);
-    const span = this.span;
+    const span = this.traced?.span;
     if (span?.isRecording()) {
       if (outcome.sessionId !== undefined && !this.knownSessionId) {
         const recorded = this.recording.sessionId(outcome.sessionId);
@@ -109,14 +110,14 @@ export class RecordedOperation implements McpOperation {
       }
     }
     span?.end();
-    const attributes = this.metricAttributes;
-    if (!this.duration || !attributes) return;
+    if (!this.timed) return;
+    const { duration, attributes } = this.timed;
     if (outcome.protocolVersion !== undefined)
       attributes[ATTR_MCP_PROTOCOL_VERSION] = this.recording.text(outcome.protocolVersion);
     if (errorType !== undefined) {
       attributes[ATTR_ERROR_TYPE] = errorType;
       if (outcome.error) attributes[ATTR_RPC_RESPONSE_STATUS_CODE] = String(outcome.error.code);
     }
-    this.duration.record((performance.now() - this.started) / 1000, attributes);
+    duration.record((performance.now() - this.started) / 1000, attributes);
   }
 }

@@ -231,10 +231,8 @@ export class McpTelemetry {
         metricAttributes[ATTR_MCP_PROTOCOL_VERSION] = bounded(start.protocolVersion, this.maxLength);
     }
     return new RecordedOperation(
-      span,
-      active,
-      metricAttributes,
-      duration,
+      span && active ? { span, context: active } : undefined,
+      duration && metricAttributes ? { duration, attributes: metricAttributes } : undefined,
       start.sessionId !== undefined,
       start.receivedAt,
       this.recordingOf,
