@@ -30,6 +30,8 @@ export interface McpEraContext {
   readonly clientCapabilities?: Readonly<Record<string, unknown>>;
   /** Values the handler keeps across the rounds of a multi round-trip request. */
   readonly roundState: McpRoundState;
+  /** How this era asks the client, as a CLIENT span names it: a request pushed on a channel, or a multi round-trip round. */
+  readonly askChannel: 'request' | 'mrtr';
   /** Whether a `notifications/message` at `level` reaches the client. */
   logs(level: McpLogLevel): boolean;
   /** What a missing client capability becomes in this era. */

@@ -204,9 +204,8 @@ export class RequestContext implements McpRequestContext, EraRequest {
   private ask(method: McpInputRequest['method'], params: Record<string, unknown>, options?: McpClientRequestOptions) {
     const ask = () => this.eraContext.ask(method, params, options, this);
     if (!this.telemetry?.tracing) return ask();
-    const modern = this.eraContext.era === 'modern';
     const sessionId = this.dispatch.session?.id;
-    const attributes = { [ATTR_ASK_CHANNEL]: modern ? 'mrtr' : 'request' };
+    const attributes = { [ATTR_ASK_CHANNEL]: this.eraContext.askChannel };
     return this.telemetry.clientRequest(
       method,
       { ...attributes, ...this.telemetry.sessionAttributes(sessionId) },

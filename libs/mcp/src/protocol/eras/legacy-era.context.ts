@@ -17,6 +17,7 @@ import type { EraRequest, McpEraContext } from '../era-context.js';
  */
 export class LegacyEraContext implements McpEraContext {
   readonly era = 'legacy' as const;
+  readonly askChannel = 'request' as const;
   private values?: Map<string, unknown>;
 
   constructor(

@@ -16,6 +16,7 @@ import type { EraRequest, McpEraContext } from '../era-context.js';
  */
 export class ModernEraContext implements McpEraContext {
   readonly era = 'modern' as const;
+  readonly askChannel = 'mrtr' as const;
   /** The round state of a method that cannot ask the client: this request's alone. */
   private local?: Record<string, unknown>;
 
