@@ -18,6 +18,12 @@ const SHARED_METHODS: ReadonlySet<string> = new Set([
   'completion/complete',
 ]);
 
+/** The eras a method is served in: both for a shared method or when `only` says so, else `only` or the 2025 era. */
+function erasOf(name: string, only: McpEra | 'both' | undefined): readonly McpEra[] {
+  if (only === 'both' || (only === undefined && SHARED_METHODS.has(name))) return ['legacy', 'modern'];
+  return [only ?? 'legacy'];
+}
+
 interface Entry {
   readonly fn: McpMethodFn;
   readonly group: McpMethodGroup;
@@ -32,8 +38,8 @@ interface Entry {
  */
 @Injectable()
 export class McpMethods {
-  private readonly legacy = new Map<string, Entry>();
-  private readonly modern = new Map<string, Entry>();
+  /** Each era's table. */
+  private readonly tables: Record<McpEra, Map<string, Entry>> = { legacy: new Map(), modern: new Map() };
   private readonly groups: McpMethodGroup[] = [];
 
   constructor(private readonly extensions: McpExtensions) {}
@@ -47,21 +53,18 @@ export class McpMethods {
     this.groups.push(group);
     for (const [name, fn] of Object.entries(group.methods())) {
       const entry = { fn, group };
-      if (only !== 'modern') this.legacy.set(name, entry);
-      if (only === 'modern' || only === 'both' || (only === undefined && SHARED_METHODS.has(name))) {
-        this.modern.set(name, entry);
-      }
+      for (const era of erasOf(name, only)) this.tables[era].set(name, entry);
     }
   }
 
   /** True for a method of either era's table (whether its feature is present or not): a name the server knows. */
   serves(method: string): boolean {
-    return this.legacy.has(method) || this.modern.has(method);
+    return this.tables.legacy.has(method) || this.tables.modern.has(method);
   }
 
   /** The implementation of `method` in `era`, when it is served there and its feature is present. */
   find(era: McpEra, method: string): McpMethodFn | undefined {
-    const entry = (era === 'modern' ? this.modern : this.legacy).get(method);
+    const entry = this.tables[era].get(method);
     return entry && entry.group.available?.() !== false ? entry.fn : undefined;
   }
 
