@@ -1,8 +1,5 @@
 import { IntrinsicException } from '@nestjs/common';
 
-// The protocol errors of the task methods are the era rules' (`errors/mcp-task.exceptions.ts`).
-export { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
-
 /*
  * The reasons a task's signal carries. A handler ends by throwing them (`throw ctx.signal.reason`,
  * as docs/tasks.md shows): they extend `IntrinsicException` so that Nest's fallback exception
