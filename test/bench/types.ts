@@ -364,7 +364,10 @@ export interface FastifyResult {
     /** Errors over every round of every server. */
     errors: number;
   };
-  /** Fan-out to the same N on each mount on Fastify and on Express. */
+  /**
+   * Fan-out to the same N on each mount on Fastify and on Express, each pair up at once and
+   * taking turns round by round; listed per mount, on Fastify then on Express.
+   */
   fanout: FanoutResult[];
   errors: number;
   error?: string;

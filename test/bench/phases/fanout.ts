@@ -43,30 +43,68 @@ async function timedEcho(http: BenchHttp, session: McpSession, text: string): Pr
   return ms;
 }
 
-export function fanoutSizes(config: BenchConfig, n: number): { n: number; unsubscribed: number } {
-  const budget = config.fdLimit - config.fdReserve - config.setupConcurrency;
+/**
+ * Sizes of one run. `share`: how many runs are up at once (the Fastify phase holds a Fastify and
+ * an Express run side by side), which split the client's descriptors between them.
+ */
+export function fanoutSizes(config: BenchConfig, n: number, share = 1): { n: number; unsubscribed: number } {
+  const budget = Math.floor((config.fdLimit - config.fdReserve - config.setupConcurrency) / share);
   const subscribed = Math.min(n, budget);
   return { n: subscribed, unsubscribed: Math.max(0, Math.min(n, budget - subscribed)) };
 }
 
-export async function runFanout(
-  config: BenchConfig,
-  kind: ServerKind,
-  requestedN: number,
-  log: (line: string) => void,
-): Promise<FanoutResult> {
-  const { n, unsubscribed } = fanoutSizes(config, requestedN);
-  const result: FanoutResult = { server: kind, n, unsubscribed, errors: 0 };
-  const server = await ServerProcess.start(kind);
-  const http = new BenchHttp(server.endpoint, config.setupConcurrency);
-  const set = new StreamSet(COUNTER_URI);
-  const subscribedStreams: WatchedStream[] = new Array(n);
-  const otherStreams: WatchedStream[] = [];
+/**
+ * One fan-out run in three steps, so that runs on several servers can take turns round by round
+ * (the Fastify phase): `open` starts the server and sets up every session and stream, `round`
+ * times one `bump`, `finish` sends the proof barrier, counts, logs and stops the server. A failure
+ * at any step is recorded in the result, and the later steps only close what is open.
+ */
+export class FanoutRun {
+  readonly result: FanoutResult;
+  private readonly http: BenchHttp;
+  private readonly set = new StreamSet(COUNTER_URI);
+  private readonly subscribedStreams: WatchedStream[];
+  private readonly otherStreams: WatchedStream[] = [];
+  private readonly roundTimes: Array<{ ms?: number; p50: number; answerMs: number }> = [];
+  private readonly echoTimes: number[] = [];
+  private writer?: McpSession;
   /** What the run was doing, for the error report. */
-  let stage = 'starting';
-  try {
+  private stage = 'starting';
+  /** A round timed out or a step failed: the later rounds are skipped. */
+  private stopped = false;
+
+  private constructor(
+    private readonly config: BenchConfig,
+    private readonly server: ServerProcess,
+    private readonly log: (line: string) => void,
+    sizes: { n: number; unsubscribed: number },
+  ) {
+    this.result = { server: server.kind, ...sizes, errors: 0 };
+    this.http = new BenchHttp(server.endpoint, config.setupConcurrency);
+    this.subscribedStreams = new Array(sizes.n);
+  }
+
+  static async open(
+    config: BenchConfig,
+    kind: ServerKind,
+    requestedN: number,
+    log: (line: string) => void,
+    share = 1,
+  ): Promise<FanoutRun> {
+    const run = new FanoutRun(config, await ServerProcess.start(kind), log, fanoutSizes(config, requestedN, share));
+    try {
+      await run.setUp();
+    } catch (error) {
+      await run.fail(error as Error);
+    }
+    return run;
+  }
+
+  private async setUp(): Promise<void> {
+    const { config, server, http, set, result } = this;
+    const { n, unsubscribed } = result;
     const fresh = await server.memoryAfterGc();
-    const writer = await openSession(http);
+    this.writer = await openSession(http);
     const setupStart = performance.now();
     const notifyNone: NotifyCost[] = [];
     const measureNotify = async (sessions: number) => {
@@ -80,22 +118,22 @@ export async function runFanout(
 
     const openUnsubscribed = async () => {
       const session = await openSession(http);
-      otherStreams.push(await set.open(server.endpoint, session.headers));
+      this.otherStreams.push(await set.open(server.endpoint, session.headers));
     };
     const few = Math.min(FEW, unsubscribed);
-    stage = `opening ${few} unsubscribed sessions with streams`;
+    this.stage = `opening ${few} unsubscribed sessions with streams`;
     await inPool(few, config.setupConcurrency, openUnsubscribed);
     await measureNotify(few + 1);
 
-    stage = `opening ${n} subscribed sessions with streams`;
+    this.stage = `opening ${n} subscribed sessions with streams`;
     await inPool(n, config.setupConcurrency, async (i) => {
       const session = await openSession(http);
       await rpc(http, session, 'resources/subscribe', { uri: COUNTER_URI });
-      subscribedStreams[i] = await set.open(server.endpoint, session.headers);
+      this.subscribedStreams[i] = await set.open(server.endpoint, session.headers);
     });
-    stage = `opening ${unsubscribed - few} more unsubscribed sessions with streams`;
+    this.stage = `opening ${unsubscribed - few} more unsubscribed sessions with streams`;
     await inPool(unsubscribed - few, config.setupConcurrency, openUnsubscribed);
-    stage = 'measuring';
+    this.stage = 'measuring';
     result.setupMs = performance.now() - setupStart;
     const streams = n + unsubscribed;
     const loaded = await server.memoryAfterGc();
@@ -105,18 +143,22 @@ export async function runFanout(
     result.notifyNone = notifyNone;
 
     // Barrier 1: every stream is attached and live before the update.
-    await callJsonTool(http, writer, 'barrier');
+    await callJsonTool(http, this.writer, 'barrier');
     if (!(await set.waitUntil(() => set.totalListChanged >= streams, WAIT_MS))) {
       throw new Error(`only ${set.totalListChanged} of ${streams} streams got the first barrier`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 
-    const rounds = config.fanoutRounds;
-    const roundTimes: Array<{ ms?: number; p50: number; answerMs: number }> = [];
-    const echoTimes: number[] = [];
-    for (let round = 1; round <= rounds; round++) {
+  /** Round `round` (1, 2, … in order): ECHO_PER_ROUND plain calls, then one `bump` timed to the last stream. */
+  async round(round: number): Promise<void> {
+    if (this.stopped) return;
+    const { http, set, result } = this;
+    const writer = this.writer!;
+    const n = result.n;
+    try {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      for (let i = 0; i < ECHO_PER_ROUND; i++) echoTimes.push(await timedEcho(http, writer, `r${round}e${i}`));
+      for (let i = 0; i < ECHO_PER_ROUND; i++) this.echoTimes.push(await timedEcho(http, writer, `r${round}e${i}`));
       const sent = performance.now();
       let answerMs = Number.NaN;
       const bump = callJsonTool(http, writer, 'bump').then((answer) => {
@@ -127,49 +169,78 @@ export async function runFanout(
       const answer = await bump;
       if (Number(answer.reached) !== n) result.errors++;
       result.reached = Number(answer.reached);
-      const arrivals = subscribedStreams
+      const arrivals = this.subscribedStreams
         .map((s) => s.counters.updatedAt[round - 1])
         .filter((t): t is number => t !== undefined)
         .map((t) => t - sent)
         .sort((a, b) => a - b);
-      roundTimes.push({
+      this.roundTimes.push({
         ms: arrived ? arrivals[arrivals.length - 1] : undefined,
         p50: percentile(arrivals, 50),
         answerMs,
       });
-      if (!arrived) break;
+      if (!arrived) this.stopped = true;
+    } catch (error) {
+      await this.fail(error as Error);
     }
-    result.rounds = rounds;
-    result.roundsMs = roundTimes.map((r) => r.ms ?? Number.NaN);
-    if (roundTimes.length === rounds && roundTimes.every((r) => r.ms !== undefined)) {
-      const median = [...roundTimes].sort((a, b) => a.ms! - b.ms!)[Math.floor(rounds / 2)];
-      result.fanoutMs = median.ms;
-      result.p50ArrivalMs = median.p50;
-      result.bumpAnswerMs = median.answerMs;
-      result.bumpAnswerMedianMs = [...roundTimes].map((r) => r.answerMs).sort((a, b) => a - b)[Math.floor(rounds / 2)];
+  }
+
+  /** The median round, the proof barrier and the counts; logs the run and stops the server. */
+  async finish(): Promise<FanoutResult> {
+    const { config, http, set, result, roundTimes, echoTimes } = this;
+    const { n, unsubscribed } = result;
+    const rounds = config.fanoutRounds;
+    try {
+      if (this.stopped && result.error) return result;
+      result.rounds = rounds;
+      result.roundsMs = roundTimes.map((r) => r.ms ?? Number.NaN);
+      if (roundTimes.length === rounds && roundTimes.every((r) => r.ms !== undefined)) {
+        const median = [...roundTimes].sort((a, b) => a.ms! - b.ms!)[Math.floor(rounds / 2)];
+        result.fanoutMs = median.ms;
+        result.p50ArrivalMs = median.p50;
+        result.bumpAnswerMs = median.answerMs;
+        result.bumpAnswerMedianMs = [...roundTimes].map((r) => r.answerMs).sort((a, b) => a - b)[
+          Math.floor(rounds / 2)
+        ];
+      }
+      echoTimes.sort((a, b) => a - b);
+      result.echoMs = percentile(echoTimes, 50);
+
+      // Barrier 2: the proof.
+      const streams = n + unsubscribed;
+      await callJsonTool(http, this.writer!, 'barrier');
+      result.barrierOk = await set.waitUntil(() => set.totalListChanged >= 2 * streams, WAIT_MS);
+
+      const { subscribedStreams, otherStreams } = this;
+      result.delivered = subscribedStreams.filter((s) => s.counters.updated === rounds).length;
+      result.missing = subscribedStreams.filter((s) => s.counters.updated < rounds).length;
+      result.duplicates = subscribedStreams.filter((s) => s.counters.updated > rounds).length;
+      result.leaked = otherStreams.filter((s) => s.counters.updated > 0).length;
+      const all = [...subscribedStreams, ...otherStreams];
+      result.unexpected =
+        all.filter((s) => s.counters.otherUpdated > 0 || s.counters.unexpected > 0 || s.counters.listChanged !== 2)
+          .length + set.endedEarly;
+      result.errors +=
+        result.missing + result.duplicates + result.leaked + result.unexpected + (result.barrierOk ? 0 : 1);
+      const notifyNone = result.notifyNone ?? [];
+      this.log(
+        `  fan-out ${result.server} N=${n} (+${unsubscribed} unsubscribed): ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${rounds} bumps: ${result.roundsMs.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms, bump answered in ${result.bumpAnswerMedianMs?.toFixed(2)} ms vs echo ${result.echoMs?.toFixed(2)} ms, reached ${result.reached}); missing ${result.missing}, duplicates ${result.duplicates}, leaked ${result.leaked}, unexpected ${result.unexpected}, barrier ${result.barrierOk ? 'ok' : 'FAILED'}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s; notify-none ${notifyNone.map((c) => `${c.nsPerCall.toFixed(0)} ns @${c.sessions}`).join(', ')}; ${((result.rssPerStreamSessionBytes ?? 0) / 1024).toFixed(1)} KB RSS/session with stream (heap ${((result.heapPerStreamSessionBytes ?? 0) / 1024).toFixed(1)} KB)`,
+      );
+    } catch (error) {
+      await this.fail(error as Error);
+    } finally {
+      set.closeAll();
+      http.close();
+      await this.server.stop();
     }
-    echoTimes.sort((a, b) => a - b);
-    result.echoMs = percentile(echoTimes, 50);
+    return result;
+  }
 
-    // Barrier 2: the proof.
-    await callJsonTool(http, writer, 'barrier');
-    result.barrierOk = await set.waitUntil(() => set.totalListChanged >= 2 * streams, WAIT_MS);
-
-    result.delivered = subscribedStreams.filter((s) => s.counters.updated === rounds).length;
-    result.missing = subscribedStreams.filter((s) => s.counters.updated < rounds).length;
-    result.duplicates = subscribedStreams.filter((s) => s.counters.updated > rounds).length;
-    result.leaked = otherStreams.filter((s) => s.counters.updated > 0).length;
-    const all = [...subscribedStreams, ...otherStreams];
-    result.unexpected =
-      all.filter((s) => s.counters.otherUpdated > 0 || s.counters.unexpected > 0 || s.counters.listChanged !== 2)
-        .length + set.endedEarly;
-    result.errors +=
-      result.missing + result.duplicates + result.leaked + result.unexpected + (result.barrierOk ? 0 : 1);
-    log(
-      `  fan-out ${kind} N=${n} (+${unsubscribed} unsubscribed): ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${rounds} bumps: ${result.roundsMs.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms, bump answered in ${result.bumpAnswerMedianMs?.toFixed(2)} ms vs echo ${result.echoMs?.toFixed(2)} ms, reached ${result.reached}); missing ${result.missing}, duplicates ${result.duplicates}, leaked ${result.leaked}, unexpected ${result.unexpected}, barrier ${result.barrierOk ? 'ok' : 'FAILED'}; setup ${(result.setupMs / 1000).toFixed(1)} s; notify-none ${notifyNone.map((c) => `${c.nsPerCall.toFixed(0)} ns @${c.sessions}`).join(', ')}; ${(result.rssPerStreamSessionBytes / 1024).toFixed(1)} KB RSS/session with stream (heap ${(result.heapPerStreamSessionBytes / 1024).toFixed(1)} KB)`,
-    );
-  } catch (error) {
-    const opened = set.streams.length;
+  /** Records the failure with what the run was doing and the server's state; no more rounds. */
+  private async fail(error: Error): Promise<void> {
+    const { server, result } = this;
+    this.stopped = true;
+    const opened = this.set.streams.length;
     let state = server.alive ? 'server alive' : 'server exited';
     if (server.alive) {
       try {
@@ -179,13 +250,20 @@ export async function runFanout(
         state += ` (no stats: ${(statsError as Error).message})`;
       }
     }
-    result.error = `${(error as Error).message} (while ${stage}; ${opened} streams opened by the bench; ${state})`;
+    result.error = `${error.message} (while ${this.stage}; ${opened} streams opened by the bench; ${state})`;
     result.errors++;
-    log(`  fan-out ${kind} N=${n}: FAILED ${result.error}\n${server.log}`);
-  } finally {
-    set.closeAll();
-    http.close();
-    await server.stop();
+    this.log(`  fan-out ${result.server} N=${result.n}: FAILED ${result.error}\n${server.log}`);
   }
-  return result;
+}
+
+/** One fan-out run on its own: set up, `BENCH_FANOUT_ROUNDS` rounds, the proof. */
+export async function runFanout(
+  config: BenchConfig,
+  kind: ServerKind,
+  requestedN: number,
+  log: (line: string) => void,
+): Promise<FanoutResult> {
+  const run = await FanoutRun.open(config, kind, requestedN, log);
+  for (let round = 1; round <= config.fanoutRounds; round++) await run.round(round);
+  return run.finish();
 }

@@ -11,16 +11,20 @@
  *   machine the rates of identical rounds differ by a third or more, while the CPU a request
  *   costs its server moves far less, so the medians of the rounds say where the time goes.
  * - **Fan-out to `BENCH_FASTIFY_FANOUT_N` (1,000) subscribers**: the fan-out phase's run
- *   (runFanout: same client, rounds, proof barrier) on each mount on Fastify and on Express.
+ *   (FanoutRun: same client, proof barrier) per mount on Fastify and on Express, both servers up
+ *   at once and taking turns for `BENCH_FANOUT_ROUNDS` rounds (round 1 Fastify then Express,
+ *   round 2 Express then Fastify, …), the median round of each compared as the fan-out phase
+ *   does. Run one after the other, drift on the shared machine and who went first decided the
+ *   ratio (identical code measured anywhere from 0.8× to 2.5×); taking turns, both see it alike.
  *
  * The Express servers are the main table's own kinds, started unchanged.
  */
 import type { LoadResult } from '../client/load.js';
 import { ServerProcess, type ServerKind } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
-import type { FastifyResult } from '../types.js';
+import type { FanoutResult, FastifyResult } from '../types.js';
 import { bestRound, echoSession, type EchoSession } from './echo.js';
-import { runFanout } from './fanout.js';
+import { FanoutRun } from './fanout.js';
 import { cpuUsOf } from './redis.js';
 import { median } from './telemetry.js';
 
@@ -32,13 +36,38 @@ export const FASTIFY_ECHO_KINDS: readonly ServerKind[] = [
   'library-direct-fastify',
   'library-direct',
 ];
-/** The servers of the fan-out runs: each mount on Fastify, then on Express. */
-export const FASTIFY_FANOUT_KINDS: readonly ServerKind[] = [
-  'library-fastify',
-  'library',
-  'library-direct-fastify',
-  'library-direct',
+/** The fan-out pairs, each taking turns: a mount on Fastify and on Express. */
+const FANOUT_PAIRS: ReadonlyArray<readonly [ServerKind, ServerKind]> = [
+  ['library-fastify', 'library'],
+  ['library-direct-fastify', 'library-direct'],
 ];
+/** The servers of the fan-out runs, in the results' order: each mount on Fastify, then on Express. */
+export const FASTIFY_FANOUT_KINDS: readonly ServerKind[] = FANOUT_PAIRS.flat();
+
+/**
+ * One pair's fan-out runs, both set up before the first round and taking turns: odd rounds
+ * Fastify first, even rounds Express first, so neither always runs on the warmer or the quieter
+ * machine. Results in FASTIFY_FANOUT_KINDS order (Fastify, Express).
+ */
+async function fanoutPair(
+  config: BenchConfig,
+  pair: readonly [ServerKind, ServerKind],
+  log: (line: string) => void,
+): Promise<FanoutResult[]> {
+  const runs: FanoutRun[] = [];
+  try {
+    // Both hold their streams at once: each gets half of the client's descriptors.
+    for (const kind of pair) runs.push(await FanoutRun.open(config, kind, config.fastifyFanoutN, log, pair.length));
+    for (let round = 1; round <= config.fanoutRounds; round++) {
+      const order = round % 2 === 1 ? runs : [...runs].reverse();
+      for (const run of order) await run.round(round);
+    }
+  } finally {
+    // finish() closes each run on every path (a run that failed only closes).
+    for (const run of runs) await run.finish();
+  }
+  return runs.map((run) => run.result);
+}
 
 async function echoRounds(
   config: BenchConfig,
@@ -103,10 +132,11 @@ export async function runFastify(config: BenchConfig, log: (line: string) => voi
     result.errors++;
     log(`  fastify echo: FAILED ${result.error}`);
   }
-  for (const kind of FASTIFY_FANOUT_KINDS) {
-    const run = await runFanout(config, kind, config.fastifyFanoutN, log);
-    result.fanout.push(run);
-    result.errors += run.errors;
+  for (const pair of FANOUT_PAIRS) {
+    for (const run of await fanoutPair(config, pair, log)) {
+      result.fanout.push(run);
+      result.errors += run.errors;
+    }
   }
   return result;
 }
