@@ -1,7 +1,6 @@
 import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
-import { progressTokenOf } from '../model/progress-token.js';
 import type { JsonRpcRequest } from '../model/json-rpc.js';
-import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';
+import type { McpRequestContext, McpRoundState, McpTaskContext } from '../context/mcp-request-context.js';
 import type { McpLogLevel } from '../model/log-level.js';
 import { assertCanElicit, assertCanListRoots, assertCanSample } from '../client-requests/client-capabilities.js';
 import type {
@@ -13,15 +12,10 @@ import type {
   McpSamplingParams,
   McpSamplingResult,
 } from '../context/client-request.types.js';
-import { McpClientCapabilityError } from '../errors/client-request.errors.js';
-import { LazyAbortController } from './inflight-requests.js';
-import type { McpInputRequest } from './modern/input-round.js';
+import type { LazyAbortController } from './inflight-requests.js';
 import type { EraRequest, McpEraContext } from './era-context.js';
 import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { ATTR_ASK_CHANNEL, describeAskFailure } from './ask-failure.js';
-import { McpLogger } from '../logging/mcp-logger.js';
-
-const logger = new McpLogger('McpRequest');
+import { DispatchChannel, type ClientAsk, type RequestChannel } from './request-channel.js';
 
 /** How a request reaches its context. */
 export interface RequestContextInit {
@@ -35,116 +29,197 @@ export interface RequestContextInit {
   readonly telemetry?: McpTelemetry;
 }
 
+/** The parts of a context that go through its channel. */
+type ChannelPart =
+  'signal' | 'task' | 'becomeTask' | 'sendNotification' | 'reportProgress' | 'log' | 'elicit' | 'sample' | 'listRoots';
+
+/** What a context tells about its request: the same whatever channel it goes through. */
+export type RequestFacts = Omit<McpRequestContext, ChannelPart>;
+
+/** A context built from its facts and its channel (a task's, a forwarded read's). */
+export interface RequestContextParts {
+  readonly facts: RequestFacts;
+  readonly channel: RequestChannel;
+}
+
 type Bound = 'sendNotification' | 'reportProgress' | 'log' | 'elicit' | 'sample' | 'listRoots';
 
+/** The facts of a request as the dispatch and its era context know them. */
+function dispatchFacts(init: RequestContextInit): RequestFacts {
+  const { rpc, dispatch, era } = init;
+  const meta = init.params._meta;
+  const own = typeof meta === 'object' && meta !== null && !Array.isArray(meta);
+  return {
+    ...(own ? { meta: meta as Record<string, unknown> } : {}),
+    get requestId() {
+      return rpc.id;
+    },
+    get method() {
+      return rpc.method;
+    },
+    get era() {
+      return era.era;
+    },
+    get protocolVersion() {
+      return era.protocolVersion;
+    },
+    get sessionId() {
+      return dispatch.session?.id;
+    },
+    get session() {
+      return dispatch.session;
+    },
+    get transport() {
+      return dispatch.transport;
+    },
+    get request() {
+      return dispatch.request;
+    },
+    get auth() {
+      return dispatch.auth;
+    },
+    get clientCapabilities() {
+      return era.clientCapabilities;
+    },
+    get roundState() {
+      return era.roundState;
+    },
+  };
+}
+
+/** A channel that forwards to another implementation of the context (whose own rules then apply). */
+function forwardingChannel(ctx: McpRequestContext): RequestChannel {
+  let done = false;
+  return {
+    get signal() {
+      return ctx.signal;
+    },
+    get task() {
+      return ctx.task;
+    },
+    ...(ctx.becomeTask ? { becomeTask: () => ctx.becomeTask!() } : {}),
+    get completed() {
+      return done;
+    },
+    complete: () => void (done = true),
+    notify: (method, params) => ctx.sendNotification(method, params),
+    progress: (progress, total, message) => ctx.reportProgress(progress, total, message),
+    log: (level, data, logger) => ctx.log(level, data, logger),
+    ask: async (question, options) => {
+      if (question.method === 'roots/list') return ctx.listRoots(options);
+      if (question.method === 'sampling/createMessage') {
+        return await ctx.sample(question.params as unknown as McpSamplingParams, options);
+      }
+      return await ctx.elicit(question.params as unknown as McpElicitFormParams, options);
+    },
+  };
+}
+
 /**
- * The context of one request, handed to its handler. Its methods are bound on first access
- * (handlers may destructure them), so a request that never reports progress or asks the client
- * pays for none of it. What differs between the protocol eras (asking the client is a pushed
- * request in the legacy era and an MRTR round in the modern one) is its era context's: handler
- * code is the same for both.
+ * The context of one request, handed to its handler: its facts (who asks, in which era and
+ * session) and a channel (`RequestChannel`) for what it sends and asks. The request's own
+ * channel is the default; a task runs the handler on the same context through a task channel
+ * (`through`), a read forwarded from another instance on a channel that cannot reach the
+ * client. Its methods are bound on first access (handlers may destructure them), so a request
+ * that never reports progress or asks the client pays for none of it. What differs between the
+ * protocol eras is its era context's: handler code is the same for both.
  */
 export class RequestContext implements McpRequestContext, EraRequest {
-  readonly meta?: Record<string, unknown>;
-  private readonly rpc: JsonRpcRequest;
-  private readonly dispatch: McpDispatchContext;
-  private readonly controller: LazyAbortController;
-  private readonly eraContext: McpEraContext;
-  private readonly telemetry?: McpTelemetry;
-  private done = false;
-  private lastProgress = -Infinity;
+  private readonly facts: RequestFacts;
+  private readonly channel: RequestChannel;
   private bound?: Partial<Record<Bound, unknown>>;
 
-  constructor(init: RequestContextInit) {
-    this.rpc = init.rpc;
-    this.dispatch = init.dispatch;
-    this.eraContext = init.era;
-    this.telemetry = init.telemetry;
-    this.controller = init.controller ?? new LazyAbortController();
-    const meta = init.params._meta;
-    if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) this.meta = meta as Record<string, unknown>;
+  constructor(init: RequestContextInit | RequestContextParts) {
+    if ('facts' in init) {
+      this.facts = init.facts;
+      this.channel = init.channel;
+    } else {
+      this.facts = dispatchFacts(init);
+      this.channel = new DispatchChannel(init);
+    }
   }
 
+  /** `ctx` as a `RequestContext`: itself, or one that forwards to it. */
+  static of(ctx: McpRequestContext): RequestContext {
+    return ctx instanceof RequestContext ? ctx : new RequestContext({ facts: ctx, channel: forwardingChannel(ctx) });
+  }
+
+  /** The same request through another channel, made from this context's own. */
+  through(make: (own: RequestChannel) => RequestChannel): RequestContext {
+    return new RequestContext({ facts: this.facts, channel: make(this.channel) });
+  }
+
+  get meta() {
+    return this.facts.meta;
+  }
   get requestId() {
-    return this.rpc.id;
+    return this.facts.requestId;
   }
   get method() {
-    return this.rpc.method;
+    return this.facts.method;
   }
   get era() {
-    return this.eraContext.era;
+    return this.facts.era;
   }
   get protocolVersion() {
-    return this.eraContext.protocolVersion;
+    return this.facts.protocolVersion;
   }
   get sessionId() {
-    return this.dispatch.session?.id;
+    return this.facts.sessionId;
   }
   get session() {
-    return this.dispatch.session;
+    return this.facts.session;
   }
   get transport() {
-    return this.dispatch.transport;
+    return this.facts.transport;
   }
   get request() {
-    return this.dispatch.request;
+    return this.facts.request;
   }
   get auth() {
-    return this.dispatch.auth;
-  }
-  get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.facts.auth;
   }
   get clientCapabilities(): Readonly<Record<string, unknown>> | undefined {
-    return this.eraContext.clientCapabilities;
+    return this.facts.clientCapabilities;
   }
   get roundState(): McpRoundState {
-    return this.eraContext.roundState;
+    return this.facts.roundState;
+  }
+  get signal(): AbortSignal {
+    return this.channel.signal;
+  }
+  get task(): McpTaskContext | undefined {
+    return this.channel.task;
+  }
+  get becomeTask(): McpRequestContext['becomeTask'] {
+    return this.channel.becomeTask;
   }
   /** True once the response is decided. */
   get completed(): boolean {
-    return this.done;
+    return this.channel.completed;
   }
 
   /** The response is decided: related messages sent from now on are dropped. */
   complete(): void {
-    this.done = true;
+    this.channel.complete();
   }
 
   get sendNotification(): McpRequestContext['sendNotification'] {
-    return this.bind('sendNotification', async (method: string, params?: Record<string, unknown>) => {
-      this.sendRelated(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
-    });
+    return this.bind('sendNotification', (method: string, params?: Record<string, unknown>) =>
+      this.channel.notify(method, params),
+    );
   }
 
   get reportProgress(): McpRequestContext['reportProgress'] {
-    return this.bind('reportProgress', async (progress: number, total?: number, message?: string) => {
-      const progressToken = progressTokenOf(this.meta);
-      // Only when the client asked (a progress token), and strictly increasing (MCP MUST).
-      if (progressToken === undefined || !(progress > this.lastProgress)) return;
-      this.lastProgress = progress;
-      this.sendRelated({
-        jsonrpc: '2.0',
-        method: 'notifications/progress',
-        params: {
-          progressToken,
-          progress,
-          ...(total !== undefined ? { total } : {}),
-          ...(message !== undefined ? { message } : {}),
-        },
-      });
-    });
+    return this.bind('reportProgress', (progress: number, total?: number, message?: string) =>
+      this.channel.progress(progress, total, message),
+    );
   }
 
   get log(): McpRequestContext['log'] {
-    return this.bind('log', async (level: McpLogLevel, data: unknown, loggerName?: string) => {
-      if (!this.eraContext.logs(level)) return;
-      this.sendRelated({
-        jsonrpc: '2.0',
-        method: 'notifications/message',
-        params: { level, ...(loggerName !== undefined ? { logger: loggerName } : {}), data },
-      });
-    });
+    return this.bind('log', (level: McpLogLevel, data: unknown, loggerName?: string) =>
+      this.channel.log(level, data, loggerName),
+    );
   }
 
   get elicit(): McpRequestContext['elicit'] {
@@ -152,66 +227,38 @@ export class RequestContext implements McpRequestContext, EraRequest {
       'elicit',
       async (params: McpElicitFormParams | McpElicitUrlParams, options?: McpClientRequestOptions) => {
         const url = params.mode === 'url';
-        this.assertCapability(() => assertCanElicit(this.clientCapabilities, url ? 'url' : 'form'));
-        const wire = this.eraContext.elicitation(params as unknown as Record<string, unknown>, url);
-        return (await this.ask('elicitation/create', wire, options)) as McpElicitResult;
+        const question: ClientAsk = {
+          method: 'elicitation/create',
+          params: params as unknown as Record<string, unknown>,
+          url,
+          check: () => assertCanElicit(this.clientCapabilities, url ? 'url' : 'form'),
+        };
+        return (await this.channel.ask(question, options)) as McpElicitResult;
       },
     );
   }
 
   get sample(): McpRequestContext['sample'] {
     return this.bind('sample', async (params: McpSamplingParams, options?: McpClientRequestOptions) => {
-      this.assertCapability(() => assertCanSample(this.clientCapabilities, params));
-      return (await this.ask('sampling/createMessage', params, options)) as McpSamplingResult;
+      const question: ClientAsk = {
+        method: 'sampling/createMessage',
+        params: params as unknown as Record<string, unknown>,
+        check: () => assertCanSample(this.clientCapabilities, params),
+      };
+      return (await this.channel.ask(question, options)) as McpSamplingResult;
     });
   }
 
   get listRoots(): McpRequestContext['listRoots'] {
     return this.bind('listRoots', async (options?: McpClientRequestOptions) => {
-      this.assertCapability(() => assertCanListRoots(this.clientCapabilities));
-      const result = await this.ask('roots/list', {}, options);
+      const question: ClientAsk = {
+        method: 'roots/list',
+        params: {},
+        check: () => assertCanListRoots(this.clientCapabilities),
+      };
+      const result = await this.channel.ask(question, options);
       return { roots: Array.isArray(result.roots) ? (result.roots as McpRoot[]) : [] };
     });
-  }
-
-  private assertCapability(check: () => void): void {
-    try {
-      check();
-    } catch (error) {
-      throw error instanceof McpClientCapabilityError ? this.eraContext.capabilityError(error) : error;
-    }
-  }
-
-  /**
-   * Serializes and sends a related message. Serializing here, inside the handler's await,
-   * makes a value JSON cannot hold (a BigInt, a cycle) the handler's own error.
-   */
-  private sendRelated(message: object): void {
-    if (this.done) {
-      logger.debug(`Dropped a related message: request ${String(this.rpc.id)} already has its response`);
-      return;
-    }
-    const json = JSON.stringify(message);
-    if (!this.dispatch.sendRelated?.(json)) {
-      logger.debug(`Dropped a related message of request ${String(this.rpc.id)}: no channel to the client`);
-    }
-  }
-
-  /**
-   * Asks the client through the era: a request pushed on a channel of the session (legacy), or a
-   * multi round-trip round (modern); inside a CLIENT span when tracing.
-   */
-  private ask(method: McpInputRequest['method'], params: Record<string, unknown>, options?: McpClientRequestOptions) {
-    const ask = () => this.eraContext.ask(method, params, options, this);
-    if (!this.telemetry?.tracing) return ask();
-    const sessionId = this.dispatch.session?.id;
-    const attributes = { [ATTR_ASK_CHANNEL]: this.eraContext.askChannel };
-    return this.telemetry.clientRequest(
-      method,
-      { ...attributes, ...this.telemetry.sessionAttributes(sessionId) },
-      ask,
-      describeAskFailure,
-    );
   }
 
   private bind<T>(name: Bound, fn: T): T {
