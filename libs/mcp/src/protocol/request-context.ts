@@ -1,21 +1,10 @@
 import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
 import type { JsonRpcRequest } from '../model/json-rpc.js';
-import type { McpRequestContext, McpRoundState, McpTaskContext } from '../context/mcp-request-context.js';
-import type { McpLogLevel } from '../model/log-level.js';
-import { assertCanElicit, assertCanListRoots, assertCanSample } from '../client-requests/client-capabilities.js';
-import type {
-  McpClientRequestOptions,
-  McpElicitFormParams,
-  McpElicitResult,
-  McpElicitUrlParams,
-  McpRoot,
-  McpSamplingParams,
-  McpSamplingResult,
-} from '../context/client-request.types.js';
+import { ChannelContext, type RequestFacts } from '../context/channel-context.js';
 import type { LazyAbortController } from './inflight-requests.js';
 import type { EraRequest, McpEraContext } from './era-context.js';
 import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
-import { DispatchChannel, type ClientAsk, type RequestChannel } from './request-channel.js';
+import { DispatchChannel } from './dispatch-channel.js';
 
 /** How a request reaches its context. */
 export interface RequestContextInit {
@@ -28,21 +17,6 @@ export interface RequestContextInit {
   /** Spans for the requests the handler sends the client. */
   readonly telemetry?: McpTelemetry;
 }
-
-/** The parts of a context that go through its channel. */
-type ChannelPart =
-  'signal' | 'task' | 'becomeTask' | 'sendNotification' | 'reportProgress' | 'log' | 'elicit' | 'sample' | 'listRoots';
-
-/** What a context tells about its request: the same whatever channel it goes through. */
-export type RequestFacts = Omit<McpRequestContext, ChannelPart>;
-
-/** A context built from its facts and its channel (a task's, a forwarded read's). */
-export interface RequestContextParts {
-  readonly facts: RequestFacts;
-  readonly channel: RequestChannel;
-}
-
-type Bound = 'sendNotification' | 'reportProgress' | 'log' | 'elicit' | 'sample' | 'listRoots';
 
 /** The facts of a request as the dispatch and its era context know them. */
 function dispatchFacts(init: RequestContextInit): RequestFacts {
@@ -87,182 +61,15 @@ function dispatchFacts(init: RequestContextInit): RequestFacts {
   };
 }
 
-/** A channel that forwards to another implementation of the context (whose own rules then apply). */
-function forwardingChannel(ctx: McpRequestContext): RequestChannel {
-  let done = false;
-  return {
-    get signal() {
-      return ctx.signal;
-    },
-    get task() {
-      return ctx.task;
-    },
-    ...(ctx.becomeTask ? { becomeTask: () => ctx.becomeTask!() } : {}),
-    get completed() {
-      return done;
-    },
-    complete: () => void (done = true),
-    notify: (method, params) => ctx.sendNotification(method, params),
-    progress: (progress, total, message) => ctx.reportProgress(progress, total, message),
-    log: (level, data, logger) => ctx.log(level, data, logger),
-    ask: async (question, options) => {
-      if (question.method === 'roots/list') return ctx.listRoots(options);
-      if (question.method === 'sampling/createMessage') {
-        return await ctx.sample(question.params as unknown as McpSamplingParams, options);
-      }
-      return await ctx.elicit(question.params as unknown as McpElicitFormParams, options);
-    },
-  };
-}
-
 /**
- * The context of one request, handed to its handler: its facts (who asks, in which era and
- * session) and a channel (`RequestChannel`) for what it sends and asks. The request's own
- * channel is the default; a task runs the handler on the same context through a task channel
- * (`through`), a read forwarded from another instance on a channel that cannot reach the
- * client. Its methods are bound on first access (handlers may destructure them), so a request
- * that never reports progress or asks the client pays for none of it. What differs between the
- * protocol eras is its era context's: handler code is the same for both.
+ * The context of one request as the dispatch builds it: its facts from the request, the
+ * dispatch and its era context, on the request's own channel (`DispatchChannel`: related
+ * messages on the request's stream, questions as the era asks them). What differs between the
+ * protocol eras is its era context's: handler code is the same for both. Everything else is
+ * `ChannelContext`'s, the one implementation of the handler's context.
  */
-export class RequestContext implements McpRequestContext, EraRequest {
-  private readonly facts: RequestFacts;
-  private readonly channel: RequestChannel;
-  private bound?: Partial<Record<Bound, unknown>>;
-
-  constructor(init: RequestContextInit | RequestContextParts) {
-    if ('facts' in init) {
-      this.facts = init.facts;
-      this.channel = init.channel;
-    } else {
-      this.facts = dispatchFacts(init);
-      this.channel = new DispatchChannel(init);
-    }
-  }
-
-  /** `ctx` as a `RequestContext`: itself, or one that forwards to it. */
-  static of(ctx: McpRequestContext): RequestContext {
-    return ctx instanceof RequestContext ? ctx : new RequestContext({ facts: ctx, channel: forwardingChannel(ctx) });
-  }
-
-  /** The same request through another channel, made from this context's own. */
-  through(make: (own: RequestChannel) => RequestChannel): RequestContext {
-    return new RequestContext({ facts: this.facts, channel: make(this.channel) });
-  }
-
-  get meta() {
-    return this.facts.meta;
-  }
-  get requestId() {
-    return this.facts.requestId;
-  }
-  get method() {
-    return this.facts.method;
-  }
-  get era() {
-    return this.facts.era;
-  }
-  get protocolVersion() {
-    return this.facts.protocolVersion;
-  }
-  get sessionId() {
-    return this.facts.sessionId;
-  }
-  get session() {
-    return this.facts.session;
-  }
-  get transport() {
-    return this.facts.transport;
-  }
-  get request() {
-    return this.facts.request;
-  }
-  get auth() {
-    return this.facts.auth;
-  }
-  get clientCapabilities(): Readonly<Record<string, unknown>> | undefined {
-    return this.facts.clientCapabilities;
-  }
-  get roundState(): McpRoundState {
-    return this.facts.roundState;
-  }
-  get signal(): AbortSignal {
-    return this.channel.signal;
-  }
-  get task(): McpTaskContext | undefined {
-    return this.channel.task;
-  }
-  get becomeTask(): McpRequestContext['becomeTask'] {
-    return this.channel.becomeTask;
-  }
-  /** True once the response is decided. */
-  get completed(): boolean {
-    return this.channel.completed;
-  }
-
-  /** The response is decided: related messages sent from now on are dropped. */
-  complete(): void {
-    this.channel.complete();
-  }
-
-  get sendNotification(): McpRequestContext['sendNotification'] {
-    return this.bind('sendNotification', (method: string, params?: Record<string, unknown>) =>
-      this.channel.notify(method, params),
-    );
-  }
-
-  get reportProgress(): McpRequestContext['reportProgress'] {
-    return this.bind('reportProgress', (progress: number, total?: number, message?: string) =>
-      this.channel.progress(progress, total, message),
-    );
-  }
-
-  get log(): McpRequestContext['log'] {
-    return this.bind('log', (level: McpLogLevel, data: unknown, loggerName?: string) =>
-      this.channel.log(level, data, loggerName),
-    );
-  }
-
-  get elicit(): McpRequestContext['elicit'] {
-    return this.bind(
-      'elicit',
-      async (params: McpElicitFormParams | McpElicitUrlParams, options?: McpClientRequestOptions) => {
-        const url = params.mode === 'url';
-        const question: ClientAsk = {
-          method: 'elicitation/create',
-          params: params as unknown as Record<string, unknown>,
-          url,
-          check: () => assertCanElicit(this.clientCapabilities, url ? 'url' : 'form'),
-        };
-        return (await this.channel.ask(question, options)) as McpElicitResult;
-      },
-    );
-  }
-
-  get sample(): McpRequestContext['sample'] {
-    return this.bind('sample', async (params: McpSamplingParams, options?: McpClientRequestOptions) => {
-      const question: ClientAsk = {
-        method: 'sampling/createMessage',
-        params: params as unknown as Record<string, unknown>,
-        check: () => assertCanSample(this.clientCapabilities, params),
-      };
-      return (await this.channel.ask(question, options)) as McpSamplingResult;
-    });
-  }
-
-  get listRoots(): McpRequestContext['listRoots'] {
-    return this.bind('listRoots', async (options?: McpClientRequestOptions) => {
-      const question: ClientAsk = {
-        method: 'roots/list',
-        params: {},
-        check: () => assertCanListRoots(this.clientCapabilities),
-      };
-      const result = await this.channel.ask(question, options);
-      return { roots: Array.isArray(result.roots) ? (result.roots as McpRoot[]) : [] };
-    });
-  }
-
-  private bind<T>(name: Bound, fn: T): T {
-    const bound = (this.bound ??= {});
-    return (bound[name] ??= fn) as T;
+export class RequestContext extends ChannelContext implements EraRequest {
+  constructor(init: RequestContextInit) {
+    super(dispatchFacts(init), new DispatchChannel(init));
   }
 }

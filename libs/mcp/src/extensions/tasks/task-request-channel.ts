@@ -2,7 +2,7 @@ import type { McpClientRequestOptions } from '../../context/client-request.types
 import type { McpTaskContext } from '../../context/mcp-request-context.js';
 import type { McpLogLevel } from '../../model/log-level.js';
 import { McpInputRequiredSignal } from '../../protocol/modern/input-round.js';
-import type { ClientAsk, RequestChannel } from '../../protocol/request-channel.js';
+import type { ClientAsk, RequestChannel } from '../../context/request-channel.js';
 import type { TaskRun } from './task-run.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
 import type { McpClientRequestOptions } from '../context/client-request.types.js';
-import type { McpTaskContext } from '../context/mcp-request-context.js';
+import type { ClientAsk, RequestChannel } from '../context/request-channel.js';
 import type { McpLogLevel } from '../model/log-level.js';
 import type { JsonRpcRequest } from '../model/json-rpc.js';
 import { progressTokenOf } from '../model/progress-token.js';
@@ -10,49 +10,8 @@ import { McpLogger } from '../logging/mcp-logger.js';
 import { ATTR_ASK_CHANNEL, describeAskFailure } from './ask-failure.js';
 import type { EraRequest, McpEraContext } from './era-context.js';
 import { LazyAbortController } from './inflight-requests.js';
-import type { McpInputRequest } from './modern/input-round.js';
 
 const logger = new McpLogger('McpRequest');
-
-/**
- * A question for the client, as the handler asked it. `check` throws `McpClientCapabilityError`
- * when the client did not declare what it needs: the channel calls it (or not, when it cannot
- * reach the client at all) and decides what that error becomes on its path.
- */
-export type ClientAsk =
-  | {
-      readonly method: 'elicitation/create';
-      readonly params: Record<string, unknown>;
-      readonly url: boolean;
-      check(): void;
-    }
-  | {
-      readonly method: Exclude<McpInputRequest['method'], 'elicitation/create'>;
-      readonly params: Record<string, unknown>;
-      check(): void;
-    };
-
-/**
- * Where what a handler sends or asks goes: everything of its context that differs between the
- * request's own path, a task, and a read forwarded from another instance. `RequestContext` is
- * the one context; its channel is what changes.
- */
-export interface RequestChannel {
-  /** Aborted when the work should stop. */
-  readonly signal: AbortSignal;
-  /** The task the work runs as, while it is one. */
-  readonly task?: McpTaskContext;
-  /** Present on a call that may become a task (`ctx.becomeTask`). */
-  readonly becomeTask?: () => Promise<boolean>;
-  /** True once the request's response is decided. */
-  readonly completed: boolean;
-  /** The response is decided: related messages sent from now on are dropped. */
-  complete(): void;
-  notify(method: string, params?: Record<string, unknown>): Promise<void>;
-  progress(progress: number, total?: number, message?: string): Promise<void>;
-  log(level: McpLogLevel, data: unknown, logger?: string): Promise<void>;
-  ask(question: ClientAsk, options?: McpClientRequestOptions): Promise<Record<string, unknown>>;
-}
 
 /** How a request reaches its own channel. */
 export interface RequestChannelInit {
