@@ -1,5 +1,7 @@
 import type { McpPrincipal } from '../model/mcp-principal.js';
-import type { McpRequestContext, McpRoundState } from '../context/mcp-request-context.js';
+import type { McpRequestContext } from '../context/mcp-request-context.js';
+import { ChannelContext, type RequestFacts } from '../context/channel-context.js';
+import type { ClientAsk, RequestChannel } from '../context/request-channel.js';
 import { McpClientUnreachableError } from '../errors/client-request.errors.js';
 import type { McpTransportKind } from '../model/mcp-transport.interface.js';
 import type { McpAnyProtocolVersion } from '../mcp.constants.js';
@@ -45,70 +47,79 @@ export function forwardedReadFacts(ctx: McpRequestContext): ForwardedReadFacts {
   };
 }
 
+/** The name of the context's method for each question to the client, as its error names it. */
+const ASKED_BY: Record<ClientAsk['method'], string> = {
+  'elicitation/create': 'ctx.elicit',
+  'sampling/createMessage': 'ctx.sample',
+  'roots/list': 'ctx.listRoots',
+};
+
 /**
- * The context of a runtime resource's handler running for a read that another instance
- * forwarded: the caller (`auth`, with its scopes) and the request's facts are those of the
- * instance the client talks to; the client itself is out of reach. Asking it (`elicit`,
- * `sample`, `listRoots`) or reporting progress throws `McpClientUnreachableError` at once;
+ * The channel of a read that another instance forwarded: the client is out of reach from here.
+ * Asking it (`elicit`, `sample`, `listRoots`) or reporting progress throws
+ * `McpClientUnreachableError` at once (no capability check: no answer could come either way);
  * `log` and `sendNotification` are dropped, as they are for any request without a channel.
  */
-export class ForwardedReadContext implements McpRequestContext {
-  readonly method = 'resources/read';
-  readonly session = undefined;
-  readonly clientCapabilities = undefined;
-  readonly request = undefined;
-  readonly requestId: JsonRpcId;
-  readonly sessionId?: string;
-  readonly protocolVersion: McpAnyProtocolVersion;
-  readonly era: 'legacy' | 'modern';
-  readonly transport: McpTransportKind;
-  readonly auth?: McpPrincipal;
-  readonly meta?: Record<string, unknown>;
-  private readonly state = new Map<string, unknown>();
+class ForwardedReadChannel implements RequestChannel {
+  private done = false;
 
   constructor(
     private readonly uri: string,
-    facts: ForwardedReadFacts,
     readonly signal: AbortSignal,
-  ) {
-    this.requestId = facts.requestId;
-    this.sessionId = facts.sessionId;
-    this.protocolVersion = facts.protocolVersion;
-    this.era = facts.era;
-    this.transport = facts.transport;
-    this.auth = facts.auth;
-    this.meta = facts.meta;
+  ) {}
+
+  get completed(): boolean {
+    return this.done;
   }
 
-  get roundState(): McpRoundState {
-    return {
-      get: <T>(key: string) => this.state.get(key) as T | undefined,
-      set: (key: string, value: unknown) =>
-        void (value === undefined ? this.state.delete(key) : this.state.set(key, value)),
-    };
+  complete(): void {
+    this.done = true;
   }
 
-  sendNotification = async (method: string): Promise<void> => {
+  async notify(method: string): Promise<void> {
     logger.debug(`Dropped ${method} of a forwarded read of ${this.uri}: no channel to the client here`);
-  };
+  }
 
-  log = async (): Promise<void> => {
+  async log(): Promise<void> {
     logger.debug(`Dropped a log message of a forwarded read of ${this.uri}: no channel to the client here`);
-  };
+  }
 
-  reportProgress = async (): Promise<void> => {
+  async progress(): Promise<void> {
     throw new McpClientUnreachableError('ctx.reportProgress', ELSEWHERE, this.uri);
-  };
+  }
 
-  elicit = async (): Promise<never> => {
-    throw new McpClientUnreachableError('ctx.elicit', ELSEWHERE, this.uri);
-  };
+  async ask(question: ClientAsk): Promise<never> {
+    throw new McpClientUnreachableError(ASKED_BY[question.method], ELSEWHERE, this.uri);
+  }
+}
 
-  sample = async (): Promise<never> => {
-    throw new McpClientUnreachableError('ctx.sample', ELSEWHERE, this.uri);
+/** The facts of a forwarded read as its handler sees them: the client's side stays on the other instance. */
+function forwardedFacts(facts: ForwardedReadFacts): RequestFacts {
+  const state = new Map<string, unknown>();
+  return {
+    method: 'resources/read',
+    session: undefined,
+    clientCapabilities: undefined,
+    request: undefined,
+    requestId: facts.requestId,
+    sessionId: facts.sessionId,
+    protocolVersion: facts.protocolVersion,
+    era: facts.era,
+    transport: facts.transport,
+    auth: facts.auth,
+    meta: facts.meta,
+    roundState: {
+      get: <T>(key: string) => state.get(key) as T | undefined,
+      set: (key: string, value: unknown) => void (value === undefined ? state.delete(key) : state.set(key, value)),
+    },
   };
+}
 
-  listRoots = async (): Promise<never> => {
-    throw new McpClientUnreachableError('ctx.listRoots', ELSEWHERE, this.uri);
-  };
+/**
+ * The context of a runtime resource's handler running for a read that another instance
+ * forwarded: the caller (`auth`, with its scopes) and the request's facts are those of the
+ * instance the client talks to; the client itself is out of reach (`ForwardedReadChannel`).
+ */
+export function forwardedReadContext(uri: string, facts: ForwardedReadFacts, signal: AbortSignal): ChannelContext {
+  return new ChannelContext(forwardedFacts(facts), new ForwardedReadChannel(uri, signal));
 }

@@ -9,7 +9,7 @@ import { JsonRpcErrorCode } from '../model/json-rpc.js';
 import { McpBackendUnavailableError } from '../backend/mcp-backend.interface.js';
 import { McpResourceRegistry, type McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import { toContents } from '../results/resource-contents.js';
-import { ForwardedReadContext, forwardedReadFacts, type ForwardedReadFacts } from './forwarded-read.context.js';
+import { forwardedReadContext, forwardedReadFacts, type ForwardedReadFacts } from './forwarded-read.context.js';
 import type { McpCacheHints } from '../model/mcp-cache.interface.js';
 import { ListChangedCoalescer } from '../notifications/list-changed.coalescer.js';
 import { ResourceNotificationService } from '../notifications/resource-notification.service.js';
@@ -71,7 +71,7 @@ interface ReadReply {
  * A forwarded read carries its caller: the handler sees the principal (with its scopes, without
  * its token) that the instance the client talks to authenticated, never anything the client
  * sent. That instance alone can reach the client, so the handler's context cannot ask it or
- * report progress to it (`ForwardedReadContext`).
+ * report progress to it (`forwardedReadContext`).
  */
 @Injectable()
 export class RuntimeResourceSync implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -246,7 +246,7 @@ export class RuntimeResourceSync implements OnApplicationBootstrap, BeforeApplic
         throw new McpException(-32002, 'Resource not found', `Resource '${request.uri}' is not registered`, {
           uri: request.uri,
         });
-      const ctx = new ForwardedReadContext(request.uri, request.facts, AbortSignal.timeout(REMOTE_READ_TIMEOUT_MS));
+      const ctx = forwardedReadContext(request.uri, request.facts, AbortSignal.timeout(REMOTE_READ_TIMEOUT_MS));
       const value = await entry.handler({ uri: request.uri }, ctx);
       reply = { id: request.id, contents: toContents(request.uri, entry.mimeType, value) };
     } catch (error) {

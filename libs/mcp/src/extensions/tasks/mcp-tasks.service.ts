@@ -11,7 +11,8 @@ import { supportsTasks, type McpTaskMode } from '../../protocol/eras/task-era.js
 import { taskEraOf } from '../../protocol/eras/task-eras.js';
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
 import { taskLimitsOf } from './task-options.js';
-import { TaskRequestContext } from './task-request-context.js';
+import { ChannelContext } from '../../context/channel-context.js';
+import { TaskRequestChannel } from './task-request-channel.js';
 import type { TaskOutcome, TaskRun } from './task-run.js';
 import { McpTaskRunFactory } from './task-run-factory.js';
 import { McpTaskRuns } from './task-runs.js';
@@ -103,11 +104,13 @@ export class McpTasks {
   ): Promise<Record<string, unknown>> {
     const run = this.runFactory.open(ctx);
     this.runs.admit(run);
-    const context = new TaskRequestContext(ctx, run);
+    // The handler's context, on the task's channel: the request's until the call is a task.
+    let channel!: TaskRequestChannel;
+    const context = ChannelContext.of(ctx).through((own) => (channel = new TaskRequestChannel(own, run)));
     if (mode.kind === 'task') {
       let record: McpTaskRecord;
       try {
-        context.enterTask();
+        channel.enterTask();
         record = await this.create(run, ctx, requiredScopes, mode.requestedTtlMs);
       } catch (error) {
         this.runs.release(run);
@@ -118,13 +121,13 @@ export class McpTasks {
       return run.rules.created(record);
     }
     const working = work(context);
-    const first = await this.handoffOrOutcome(working, context, run);
+    const first = await this.handoffOrOutcome(working, channel, run);
     if (first !== 'handoff') {
       this.runs.release(run);
       if (first.ok) return first.result;
       throw first.error;
     }
-    context.enterTask();
+    channel.enterTask();
     let record: McpTaskRecord;
     try {
       record = await this.create(run, ctx, requiredScopes);
@@ -191,14 +194,14 @@ export class McpTasks {
    */
   private handoffOrOutcome(
     working: Promise<Record<string, unknown>>,
-    context: TaskRequestContext,
+    channel: TaskRequestChannel,
     run: TaskRun,
   ): Promise<TaskOutcome | 'handoff'> {
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const check = () => {
         clearTimeout(timer);
-        if (context.mayBecomeTask) resolve('handoff');
+        if (channel.mayBecomeTask) resolve('handoff');
         else if (!run.signal.aborted) timer = setTimeout(check, this.options.taskHandoffMs);
       };
       // The handler may end the window itself (`ctx.becomeTask()`).

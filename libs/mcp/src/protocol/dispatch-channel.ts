@@ -1,0 +1,130 @@
+import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
+import type { McpClientRequestOptions } from '../context/client-request.types.js';
+import type { ClientAsk, RequestChannel } from '../context/request-channel.js';
+import type { McpLogLevel } from '../model/log-level.js';
+import type { JsonRpcRequest } from '../model/json-rpc.js';
+import { progressTokenOf } from '../model/progress-token.js';
+import { McpClientCapabilityError } from '../errors/client-request.errors.js';
+import type { McpTelemetry } from '../telemetry/mcp-telemetry.js';
+import { McpLogger } from '../logging/mcp-logger.js';
+import { ATTR_ASK_CHANNEL, describeAskFailure } from './ask-failure.js';
+import type { EraRequest, McpEraContext } from './era-context.js';
+import { LazyAbortController } from './inflight-requests.js';
+
+const logger = new McpLogger('McpRequest');
+
+/** How a request reaches its own channel. */
+export interface RequestChannelInit {
+  readonly rpc: JsonRpcRequest;
+  readonly params: Record<string, unknown>;
+  readonly dispatch: McpDispatchContext;
+  readonly era: McpEraContext;
+  readonly controller?: LazyAbortController;
+  readonly telemetry?: McpTelemetry;
+}
+
+/**
+ * The request's own channel: related messages on the request's stream (`dispatch.sendRelated`),
+ * questions as its era asks them (a pushed request, or a multi round-trip round), the request's
+ * cancellation. A missing client capability becomes what the era says (`-32021` in the modern era).
+ */
+export class DispatchChannel implements RequestChannel, EraRequest {
+  private readonly controller: LazyAbortController;
+  private readonly meta?: Record<string, unknown>;
+  private done = false;
+  private lastProgress = -Infinity;
+
+  constructor(private readonly init: RequestChannelInit) {
+    this.controller = init.controller ?? new LazyAbortController();
+    const meta = init.params._meta;
+    if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) this.meta = meta as Record<string, unknown>;
+  }
+
+  get requestId() {
+    return this.init.rpc.id;
+  }
+  get method() {
+    return this.init.rpc.method;
+  }
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+  get completed(): boolean {
+    return this.done;
+  }
+
+  complete(): void {
+    this.done = true;
+  }
+
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    this.sendRelated(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  async progress(progress: number, total?: number, message?: string): Promise<void> {
+    const progressToken = progressTokenOf(this.meta);
+    // Only when the client asked (a progress token), and strictly increasing (MCP MUST).
+    if (progressToken === undefined || !(progress > this.lastProgress)) return;
+    this.lastProgress = progress;
+    this.sendRelated({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: {
+        progressToken,
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      },
+    });
+  }
+
+  async log(level: McpLogLevel, data: unknown, loggerName?: string): Promise<void> {
+    if (!this.init.era.logs(level)) return;
+    this.sendRelated({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level, ...(loggerName !== undefined ? { logger: loggerName } : {}), data },
+    });
+  }
+
+  /**
+   * Asks the client through the era: a request pushed on a channel of the session (legacy), or a
+   * multi round-trip round (modern); inside a CLIENT span when tracing.
+   */
+  async ask(question: ClientAsk, options?: McpClientRequestOptions): Promise<Record<string, unknown>> {
+    const era = this.init.era;
+    try {
+      question.check();
+    } catch (error) {
+      throw error instanceof McpClientCapabilityError ? era.capabilityError(error) : error;
+    }
+    const { method } = question;
+    const params =
+      question.method === 'elicitation/create' ? era.elicitation(question.params, question.url) : question.params;
+    const ask = () => era.ask(method, params, options, this);
+    const telemetry = this.init.telemetry;
+    if (!telemetry?.tracing) return ask();
+    const attributes = { [ATTR_ASK_CHANNEL]: era.askChannel };
+    return telemetry.clientRequest(
+      method,
+      { ...attributes, ...telemetry.sessionAttributes(this.init.dispatch.session?.id) },
+      ask,
+      describeAskFailure,
+    );
+  }
+
+  /**
+   * Serializes and sends a related message. Serializing here, inside the handler's await,
+   * makes a value JSON cannot hold (a BigInt, a cycle) the handler's own error.
+   */
+  private sendRelated(message: object): void {
+    if (this.done) {
+      logger.debug(`Dropped a related message: request ${String(this.requestId)} already has its response`);
+      return;
+    }
+    const json = JSON.stringify(message);
+    if (!this.init.dispatch.sendRelated?.(json)) {
+      logger.debug(`Dropped a related message of request ${String(this.requestId)}: no channel to the client`);
+    }
+  }
+}
