@@ -16,7 +16,6 @@ const logger = new McpLogger('McpRequest');
 /** How a request reaches its own channel. */
 export interface RequestChannelInit {
   readonly rpc: JsonRpcRequest;
-  readonly params: Record<string, unknown>;
   readonly dispatch: McpDispatchContext;
   readonly era: McpEraContext;
   readonly controller?: LazyAbortController;
@@ -30,14 +29,15 @@ export interface RequestChannelInit {
  */
 export class DispatchChannel implements RequestChannel, EraRequest {
   private readonly controller: LazyAbortController;
-  private readonly meta?: Record<string, unknown>;
   private done = false;
   private lastProgress = -Infinity;
 
-  constructor(private readonly init: RequestChannelInit) {
+  /** @param meta the request's `_meta` (its progress token), as its facts read it. */
+  constructor(
+    private readonly init: RequestChannelInit,
+    private readonly meta: Record<string, unknown> | undefined,
+  ) {
     this.controller = init.controller ?? new LazyAbortController();
-    const meta = init.params._meta;
-    if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) this.meta = meta as Record<string, unknown>;
   }
 
   get requestId() {

@@ -18,47 +18,53 @@ export interface RequestContextInit {
   readonly telemetry?: McpTelemetry;
 }
 
-/** The facts of a request as the dispatch and its era context know them. */
-function dispatchFacts(init: RequestContextInit): RequestFacts {
-  const { rpc, dispatch, era } = init;
-  const meta = init.params._meta;
-  const own = typeof meta === 'object' && meta !== null && !Array.isArray(meta);
-  return {
-    ...(own ? { meta: meta as Record<string, unknown> } : {}),
-    get requestId() {
-      return rpc.id;
-    },
-    get method() {
-      return rpc.method;
-    },
-    get era() {
-      return era.era;
-    },
-    get protocolVersion() {
-      return era.protocolVersion;
-    },
-    get sessionId() {
-      return dispatch.session?.id;
-    },
-    get session() {
-      return dispatch.session;
-    },
-    get transport() {
-      return dispatch.transport;
-    },
-    get request() {
-      return dispatch.request;
-    },
-    get auth() {
-      return dispatch.auth;
-    },
-    get clientCapabilities() {
-      return era.clientCapabilities;
-    },
-    get roundState() {
-      return era.roundState;
-    },
-  };
+/**
+ * The facts of a request as the dispatch and its era context know them, read through when
+ * asked: `initialize` creates the session while it runs. A class, so that the getters live on
+ * its prototype and a request allocates one small object, not eleven accessors.
+ */
+class DispatchFacts implements RequestFacts {
+  /** The request's `_meta`, when it is an object: read once, shared with its channel. */
+  readonly meta?: Record<string, unknown>;
+
+  constructor(private readonly init: RequestContextInit) {
+    const meta = init.params._meta;
+    if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) this.meta = meta as Record<string, unknown>;
+  }
+
+  get requestId() {
+    return this.init.rpc.id;
+  }
+  get method() {
+    return this.init.rpc.method;
+  }
+  get era() {
+    return this.init.era.era;
+  }
+  get protocolVersion() {
+    return this.init.era.protocolVersion;
+  }
+  get sessionId() {
+    return this.init.dispatch.session?.id;
+  }
+  get session() {
+    return this.init.dispatch.session;
+  }
+  get transport() {
+    return this.init.dispatch.transport;
+  }
+  get request() {
+    return this.init.dispatch.request;
+  }
+  get auth() {
+    return this.init.dispatch.auth;
+  }
+  get clientCapabilities() {
+    return this.init.era.clientCapabilities;
+  }
+  get roundState() {
+    return this.init.era.roundState;
+  }
 }
 
 /**
@@ -70,6 +76,7 @@ function dispatchFacts(init: RequestContextInit): RequestFacts {
  */
 export class RequestContext extends ChannelContext implements EraRequest {
   constructor(init: RequestContextInit) {
-    super(dispatchFacts(init), new DispatchChannel(init));
+    const facts = new DispatchFacts(init);
+    super(facts, new DispatchChannel(init, facts.meta));
   }
 }
