@@ -10,7 +10,7 @@ import { progressTokenOf } from '../../model/progress-token.js';
 import type { McpTaskSupport } from '../../model/task-support.js';
 import { errorTextOf } from '../../results/error-text.js';
 import { legacyElicitation } from './legacy-era.context.js';
-import { INLINE, iso, supportsTasks, type McpTaskEra, type McpTaskMode } from './task-era.js';
+import { INLINE, supportsTasks, taskOnWire, type McpTaskEra, type McpTaskMode } from './task-era.js';
 
 /** The `_meta` key that ties a message of the 2025-11-25 era to its task. */
 export const META_RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -23,13 +23,7 @@ const STATUS_ONLY = Object.freeze({ result: false });
  * this, `CreateTaskResult` nests it under `task`.
  */
 export function legacyTask(record: McpTaskRecord): Record<string, unknown> {
-  const task: Record<string, unknown> = { taskId: record.taskId, status: record.status };
-  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
-  task.createdAt = iso(record.createdAt);
-  task.lastUpdatedAt = iso(record.lastUpdatedAt);
-  task.ttl = record.ttlMs;
-  task.pollInterval = record.pollIntervalMs;
-  return task;
+  return taskOnWire(record, 'ttl', 'pollInterval');
 }
 
 /** Params with `_meta["io.modelcontextprotocol/related-task"]` added (2025-11-25 task messages). */

@@ -6,7 +6,7 @@ import {
   declaresTasksExtension,
   HANDOFF,
   INLINE,
-  iso,
+  taskOnWire,
   missingTasksExtension,
   supportsTasks,
   TASKS_EXTENSION,
@@ -15,13 +15,7 @@ import {
 
 /** The tasks extension's `Task`: `ttlMs` and `pollIntervalMs`, integer milliseconds. */
 export function modernTask(record: McpTaskRecord): Record<string, unknown> {
-  const task: Record<string, unknown> = { taskId: record.taskId, status: record.status };
-  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
-  task.createdAt = iso(record.createdAt);
-  task.lastUpdatedAt = iso(record.lastUpdatedAt);
-  task.ttlMs = record.ttlMs;
-  task.pollIntervalMs = record.pollIntervalMs;
-  return task;
+  return taskOnWire(record, 'ttlMs', 'pollIntervalMs');
 }
 
 /**

@@ -119,4 +119,20 @@ export interface McpTaskEra {
 }
 
 /** A task's times on the wire. */
-export const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+
+/**
+ * A task on the wire with its times as the era names them: what both eras' `Task` share
+ * (`taskId`, `status`, `statusMessage`, `createdAt`, `lastUpdatedAt`), then `ttl` and
+ * `pollInterval` under the era's names (2025-11-25 `ttl`, `pollInterval`; the tasks extension
+ * `ttlMs`, `pollIntervalMs`), all in milliseconds.
+ */
+export function taskOnWire(record: McpTaskRecord, ttlKey: string, pollKey: string): Record<string, unknown> {
+  const task: Record<string, unknown> = { taskId: record.taskId, status: record.status };
+  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
+  task.createdAt = iso(record.createdAt);
+  task.lastUpdatedAt = iso(record.lastUpdatedAt);
+  task[ttlKey] = record.ttlMs;
+  task[pollKey] = record.pollIntervalMs;
+  return task;
+}
