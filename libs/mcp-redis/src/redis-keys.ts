@@ -128,9 +128,17 @@ export class RedisKeys {
     return `${this.prefix}{t}`;
   }
 
-  /** The lease of an instance (its end, in Redis time), renewed by its heartbeat (in the task store's slot). */
-  instance(instanceId: string): string {
-    return `${this.prefix}{t}:inst:${instanceId}`;
+  /**
+   * The instances' leases (in the task store's slot): a sorted set, member = the instance, score =
+   * the end of its lease in Redis time, renewed by its heartbeat.
+   */
+  get leases(): string {
+    return `${this.prefix}{t}:leases`;
+  }
+
+  /** The key that holds an instance's lease: the sorted set of every lease (see `leases`). */
+  instance(_instanceId: string): string {
+    return this.leases;
   }
 
   /** When any instance last beat (Redis time), in the task store's slot (see lua/liveness). */
