@@ -171,7 +171,7 @@ describe("Redis Cluster: the task store's slot resharded to another master under
   it('keeps every task and its budget; tasks are created, asked, answered, ended and read across instances after it', async () => {
     const { running, keyPrefix, a, b } = await liveSession('t');
     const keys = new RedisKeys(keyPrefix, 256);
-    const input = { method: 'roots/list', params: {} };
+    const input = { method: 'roots/list' as const, params: {} };
     // Three tasks a caller: creates beyond remove its oldest ended tasks (keys a create asks for).
     const limits = taskLimits({ maxPerCaller: 3 });
     const record = (caller: string) =>
@@ -199,7 +199,7 @@ describe("Redis Cluster: the task store's slot resharded to another master under
         }),
         tolerated(() => b.tasks!.get(asking.taskId)),
         tolerated(() => b.tasks!.list('m:kept', undefined, 10)),
-        tolerated(() => b.tasks!.reapOrphans(Date.now())),
+        tolerated(() => b.tasks!.reapOrphans!(Date.now())),
       ]);
     };
     await cluster.moveSlot(keys.tasks, to, traffic);

@@ -67,7 +67,6 @@ export class RedisTaskStore implements McpTaskStore {
     name: ScriptName,
     declared: string[],
     args: (string | number)[],
-    about?: string,
     partial?: string[],
   ): Promise<T> {
     let keys = declared;
@@ -77,7 +76,6 @@ export class RedisTaskStore implements McpTaskStore {
       const count = Number(reply[1]);
       const asked = (reply as string[]).slice(2, 2 + count);
       partial?.push(...(reply as string[]).slice(2 + count));
-      if (about !== undefined) this.keys.learnt(about, asked);
       if (calls === MAX_CALLS) {
         throw new McpBackendUnavailableError('The task store changed under every attempt: retry');
       }
@@ -117,7 +115,6 @@ export class RedisTaskStore implements McpTaskStore {
         limits.maxStoredBytes,
         limits.resultTtlMs,
       ],
-      record.taskId,
     );
     if (created === 2)
       throw new McpBackendUnavailableError('The task store is full: retry when some tasks have expired');
@@ -126,52 +123,44 @@ export class RedisTaskStore implements McpTaskStore {
 
   async get(taskId: string, options?: McpTaskReadOptions): Promise<McpTaskRecord | undefined> {
     const withResult = options?.result === false ? '0' : '1';
-    const fields = await this.call<string[] | null>(
-      'mcpTaskGet',
-      this.keys.task(taskId),
-      [taskId, Date.now(), withResult],
+    const fields = await this.call<string[] | null>('mcpTaskGet', this.keys.task(taskId), [
       taskId,
-    );
+      Date.now(),
+      withResult,
+    ]);
     return fields ? recordOf(fields) : undefined;
   }
 
   async setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<boolean> {
-    const set = await this.call<number>(
-      'mcpTaskStatusMessage',
-      this.keys.task(taskId),
-      [taskId, statusMessage, now],
-      taskId,
-    );
+    const set = await this.call<number>('mcpTaskStatusMessage', this.keys.task(taskId), [taskId, statusMessage, now]);
     return set === 1;
   }
 
   async ask(taskId: string, requests: Readonly<Record<string, McpTaskInputRequest>>, now: number): Promise<boolean> {
     const pairs = Object.entries(requests).flatMap(([key, request]) => [key, JSON.stringify(request)]);
     if (pairs.length === 0) return false;
-    return (await this.call<number>('mcpTaskAsk', this.keys.task(taskId), [taskId, now, ...pairs], taskId)) === 1;
+    return (await this.call<number>('mcpTaskAsk', this.keys.task(taskId), [taskId, now, ...pairs])) === 1;
   }
 
   async answer(taskId: string, responses: Readonly<Record<string, unknown>>, now: number): Promise<string[]> {
     const pairs = Object.entries(responses).flatMap(([key, response]) => [key, JSON.stringify(response)]);
     if (pairs.length === 0) return [];
-    return this.call<string[]>('mcpTaskAnswer', this.keys.task(taskId), [taskId, now, ...pairs], taskId);
+    return this.call<string[]>('mcpTaskAnswer', this.keys.task(taskId), [taskId, now, ...pairs]);
   }
 
   async takeAnswers(taskId: string): Promise<Record<string, unknown>> {
-    return parsePairs(await this.call<string[]>('mcpTaskTakeAnswers', this.keys.task(taskId), [taskId], taskId));
+    return parsePairs(await this.call<string[]>('mcpTaskTakeAnswers', this.keys.task(taskId), [taskId]));
   }
 
   async withdraw(taskId: string, keys: readonly string[], now: number): Promise<boolean> {
-    return (await this.call<number>('mcpTaskWithdraw', this.keys.task(taskId), [taskId, now, ...keys], taskId)) === 1;
+    return (await this.call<number>('mcpTaskWithdraw', this.keys.task(taskId), [taskId, now, ...keys])) === 1;
   }
 
   async settle(taskId: string, settlement: McpTaskSettlement, now: number): Promise<McpTaskStatus | undefined> {
-    const before = await this.call<McpTaskStatus | null>(
-      'mcpTaskSettle',
-      this.keys.task(taskId),
-      [taskId, ...settlementArgs(settlement, now)],
+    const before = await this.call<McpTaskStatus | null>('mcpTaskSettle', this.keys.task(taskId), [
       taskId,
-    );
+      ...settlementArgs(settlement, now),
+    ]);
     return before ?? undefined;
   }
 
@@ -197,7 +186,6 @@ export class RedisTaskStore implements McpTaskStore {
       'mcpTaskSettleInstance',
       this.keys.all(),
       [instanceId, status, message, now, result, error],
-      undefined,
       settled,
     );
     return [...settled, ...rest];
@@ -205,7 +193,7 @@ export class RedisTaskStore implements McpTaskStore {
 
   async reapOrphans(now: number): Promise<string[]> {
     const failed: string[] = [];
-    const rest = await this.call<string[]>('mcpTaskReap', this.keys.all(), [now, REAP_BUDGET], undefined, failed);
+    const rest = await this.call<string[]>('mcpTaskReap', this.keys.all(), [now, REAP_BUDGET], failed);
     return [...failed, ...rest];
   }
 }

@@ -1,14 +1,14 @@
 import type { RedisKeys } from './redis-keys.js';
 
-/** Tasks whose callers' account keys an instance remembers (the oldest are forgotten first). */
+/** Tasks whose callers' account keys an instance remembers (the first created are forgotten first). */
 const REMEMBERED_TASKS = 10_000;
 
 /**
  * The keys a task script declares (`KEYS`), see lua/tasks.lua.ts for the layout. On one Redis a
  * script names the store's anchor only: nothing checks the others. On a Redis Cluster it declares
- * every key it touches: the store's own (accounts, indexes, leases), the task's, and those found
- * by reading others (the caller's accounts of a task, remembered per task once learnt, so that a
- * task's next calls declare them at once and take one round trip).
+ * every key it touches: the store's own (accounts, indexes, leases), the task's, and its caller's
+ * accounts when this instance created it (so that the end of a task by the instance that runs it
+ * takes one call; another instance's script asks for them first, see lua/tasks.lua.ts).
  */
 export class TaskScriptKeys {
   private readonly store: readonly string[];
@@ -58,14 +58,7 @@ export class TaskScriptKeys {
     return this.keys.clustered ? [...this.store, ...this.ownerKeys(owner)] : [...this.store];
   }
 
-  /** Remembers the caller's account keys a script asked for about a task (`{t}:tc:` and siblings). */
-  learnt(taskId: string, asked: readonly string[]): void {
-    const accounts = asked.filter((key) => /^\{t\}:t[ceb]:/.test(key.slice(this.keys.prefix.length)));
-    if (accounts.length > 0) this.remember(taskId, accounts);
-  }
-
   private remember(taskId: string, keys: readonly string[]): void {
-    this.callers.delete(taskId);
     this.callers.set(taskId, keys);
     if (this.callers.size > REMEMBERED_TASKS) this.callers.delete(this.callers.keys().next().value!);
   }
