@@ -2,7 +2,9 @@
  * The cluster changes under two instances serving a session with a live stream. A resharding
  * moves the slot of the session's bucket to another master while requests run: they answer or
  * fail with the backend's 503 error, and afterwards the session, a new subscription and its
- * notification work (the instance's sharded channel of that bucket followed the slot). A master
+ * notification work (the instance's sharded channel of that bucket followed the slot). Another
+ * moves the task store's slot while tasks are created, asked, answered, ended, read, listed and
+ * reaped: every task (and its budget) is there afterwards, and the store works on. A master
  * dies (kill -9): once its replica is promoted, the session, its subscriptions, its live stream
  * and the tasks work again, and a notification reaches the stream; nothing written before the
  * kill (and replicated) is lost. No process exits.
@@ -37,11 +39,14 @@ beforeAll(async () => {
 
 /**
  * No script met a key outside its node's slots: every script declares every key it touches, so
- * the cluster redirects it (ASK, TRYAGAIN) before it runs instead of stopping it half way.
+ * the cluster redirects it (ASK, TRYAGAIN) before it runs instead of stopping it half way (a
+ * task script refuses a key it did not declare itself).
  */
 function noScriptLeftItsSlot(): void {
   const messages = warn.mock.calls.map(([message]) => String(message));
-  expect(messages.filter((message) => /non local key|do not hash to the same slot/.test(message))).toEqual([]);
+  expect(
+    messages.filter((message) => /non local key|do not hash to the same slot|undeclared key/.test(message)),
+  ).toEqual([]);
 }
 
 afterAll(async () => {
@@ -160,6 +165,71 @@ describe('Redis Cluster: the slot of a live session resharded to another master'
     await running.close();
     deployment = undefined;
   }, 90_000);
+});
+
+describe("Redis Cluster: the task store's slot resharded to another master under task traffic", () => {
+  it('keeps every task and its budget; tasks are created, asked, answered, ended and read across instances after it', async () => {
+    const { running, keyPrefix, a, b } = await liveSession('t');
+    const keys = new RedisKeys(keyPrefix, 256);
+    const input = { method: 'roots/list' as const, params: {} };
+    // Three tasks a caller: creates beyond remove its oldest ended tasks (keys a create asks for).
+    const limits = taskLimits({ maxPerCaller: 3 });
+    const record = (caller: string) =>
+      taskRecord({ instanceId: 't1', caller: `p:${caller}`, owner: `m:${caller}`, ttlMs: 600_000 });
+    const asking = record('kept');
+    expect(await a.tasks!.create(asking, limits)).toBe(true);
+    expect(await a.tasks!.ask(asking.taskId, { k: input }, Date.now())).toBe(true);
+    const done = record('kept');
+    expect(await a.tasks!.create(done, limits)).toBe(true);
+    // Ended by the instance that did not create it: it learns the caller's accounts by asking.
+    expect(await b.tasks!.settle(done.taskId, { status: 'completed', result: { n: 1 } }, Date.now())).toBe('working');
+
+    const from = await cluster.masterOf(keys.tasks);
+    const to = (await masters()).find((port) => port !== from)!;
+    // Every request a task operation runs through, once between two batches of keys moved: each
+    // answers or fails with the backend's 503 error (a script refused half way would be a 500).
+    const traffic = async () => {
+      const task = record('busy');
+      await Promise.all([
+        tolerated(async () => {
+          if (!(await a.tasks!.create(task, limits))) return;
+          await b.tasks!.ask(task.taskId, { q: input }, Date.now());
+          await b.tasks!.answer(task.taskId, { q: { roots: [] } }, Date.now());
+          await b.tasks!.settle(task.taskId, { status: 'completed', result: {} }, Date.now());
+        }),
+        tolerated(() => b.tasks!.get(asking.taskId)),
+        tolerated(() => b.tasks!.list('m:kept', undefined, 10)),
+        tolerated(() => b.tasks!.reapOrphans!(Date.now())),
+      ]);
+    };
+    await cluster.moveSlot(keys.tasks, to, traffic);
+    expect(await cluster.masterOf(keys.tasks)).toBe(to);
+
+    const asked = await once('the asking task read', () => b.tasks!.get(asking.taskId));
+    expect(asked).toMatchObject({ status: 'input_required', inputRequests: { k: input } });
+    expect(await once('the ended task read', () => a.tasks!.get(done.taskId))).toMatchObject({
+      status: 'completed',
+      result: { n: 1 },
+    });
+    expect((await once('the tasks listed', () => a.tasks!.list('m:kept', undefined, 10))).records.length).toBe(2);
+    // The caller's budget moved with the slot: one more task fits, the next one removes the ended one.
+    const third = record('kept');
+    expect(await once('a task created', () => b.tasks!.create(third, limits))).toBe(true);
+    expect(await once('a task over the budget', () => b.tasks!.create(record('kept'), limits))).toBe(true);
+    expect(await once('the ended task removed', () => a.tasks!.get(done.taskId))).toBeUndefined();
+    expect(await once('a fifth refused', () => b.tasks!.create(record('kept'), limits))).toBe(false);
+    expect(await once('an answer', () => a.tasks!.answer(asking.taskId, { k: { roots: [] } }, Date.now()))).toEqual([
+      'k',
+    ]);
+    expect(
+      await once('the asking task ended', () =>
+        b.tasks!.settle(asking.taskId, { status: 'completed', result: {} }, Date.now()),
+      ),
+    ).toBe('working');
+    noScriptLeftItsSlot();
+    await running.close();
+    deployment = undefined;
+  }, 120_000);
 });
 
 describe('Redis Cluster: a master killed while it holds a live session', () => {

@@ -22,7 +22,7 @@
  * | `{ev}:n` | STRING | the log's counter (`n` of its last entry) |
  * | `sub:<uri>` | SET | sids subscribed to the URI (the audience's size) |
  * | `streamed` | SET | sids that held a stream (the audience of list changes) |
- * | `{t}:…` | | the task store (see lua/tasks.lua.ts), `{t}:inst:<id>` (STRING: the end of an instance's lease, in Redis time), `{t}:clock` (the last beat of any instance) and `{t}:grace` (see lua/liveness.lua.ts), in one slot |
+ * | `{t}:…` | | the task store (see lua/tasks.lua.ts, its scripts declare every key: see task-script-keys.ts), `{t}:leases` (ZSET: instance → the end of its lease, in Redis time), `{t}:clock` (the last beat of any instance) and `{t}:grace` (see lua/liveness.lua.ts), in one slot |
  * | `rl:<key>` | HASH + TTL | rate-limit window of a caller without a session |
  * | `rsn:<nonce>` | STRING + TTL | a consumed MRTR request-state nonce, until its state expires |
  * | channel `{ev}:bus` | PUB/SUB | notifications (with their log sequence), session ends, broadcasts |
@@ -128,9 +128,17 @@ export class RedisKeys {
     return `${this.prefix}{t}`;
   }
 
-  /** The lease of an instance (its end, in Redis time), renewed by its heartbeat (in the task store's slot). */
-  instance(instanceId: string): string {
-    return `${this.prefix}{t}:inst:${instanceId}`;
+  /**
+   * The instances' leases (in the task store's slot): a sorted set, member = the instance, score =
+   * the end of its lease in Redis time, renewed by its heartbeat.
+   */
+  get leases(): string {
+    return `${this.prefix}{t}:leases`;
+  }
+
+  /** The key that holds an instance's lease: the sorted set of every lease (see `leases`). */
+  instance(_instanceId: string): string {
+    return this.leases;
   }
 
   /** When any instance last beat (Redis time), in the task store's slot (see lua/liveness). */

@@ -48,7 +48,7 @@ const gone = (id: string) => parts.messaging!.deadInstances!([id]);
 describe('instance leases', () => {
   it('an ended lease is not gone while nobody has beaten since it ended, nor during a grace', async () => {
     const now = await redisNow();
-    await redis.command('SET', keys.instance('quiet'), now - 1_000);
+    await redis.command('ZADD', keys.leases, now - 1_000, 'quiet');
     await redis.command('DEL', keys.leaseGrace);
     // The last beat before the pause came before the lease ended.
     await redis.command('SET', keys.lastBeat, now - 2_000);
@@ -63,7 +63,7 @@ describe('instance leases', () => {
 
   it('the first beat after a pause longer than two heartbeats grants every lease one more', async () => {
     const now = await redisNow();
-    await redis.command('SET', keys.instance('quiet'), now - 1_000);
+    await redis.command('ZADD', keys.leases, now - 1_000, 'quiet');
     await redis.command('DEL', keys.leaseGrace);
     await redis.command('SET', keys.lastBeat, now - 3 * HEARTBEAT_MS);
 
@@ -76,7 +76,7 @@ describe('instance leases', () => {
 
   it('a beat without a pause grants nothing: an instance that stopped beating is gone', async () => {
     const now = await redisNow();
-    await redis.command('SET', keys.instance('quiet'), now - 1_000);
+    await redis.command('ZADD', keys.leases, now - 1_000, 'quiet');
     await redis.command('DEL', keys.leaseGrace);
     await redis.command('SET', keys.lastBeat, now);
 

@@ -157,12 +157,7 @@ export class RedisPubSub implements McpInstanceMessaging {
    */
   async deadInstances(instanceIds: readonly string[]): Promise<string[]> {
     if (instanceIds.length === 0) return [];
-    const keys = [
-      this.keys.tasks,
-      this.keys.lastBeat,
-      this.keys.leaseGrace,
-      ...instanceIds.map((id) => this.keys.instance(id)),
-    ];
+    const keys = [this.keys.leases, this.keys.lastBeat, this.keys.leaseGrace];
     return this.scripts.run<string[]>('mcpDeadInstances', keys, ...instanceIds);
   }
 

@@ -52,6 +52,7 @@ describe('RedisTaskStore', () => {
       `${prefix}{t}:tc:p:expiring`,
       `${prefix}{t}:tb:p:expiring`,
       `${prefix}{t}:to:m:expiring`,
+      `${prefix}{t}:tox:m:expiring`,
     ];
     expect(await redis.command('EXISTS', ...keys)).toBe(keys.length);
     for (const key of keys) expect(Number(await redis.command('PTTL', key))).toBeGreaterThan(0);

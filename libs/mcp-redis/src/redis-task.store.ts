@@ -11,10 +11,18 @@ import {
   type McpTaskStore,
 } from '@nest-mcp/server/backend';
 import type { RedisKeys } from './redis-keys.js';
-import type { RedisScripts } from './redis-scripts.js';
+import type { RedisScripts, ScriptName } from './redis-scripts.js';
+import { TaskScriptKeys } from './task-script-keys.js';
 
 /** Tasks failed at most by one look for orphans (a dead instance's next ones follow at the next look). */
 const REAP_BUDGET = 500;
+
+/**
+ * Calls of one operation at most on a cluster: each call after the first declares keys the one
+ * before asked for (a task's caller accounts, the tasks an end removes to make room, the tasks of
+ * an index), or goes on where the one before stopped (the tasks of an instance).
+ */
+const MAX_CALLS = 32;
 
 /** The fields of a record that never change, as stored in `b`. */
 type Base = Pick<
@@ -40,14 +48,39 @@ type Base = Pick<
  * `reapOrphans` of any instance.
  */
 export class RedisTaskStore implements McpTaskStore {
-  /** Every script names the store's one slot. */
-  private readonly slot: string[];
+  private readonly keys: TaskScriptKeys;
 
   constructor(
     private readonly scripts: RedisScripts,
     keys: RedisKeys,
   ) {
-    this.slot = [keys.tasks];
+    this.keys = new TaskScriptKeys(keys);
+  }
+
+  /**
+   * Runs a task script. On a cluster a script that found keys it touches by reading others asks
+   * for them (`{ -1, n, key1..keyn, partial... }`, see lua/tasks.lua.ts) before it touches them:
+   * it is run again with them declared, the partial results (tasks ended so far) gathered. On one
+   * Redis no script asks: one call.
+   */
+  private async call<T>(
+    name: ScriptName,
+    declared: string[],
+    args: (string | number)[],
+    partial?: string[],
+  ): Promise<T> {
+    let keys = declared;
+    for (let calls = 1; ; calls++) {
+      const reply = await this.scripts.run<unknown>(name, keys, ...args);
+      if (!Array.isArray(reply) || reply[0] !== -1) return reply as T;
+      const count = Number(reply[1]);
+      const asked = (reply as string[]).slice(2, 2 + count);
+      partial?.push(...(reply as string[]).slice(2 + count));
+      if (calls === MAX_CALLS) {
+        throw new McpBackendUnavailableError('The task store changed under every attempt: retry');
+      }
+      keys = [...new Set([...keys, ...asked])];
+    }
   }
 
   async create(record: McpTaskRecord, limits: McpTaskLimits): Promise<boolean> {
@@ -63,23 +96,25 @@ export class RedisTaskStore implements McpTaskStore {
       ttlMs: record.ttlMs,
       pollIntervalMs: record.pollIntervalMs,
     };
-    const created = await this.scripts.run<number>(
+    const created = await this.call<number>(
       'mcpTaskCreate',
-      this.slot,
-      record.taskId,
-      JSON.stringify(base),
-      record.caller ?? '',
-      record.instanceId,
-      record.owner,
-      record.createdAt,
-      record.createdAt + record.ttlMs,
-      record.lastUpdatedAt,
-      record.statusMessage ?? '',
-      limits.maxPerCaller,
-      limits.maxBytesPerCaller,
-      limits.maxStored,
-      limits.maxStoredBytes,
-      limits.resultTtlMs,
+      this.keys.create(record.taskId, record.caller ?? '', record.owner),
+      [
+        record.taskId,
+        JSON.stringify(base),
+        record.caller ?? '',
+        record.instanceId,
+        record.owner,
+        record.createdAt,
+        record.createdAt + record.ttlMs,
+        record.lastUpdatedAt,
+        record.statusMessage ?? '',
+        limits.maxPerCaller,
+        limits.maxBytesPerCaller,
+        limits.maxStored,
+        limits.maxStoredBytes,
+        limits.resultTtlMs,
+      ],
     );
     if (created === 2)
       throw new McpBackendUnavailableError('The task store is full: retry when some tasks have expired');
@@ -88,46 +123,53 @@ export class RedisTaskStore implements McpTaskStore {
 
   async get(taskId: string, options?: McpTaskReadOptions): Promise<McpTaskRecord | undefined> {
     const withResult = options?.result === false ? '0' : '1';
-    const fields = await this.scripts.run<string[] | null>('mcpTaskGet', this.slot, taskId, Date.now(), withResult);
+    const fields = await this.call<string[] | null>('mcpTaskGet', this.keys.task(taskId), [
+      taskId,
+      Date.now(),
+      withResult,
+    ]);
     return fields ? recordOf(fields) : undefined;
   }
 
   async setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<boolean> {
-    return (await this.scripts.run<number>('mcpTaskStatusMessage', this.slot, taskId, statusMessage, now)) === 1;
+    const set = await this.call<number>('mcpTaskStatusMessage', this.keys.task(taskId), [taskId, statusMessage, now]);
+    return set === 1;
   }
 
   async ask(taskId: string, requests: Readonly<Record<string, McpTaskInputRequest>>, now: number): Promise<boolean> {
     const pairs = Object.entries(requests).flatMap(([key, request]) => [key, JSON.stringify(request)]);
     if (pairs.length === 0) return false;
-    return (await this.scripts.run<number>('mcpTaskAsk', this.slot, taskId, now, ...pairs)) === 1;
+    return (await this.call<number>('mcpTaskAsk', this.keys.task(taskId), [taskId, now, ...pairs])) === 1;
   }
 
   async answer(taskId: string, responses: Readonly<Record<string, unknown>>, now: number): Promise<string[]> {
     const pairs = Object.entries(responses).flatMap(([key, response]) => [key, JSON.stringify(response)]);
     if (pairs.length === 0) return [];
-    return this.scripts.run<string[]>('mcpTaskAnswer', this.slot, taskId, now, ...pairs);
+    return this.call<string[]>('mcpTaskAnswer', this.keys.task(taskId), [taskId, now, ...pairs]);
   }
 
   async takeAnswers(taskId: string): Promise<Record<string, unknown>> {
-    return parsePairs(await this.scripts.run<string[]>('mcpTaskTakeAnswers', this.slot, taskId));
+    return parsePairs(await this.call<string[]>('mcpTaskTakeAnswers', this.keys.task(taskId), [taskId]));
   }
 
   async withdraw(taskId: string, keys: readonly string[], now: number): Promise<boolean> {
-    return (await this.scripts.run<number>('mcpTaskWithdraw', this.slot, taskId, now, ...keys)) === 1;
+    return (await this.call<number>('mcpTaskWithdraw', this.keys.task(taskId), [taskId, now, ...keys])) === 1;
   }
 
   async settle(taskId: string, settlement: McpTaskSettlement, now: number): Promise<McpTaskStatus | undefined> {
-    const before = await this.scripts.run<McpTaskStatus | null>(
-      'mcpTaskSettle',
-      this.slot,
+    const before = await this.call<McpTaskStatus | null>('mcpTaskSettle', this.keys.task(taskId), [
       taskId,
       ...settlementArgs(settlement, now),
-    );
+    ]);
     return before ?? undefined;
   }
 
   async list(owner: string, cursor: string | undefined, limit: number): Promise<McpTaskPage> {
-    const reply = await this.scripts.run<Array<string | number>>('mcpTaskList', this.slot, owner, cursor ?? '', limit);
+    const reply = await this.call<Array<string | number>>('mcpTaskList', this.keys.list(owner), [
+      owner,
+      cursor ?? '',
+      limit,
+    ]);
     if (reply[0] === 'cursor') throw new McpTaskCursorError(cursor ?? '');
     const [more, ...ids] = reply as [number, ...string[]];
     // One round trip per task, all written in this turn (one socket write).
@@ -139,20 +181,20 @@ export class RedisTaskStore implements McpTaskStore {
 
   async settleInstance(instanceId: string, settlement: McpTaskSettlement, now: number): Promise<string[]> {
     const [status, message, , result, error] = settlementArgs(settlement, now);
-    return this.scripts.run<string[]>(
+    const settled: string[] = [];
+    const rest = await this.call<string[]>(
       'mcpTaskSettleInstance',
-      this.slot,
-      instanceId,
-      status,
-      message,
-      now,
-      result,
-      error,
+      this.keys.all(),
+      [instanceId, status, message, now, result, error],
+      settled,
     );
+    return [...settled, ...rest];
   }
 
   async reapOrphans(now: number): Promise<string[]> {
-    return this.scripts.run<string[]>('mcpTaskReap', this.slot, now, REAP_BUDGET);
+    const failed: string[] = [];
+    const rest = await this.call<string[]>('mcpTaskReap', this.keys.all(), [now, REAP_BUDGET], failed);
+    return [...failed, ...rest];
   }
 }
 

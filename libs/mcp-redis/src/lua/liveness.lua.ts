@@ -1,18 +1,20 @@
 /**
- * Scripts of the instances' liveness, in the task store's slot (`{t}`): each instance's lease,
- * the last beat of any instance and the grace after a gap (see `instanceGone` in lua/prelude).
+ * Scripts of the instances' liveness, in the task store's slot (`{t}`): each instance's lease
+ * (one sorted set `{t}:leases`, member = the instance, score = the end of its lease, so that a
+ * script reads any instance's lease through a key it declares), the last beat of any instance
+ * and the grace after a gap (see `instanceGone` in lua/prelude).
  */
 
 /**
- * One heartbeat of the calling instance. KEYS: its lease `{t}:inst:<id>`, `{t}:clock`,
- * `{t}:grace`. ARGV: lease ms, gap ms (longer than the instances' interval between beats) → 1.
- * No beat for longer than the gap means that nobody could write (the slot failed over, Redis was
- * down), not that every instance died: every lease gets one more lease's time from now. The
- * lease key outlives its end by a day, so that a lease ended during a gap is still read as a
- * lease (and not as an instance never seen).
+ * One heartbeat of the calling instance. KEYS: `{t}:leases`, `{t}:clock`, `{t}:grace`. ARGV:
+ * lease ms, gap ms (longer than the instances' interval between beats) → 1. No beat for longer
+ * than the gap means that nobody could write (the slot failed over, Redis was down), not that
+ * every instance died: every lease gets one more lease's time from now. A lease outlives its end
+ * by a day, so that a lease ended during a gap is still read as a lease (and not as an instance
+ * never seen); each beat forgets the leases older than that.
  */
 export const BEAT = `
-local LEASE, CLOCK, GRACE = KEYS[1], KEYS[2], KEYS[3]
+local LEASES, CLOCK, GRACE = KEYS[1], KEYS[2], KEYS[3]
 local lease, gap = tonumber(ARGV[3]), tonumber(ARGV[4])
 local now = redisNow()
 local last = tonumber(redis.call('GET', CLOCK) or '0')
@@ -20,11 +22,12 @@ if last > 0 and now - last > gap and tonumber(redis.call('GET', GRACE) or '0') <
   redis.call('SET', GRACE, now + lease, 'PX', lease)
 end
 if now > last then redis.call('SET', CLOCK, now) end
-redis.call('SET', LEASE, now + lease, 'PX', lease + 86400000)
+redis.call('ZADD', LEASES, now + lease, ME)
+redis.call('ZREMRANGEBYSCORE', LEASES, '-inf', now - 86400000)
 return 1
 `;
 
-/** KEYS: `{t}`, `{t}:clock`, `{t}:grace`, the leases of the instances asked about. ARGV: their ids → the ids of those gone. */
+/** KEYS: `{t}:leases`, `{t}:clock`, `{t}:grace`. ARGV: the ids of the instances asked about → the ids of those gone. */
 export const DEAD_INSTANCES = `
 local gone = {}
 for i = 3, #ARGV do

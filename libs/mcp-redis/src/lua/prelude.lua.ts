@@ -8,6 +8,8 @@
 const PRELUDE = `
 local P = ARGV[1]
 local ME = ARGV[2]
+-- On a Redis Cluster (set when the scripts are defined): scripts declare every key they touch.
+local CLUSTERED = %CLUSTERED%
 -- The session bucket this script works in (the hash tag of KEYS[1]; nil for other slots).
 local BT = KEYS[1] and string.match(KEYS[1], '{([^}]*)}')
 local EXPIRY = P .. 'x:{' .. (BT or '') .. '}'
@@ -29,8 +31,9 @@ local function redisNow()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- Whether an instance is gone (crashed, cut off): its lease, renewed by its heartbeat ('{t}:inst:<id>',
--- its end in Redis time), ended, and no grace runs. A lease also ends when nobody could renew it:
+-- Whether an instance is gone (crashed, cut off): its lease, renewed by its heartbeat (its score in
+-- the sorted set '{t}:leases': its end in Redis time), ended, and no grace runs. A lease also ends
+-- when nobody could renew it:
 -- while the task store's slot failed over (its master killed, its replica not elected yet), every
 -- heartbeat failed, and the promoted replica finds every lease ended. The first beat after such a
 -- gap grants a grace of one lease ('{t}:grace'), and until that beat the last one ('{t}:clock')
@@ -38,7 +41,7 @@ end
 -- its lease ended, and it has had a lease's time to beat too.
 local function instanceGone(id)
   local now = redisNow()
-  local leaseEnd = tonumber(redis.call('GET', P .. '{t}:inst:' .. id) or '0')
+  local leaseEnd = tonumber(redis.call('ZSCORE', P .. '{t}:leases', id) or '0')
   if leaseEnd >= now then return false end
   if tonumber(redis.call('GET', P .. '{t}:clock') or '0') < leaseEnd then return false end
   return tonumber(redis.call('GET', P .. '{t}:grace') or '0') < now
@@ -102,7 +105,10 @@ local function appendAll(s, jsons, maxlen, head)
 end
 `;
 
-/** The prelude of the scripts that publish with SPUBLISH (a cluster's sharded channels) or PUBLISH. */
+/**
+ * The prelude of the scripts on a Redis Cluster (SPUBLISH on its sharded channels, every key a
+ * script touches declared) or on one Redis (PUBLISH).
+ */
 export function preludeFor(sharded: boolean): string {
-  return PRELUDE.replace('%PUBLISH%', sharded ? 'SPUBLISH' : 'PUBLISH');
+  return PRELUDE.replace('%PUBLISH%', sharded ? 'SPUBLISH' : 'PUBLISH').replace('%CLUSTERED%', String(sharded));
 }

@@ -3,7 +3,16 @@ import { ORPHANED_TASK, RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
 /**
  * Scripts of the task store, run through the backend's script registry (`RedisScripts`: the
  * shared prelude, `ARGV[1]` = key prefix, `ARGV[2]` = the calling instance, then their own;
- * `KEYS[1]` = `{t}`, the store's anchor). Each runs in one round trip and is atomic. Every key
+ * `KEYS[1]` = `{t}`, the store's anchor). Each runs in one round trip and is atomic.
+ *
+ * On a Redis Cluster a script declares every key it touches (`KEYS`), so that the cluster checks
+ * them all before it runs (while `{t}` migrates: ASK to the node that has them all, or TRYAGAIN
+ * while they are split) instead of stopping it half way at a key the node gave away: `call`
+ * refuses a key that is not declared. The keys a script finds only by reading others (the
+ * caller's accounts of a task, the tasks an eviction removes, the tasks of an index) it asks
+ * for first: before writing anything that depends on them it answers `{ -1, n, key1..keyn,
+ * partial result... }`, and the store runs it again with them declared (see
+ * redis-task.store.ts); a script that ended tasks before asking returns those ended so far. Every key
  * of the store carries the hash tag `{t}`: on a Redis Cluster the whole store is one slot, so
  * that the budgets (per caller and for everyone) are checked and taken in the step that creates,
  * and an end frees them in the step that ends (see docs/several-instances.md for what that
@@ -27,15 +36,17 @@ import { ORPHANED_TASK, RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
  * Accounts, pruned of tasks whose time to live lapsed as they are used (at most `PRUNE` entries a
  * call): per caller `{t}:tc:<caller>` (ZSET: its stored tasks, score = expiry), `{t}:te:<caller>`
  * (ZSET: those that ended, score = the order they ended in: the first ended are removed first to
- * make room) and `{t}:tb:<caller>` (HASH: id → bytes, `#` = the total, `^` = the count of ends);
+ * make room, never while a step that needs the room cannot have it all) and `{t}:tb:<caller>` (HASH: id → bytes, `#` = the total, `^` = the count of ends);
  * for everyone, `{t}:all` (ZSET: every stored task, score = expiry) and `{t}:all:b` (HASH: id →
  * bytes, `#` = the total).
  *
- * Indexes: `{t}:to:<owner>` (ZSET: the owner's tasks, score = creation), `{t}:ti:<instance>`
- * (SET: tasks running on it), `{t}:tinst` (SET: instances with running tasks). A task that ended
- * leaves `ti:`; the others are pruned as they are read. An instance's lease `{t}:inst:<id>` (and
- * the heartbeats' `{t}:clock` and `{t}:grace`, see `instanceGone` in lua/prelude) is in the same
- * slot, so a read finds a dead instance's task in one step.
+ * Indexes: `{t}:to:<owner>` (ZSET: the owner's tasks, score = creation) with `{t}:tox:<owner>`
+ * (ZSET: the same tasks, score = the expiry they were created with: the entries of tasks gone
+ * leave both as new ones come), `{t}:run` (ZSET, all scores 0: `<instance> <id>` for each task
+ * running, read by lexical range per instance), `{t}:tinst` (SET: instances with running tasks).
+ * A task that ended leaves `{t}:run`; the others are pruned as they are read. The instances'
+ * leases `{t}:leases` (and the heartbeats' `{t}:clock` and `{t}:grace`, see `instanceGone` in
+ * lua/prelude) are in the same slot, so a read finds a dead instance's task in one step.
  */
 const PRELUDE = `
 local TERMINAL = { completed = true, failed = true, cancelled = true }
@@ -46,150 +57,278 @@ local NOT_KEPT = ${luaString(RESULT_NOT_KEPT)}
 local PRUNE = 64
 local GALL = P .. '{t}:all'
 local GBYTES = P .. '{t}:all:b'
+local RUNNING = P .. '{t}:run'
+local INSTANCES = P .. '{t}:tinst'
 local function tkey(id) return P .. '{t}:t:' .. id end
 local function ckey(kind, caller) return P .. '{t}:' .. kind .. ':' .. caller end
+-- The lexical range of an instance's entries in RUNNING (instance ids hold no space).
+local function runningOf(instance) return '[' .. instance .. ' ', '(' .. instance .. '!' end
+
+-- On a cluster, every key touched must be declared: a key found by reading another is asked for
+-- (want, then asking) before the step that touches it, and call stops a script that touches one
+-- not declared (a bug: the cluster could not have checked it before the script ran).
+local DECLARED = {}
+for _, declared in ipairs(KEYS) do DECLARED[declared] = true end
+local call = redis.call
+if CLUSTERED then
+  call = function(command, ...)
+    local args = { ... }
+    local last = (command == 'DEL' or command == 'EXISTS') and #args or 1
+    for n = 1, last do
+      if not DECLARED[args[n]] then error('task script touched an undeclared key: ' .. tostring(args[n])) end
+    end
+    return redis.call(command, ...)
+  end
+end
+local MISSING, WANTED = {}, {}
+local function want(key)
+  if CLUSTERED and not DECLARED[key] and not WANTED[key] then
+    WANTED[key] = true
+    MISSING[#MISSING + 1] = key
+  end
+end
+local function wantTask(id)
+  local key = tkey(id)
+  want(key)
+  want(key .. ':q')
+  want(key .. ':a')
+end
+local function wantCaller(caller)
+  if caller == '' then return end
+  want(ckey('tc', caller))
+  want(ckey('te', caller))
+  want(ckey('tb', caller))
+end
+local function ready() return #MISSING == 0 end
+-- The reply asking for the keys wanted and not declared, then what the script did so far.
+local function asking(partial)
+  local out = { -1, #MISSING }
+  for _, key in ipairs(MISSING) do out[#out + 1] = key end
+  for _, v in ipairs(partial or {}) do out[#out + 1] = v end
+  return out
+end
 
 -- Forgets a task in its caller's account (the task itself may be gone already).
 local function forgetCaller(id, caller)
   if caller == '' then return end
   local bytes = ckey('tb', caller)
-  local size = tonumber(redis.call('HGET', bytes, id) or '0')
-  if size ~= 0 then redis.call('HINCRBY', bytes, '#', -size) end
-  redis.call('HDEL', bytes, id)
-  redis.call('ZREM', ckey('tc', caller), id)
-  redis.call('ZREM', ckey('te', caller), id)
+  local size = tonumber(call('HGET', bytes, id) or '0')
+  if size ~= 0 then call('HINCRBY', bytes, '#', -size) end
+  call('HDEL', bytes, id)
+  call('ZREM', ckey('tc', caller), id)
+  call('ZREM', ckey('te', caller), id)
 end
 
 -- Forgets a task in the global account.
 local function forgetGlobal(id)
-  local size = tonumber(redis.call('HGET', GBYTES, id) or '0')
-  if size ~= 0 then redis.call('HINCRBY', GBYTES, '#', -size) end
-  redis.call('HDEL', GBYTES, id)
-  redis.call('ZREM', GALL, id)
+  local size = tonumber(call('HGET', GBYTES, id) or '0')
+  if size ~= 0 then call('HINCRBY', GBYTES, '#', -size) end
+  call('HDEL', GBYTES, id)
+  call('ZREM', GALL, id)
 end
 
 local function pruneCaller(caller, now)
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', ckey('tc', caller), '-inf', now, 'LIMIT', 0, PRUNE)) do
+  for _, id in ipairs(call('ZRANGEBYSCORE', ckey('tc', caller), '-inf', now, 'LIMIT', 0, PRUNE)) do
     forgetCaller(id, caller)
   end
 end
 
 local function pruneGlobal(now)
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', GALL, '-inf', now, 'LIMIT', 0, PRUNE)) do forgetGlobal(id) end
+  for _, id in ipairs(call('ZRANGEBYSCORE', GALL, '-inf', now, 'LIMIT', 0, PRUNE)) do forgetGlobal(id) end
 end
 
-local function callerBytes(caller) return tonumber(redis.call('HGET', ckey('tb', caller), '#') or '0') end
-local function globalBytes() return tonumber(redis.call('HGET', GBYTES, '#') or '0') end
+local function callerBytes(caller) return tonumber(call('HGET', ckey('tb', caller), '#') or '0') end
+local function globalBytes() return tonumber(call('HGET', GBYTES, '#') or '0') end
 
--- Removes the oldest ended task of a caller (gone everywhere); false when it has none.
-local function evictOldestEnded(caller)
-  if caller == '' then return false end
-  local oldest = redis.call('ZRANGE', ckey('te', caller), 0, 0)[1]
-  if not oldest then return false end
-  local key = tkey(oldest)
-  redis.call('DEL', key, key .. ':q', key .. ':a')
-  forgetCaller(oldest, caller)
-  forgetGlobal(oldest)
-  return true
+-- What a caller (none: '') and everyone hold now: tasks (cn, gn) and bytes (cb, gb).
+local function holdings(caller)
+  local held = { cn = 0, cb = 0, gn = call('ZCARD', GALL), gb = globalBytes() }
+  if caller ~= '' then
+    held.cn = call('ZCARD', ckey('tc', caller))
+    held.cb = callerBytes(caller)
+  end
+  return held
+end
+
+-- Plans room: the caller's oldest ended tasks (after those in ids already) whose removal makes
+-- fits(held) true, appended to ids, held updated as if they were gone; nil when removing all of
+-- them does not (then nothing is removed). Reads only; evict removes them.
+local function planRoom(caller, held, fits, ids)
+  if fits(held) then return ids end
+  if caller == '' then return nil end
+  local ended, stored, bytes = ckey('te', caller), ckey('tc', caller), ckey('tb', caller)
+  while true do
+    local batch = call('ZRANGE', ended, #ids, #ids + 63)
+    if #batch == 0 then return nil end
+    for _, id in ipairs(batch) do
+      ids[#ids + 1] = id
+      if call('ZSCORE', stored, id) then held.cn = held.cn - 1 end
+      held.cb = held.cb - tonumber(call('HGET', bytes, id) or '0')
+      if call('ZSCORE', GALL, id) then held.gn = held.gn - 1 end
+      held.gb = held.gb - tonumber(call('HGET', GBYTES, id) or '0')
+      if fits(held) then return ids end
+    end
+  end
+end
+
+-- Removes the caller's ended tasks planned by planRoom (gone everywhere).
+local function evict(ids, caller)
+  for _, id in ipairs(ids) do
+    local key = tkey(id)
+    call('DEL', key, key .. ':q', key .. ':a')
+    forgetCaller(id, caller)
+    forgetGlobal(id)
+  end
 end
 
 -- Adds bytes to a task and to its accounts.
 local function count(key, id, caller, size)
   if size == 0 then return end
-  redis.call('HINCRBY', key, 'z', size)
+  call('HINCRBY', key, 'z', size)
   if caller ~= '' then
-    redis.call('HINCRBY', ckey('tb', caller), id, size)
-    redis.call('HINCRBY', ckey('tb', caller), '#', size)
+    call('HINCRBY', ckey('tb', caller), id, size)
+    call('HINCRBY', ckey('tb', caller), '#', size)
   end
-  redis.call('HINCRBY', GBYTES, id, size)
-  redis.call('HINCRBY', GBYTES, '#', size)
+  call('HINCRBY', GBYTES, id, size)
+  call('HINCRBY', GBYTES, '#', size)
 end
 
 -- Keeps an index at least until at (epoch ms), now being now (PTTL: Redis 6.2 has no PEXPIRETIME).
 local function keepUntil(index, at, now)
-  local ttl = redis.call('PTTL', index)
-  if ttl < 0 or now + ttl < at then redis.call('PEXPIREAT', index, at) end
+  local ttl = call('PTTL', index)
+  if ttl < 0 or now + ttl < at then call('PEXPIREAT', index, at) end
 end
 
--- A task that ended: its instance's set no longer holds it, nor its side keys anything.
+-- A task that ended: its instance's entry no longer lists it, nor its side keys hold anything.
 local function release(key, id)
-  local instance = redis.call('HGET', key, 'i')
-  if instance then redis.call('SREM', P .. '{t}:ti:' .. instance, id) end
-  redis.call('DEL', key .. ':q', key .. ':a')
+  local instance = call('HGET', key, 'i')
+  if instance then call('ZREM', RUNNING, instance .. ' ' .. id) end
+  call('DEL', key .. ':q', key .. ':a')
 end
 
--- Ends a task. Its result or error is kept only if it fits the byte budgets of the task's limits
--- once the caller's oldest ended tasks made room (never another caller's): else the task fails
--- saying so. From now it stays at most rt more.
-local function settle(key, id, status, message, now, result, err)
-  local caller = redis.call('HGET', key, 'c') or ''
-  local maxCaller = tonumber(redis.call('HGET', key, 'mb') or '') or math.huge
-  local maxGlobal = tonumber(redis.call('HGET', key, 'gb') or '') or math.huge
+-- Plans the end of a task whose record, result and error take size bytes: the caller's oldest
+-- ended tasks to remove to make room (never another caller's), or false when it cannot be kept
+-- (larger than a whole budget: nothing the caller holds is removed for it; or more than all the
+-- caller's ended tasks free). nil while keys it needs are not declared (see asking).
+local function planEnd(key, size)
+  local caller = call('HGET', key, 'c') or ''
+  wantCaller(caller)
+  if not ready() then return nil end
+  local maxCaller = tonumber(call('HGET', key, 'mb') or '') or math.huge
+  local maxGlobal = tonumber(call('HGET', key, 'gb') or '') or math.huge
+  if size > maxGlobal or (caller ~= '' and size > maxCaller) then return false end
+  local ids = planRoom(caller, holdings(caller), function(held)
+    return held.gb + size <= maxGlobal and (caller == '' or held.cb + size <= maxCaller)
+  end, {})
+  if not ids then return false end
+  for _, id in ipairs(ids) do wantTask(id) end
+  if not ready() then return nil end
+  return ids
+end
+
+-- Ends a task, as planned by planEnd: its result or error is kept if room was found, else the task
+-- fails saying so. From now it stays at most rt more.
+local function settle(key, id, status, message, now, result, err, room)
+  local caller = call('HGET', key, 'c') or ''
   local size = #message + #result + #err
-  local function fits()
-    return globalBytes() + size <= maxGlobal and (caller == '' or callerBytes(caller) + size <= maxCaller)
+  if room then
+    evict(room, caller)
+  else
+    status, result = 'failed', ''
+    message = NOT_KEPT
+    err = cjson.encode({ code = -32603, message = 'Internal error', data = { detail = NOT_KEPT .. ' (' .. size .. ' bytes)' } })
+    size = #message + #err
   end
-  -- Larger than a whole budget: nothing the caller holds is removed for a result that cannot fit.
-  local hopeless = size > maxCaller or size > maxGlobal
-  while not fits() do
-    if hopeless or not evictOldestEnded(caller) then
-      status, result = 'failed', ''
-      message = NOT_KEPT
-      err = cjson.encode({ code = -32603, message = 'Internal error', data = { detail = NOT_KEPT .. ' (' .. size .. ' bytes)' } })
-      size = #message + #err
-      break
-    end
-  end
-  redis.call('HSET', key, 's', status, 'u', now)
-  if message ~= '' then redis.call('HSET', key, 'sm', message) end
-  if result ~= '' then redis.call('HSET', key, 'r', result) end
-  if err ~= '' then redis.call('HSET', key, 'e', err) end
+  call('HSET', key, 's', status, 'u', now)
+  if message ~= '' then call('HSET', key, 'sm', message) end
+  if result ~= '' then call('HSET', key, 'r', result) end
+  if err ~= '' then call('HSET', key, 'e', err) end
   count(key, id, caller, size)
-  local at = tonumber(redis.call('HGET', key, 'x'))
-  local resultTtl = tonumber(redis.call('HGET', key, 'rt') or '')
+  local at = tonumber(call('HGET', key, 'x'))
+  local resultTtl = tonumber(call('HGET', key, 'rt') or '')
   if resultTtl then at = math.min(at, now + resultTtl) end
-  redis.call('HSET', key, 'x', at)
-  redis.call('PEXPIREAT', key, at)
-  redis.call('ZADD', GALL, 'XX', at, id)
+  call('HSET', key, 'x', at)
+  call('PEXPIREAT', key, at)
+  call('ZADD', GALL, 'XX', at, id)
   if caller ~= '' then
-    redis.call('ZADD', ckey('tc', caller), 'XX', at, id)
+    call('ZADD', ckey('tc', caller), 'XX', at, id)
     -- In the order they ended (a counter: two ends in one millisecond keep their order).
-    redis.call('ZADD', ckey('te', caller), redis.call('HINCRBY', ckey('tb', caller), '^', 1), id)
+    call('ZADD', ckey('te', caller), call('HINCRBY', ckey('tb', caller), '^', 1), id)
     keepUntil(ckey('te', caller), at, now)
   end
   release(key, id)
 end
 
--- The status of a task that exists (false otherwise); one whose instance is gone is failed first.
+-- Ends a task once every key it takes is declared: false (nothing done) while some are not.
+local function ends(key, id, status, message, now, result, err)
+  local room = planEnd(key, #message + #result + #err)
+  if room == nil then return false end
+  settle(key, id, status, message, now, result, err, room)
+  return true
+end
+
+-- The status of a task that exists (false otherwise; '?' while keys its end needs are not
+-- declared); one whose instance is gone is failed first.
 local function live(key, id, now)
-  local status = redis.call('HGET', key, 's')
+  local status = call('HGET', key, 's')
   if not status then return false end
   if TERMINAL[status] then return status end
-  if instanceGone(redis.call('HGET', key, 'i')) then
-    settle(key, id, 'failed', ORPHAN_MESSAGE, now, '', ORPHAN_ERROR)
+  if instanceGone(call('HGET', key, 'i')) then
+    if not ends(key, id, 'failed', ORPHAN_MESSAGE, now, '', ORPHAN_ERROR) then return '?' end
     return 'failed'
   end
   return status
 end
 
--- The status of a task that exists and has not ended (false otherwise).
+-- The status of a task that exists and has not ended (false otherwise, '?' as live).
 local function running(key, id, now)
   local status = live(key, id, now)
+  if status == '?' then return status end
   if not status or TERMINAL[status] then return false end
   return status
 end
 
 -- Keeps a side key of the task as long as the task (its expiry is the field x).
 local function expireWith(key, side)
-  local at = tonumber(redis.call('HGET', key, 'x'))
-  if at then redis.call('PEXPIREAT', side, at) end
+  local at = tonumber(call('HGET', key, 'x'))
+  if at then call('PEXPIREAT', side, at) end
 end
 
 -- With no request outstanding, an input_required task works again.
 local function resumeIfAnswered(key)
-  if redis.call('HLEN', key .. ':q') == 0 and redis.call('HGET', key, 's') == 'input_required' then
-    redis.call('HSET', key, 's', 'working')
+  if call('HLEN', key .. ':q') == 0 and call('HGET', key, 's') == 'input_required' then
+    call('HSET', key, 's', 'working')
   end
+end
+
+-- Ends the tasks of entries of RUNNING (as settle, with the given end), in three steps that each
+-- ask first for the keys they need: the tasks', their callers' accounts, the room their ends take.
+-- Entries of tasks that ended or are gone leave RUNNING. Returns the ids ended, or asking(those
+-- ended so far).
+local function settleAll(entries, status, message, now, result, err)
+  local ids = {}
+  for n, entry in ipairs(entries) do
+    ids[n] = string.sub(entry, string.find(entry, ' ', 1, true) + 1)
+    wantTask(ids[n])
+  end
+  if not ready() then return asking() end
+  for _, id in ipairs(ids) do
+    local current = call('HGET', tkey(id), 's')
+    if current and not TERMINAL[current] then wantCaller(call('HGET', tkey(id), 'c') or '') end
+  end
+  if not ready() then return asking() end
+  local settled = {}
+  for n, id in ipairs(ids) do
+    local key = tkey(id)
+    local current = call('HGET', key, 's')
+    if current and not TERMINAL[current] then
+      if not ends(key, id, status, message, now, result, err) then return asking(settled) end
+      settled[#settled + 1] = id
+    else
+      call('ZREM', RUNNING, entries[n])
+    end
+  end
+  return settled
 end
 `;
 
@@ -207,37 +346,47 @@ local createdAt, expiresAt, now, message = tonumber(ARGV[8]), tonumber(ARGV[9]),
 local maxPerCaller, maxBytesPerCaller = tonumber(ARGV[12]), tonumber(ARGV[13])
 local maxStored, maxStoredBytes, resultTtl = tonumber(ARGV[14]), tonumber(ARGV[15]), ARGV[16]
 local size = #base + #message
+local owned, ownedUntil = P .. '{t}:to:' .. owner, P .. '{t}:tox:' .. owner
+wantCaller(caller)
+want(owned)
+want(ownedUntil)
+if not ready() then return asking() end
 pruneGlobal(now)
+if caller ~= '' then pruneCaller(caller, now) end
+local held = holdings(caller)
+local room = {}
 if caller ~= '' then
-  pruneCaller(caller, now)
-  while redis.call('ZCARD', ckey('tc', caller)) >= maxPerCaller or callerBytes(caller) + size > maxBytesPerCaller do
-    if not evictOldestEnded(caller) then return 0 end
-  end
+  room = planRoom(caller, held, function(h) return h.cn < maxPerCaller and h.cb + size <= maxBytesPerCaller end, room)
+  if not room then return 0 end
 end
-while redis.call('ZCARD', GALL) >= maxStored or globalBytes() + size > maxStoredBytes do
-  if not evictOldestEnded(caller) then return 2 end
-end
+room = planRoom(caller, held, function(h) return h.gn < maxStored and h.gb + size <= maxStoredBytes end, room)
+if not room then return 2 end
+for _, old in ipairs(room) do wantTask(old) end
+if not ready() then return asking() end
+evict(room, caller)
 local key = tkey(id)
-redis.call('HSET', key, 'b', base, 's', 'working', 'u', now, 'i', instance, 'c', caller, 'x', expiresAt,
+call('HSET', key, 'b', base, 's', 'working', 'u', now, 'i', instance, 'c', caller, 'x', expiresAt,
   'rt', resultTtl, 'mb', maxBytesPerCaller, 'gb', maxStoredBytes)
-if message ~= '' then redis.call('HSET', key, 'sm', message) end
-redis.call('PEXPIREAT', key, expiresAt)
-redis.call('ZADD', GALL, expiresAt, id)
+if message ~= '' then call('HSET', key, 'sm', message) end
+call('PEXPIREAT', key, expiresAt)
+call('ZADD', GALL, expiresAt, id)
 count(key, id, caller, size)
 if caller ~= '' then
-  redis.call('ZADD', ckey('tc', caller), expiresAt, id)
+  call('ZADD', ckey('tc', caller), expiresAt, id)
   keepUntil(ckey('tc', caller), expiresAt, now)
   keepUntil(ckey('tb', caller), expiresAt, now)
 end
-local owned = P .. '{t}:to:' .. owner
--- The oldest entries of a task that is gone leave the owner's index as new ones come.
-for _, old in ipairs(redis.call('ZRANGE', owned, 0, 7)) do
-  if redis.call('EXISTS', tkey(old)) == 0 then redis.call('ZREM', owned, old) end
+-- The entries of tasks whose time to live lapsed leave the owner's index as new ones come.
+for _, old in ipairs(call('ZRANGEBYSCORE', ownedUntil, '-inf', now, 'LIMIT', 0, 8)) do
+  call('ZREM', owned, old)
+  call('ZREM', ownedUntil, old)
 end
-redis.call('ZADD', owned, createdAt, id)
+call('ZADD', owned, createdAt, id)
+call('ZADD', ownedUntil, expiresAt, id)
 keepUntil(owned, expiresAt, now)
-redis.call('SADD', P .. '{t}:ti:' .. instance, id)
-redis.call('SADD', P .. '{t}:tinst', instance)
+keepUntil(ownedUntil, expiresAt, now)
+call('ZADD', RUNNING, 0, instance .. ' ' .. id)
+call('SADD', INSTANCES, instance)
 return 1
 `;
 
@@ -250,12 +399,14 @@ export const TASK_GET =
   `
 local id, now = ARGV[3], tonumber(ARGV[4])
 local key = tkey(id)
-if not live(key, id, now) then return false end
-local f = redis.call('HMGET', key, 'b', 's', 'sm', 'u', 'e', 'x')
+local status = live(key, id, now)
+if status == '?' then return asking() end
+if not status then return false end
+local f = call('HMGET', key, 'b', 's', 'sm', 'u', 'e', 'x')
 local result = ''
-if ARGV[5] == '1' then result = redis.call('HGET', key, 'r') or '' end
+if ARGV[5] == '1' then result = call('HGET', key, 'r') or '' end
 local out = { f[1], f[2], f[3] or '', f[4], result, f[5] or '', f[6] }
-for _, v in ipairs(redis.call('HGETALL', key .. ':q')) do out[#out + 1] = v end
+for _, v in ipairs(call('HGETALL', key .. ':q')) do out[#out + 1] = v end
 return out
 `;
 
@@ -265,8 +416,10 @@ export const TASK_STATUS_MESSAGE =
   `
 local id, now = ARGV[3], tonumber(ARGV[5])
 local key = tkey(id)
-if not running(key, id, now) then return 0 end
-redis.call('HSET', key, 'sm', ARGV[4], 'u', now)
+local status = running(key, id, now)
+if status == '?' then return asking() end
+if not status then return 0 end
+call('HSET', key, 'sm', ARGV[4], 'u', now)
 return 1
 `;
 
@@ -276,12 +429,14 @@ export const TASK_ASK =
   `
 local id, now = ARGV[3], tonumber(ARGV[4])
 local key = tkey(id)
-if not running(key, id, now) then return 0 end
+local status = running(key, id, now)
+if status == '?' then return asking() end
+if not status then return 0 end
 local added = 0
-for n = 5, #ARGV, 2 do added = added + redis.call('HSETNX', key .. ':q', ARGV[n], ARGV[n + 1]) end
+for n = 5, #ARGV, 2 do added = added + call('HSETNX', key .. ':q', ARGV[n], ARGV[n + 1]) end
 if added == 0 then return 0 end
 expireWith(key, key .. ':q')
-redis.call('HSET', key, 's', 'input_required', 'u', now)
+call('HSET', key, 's', 'input_required', 'u', now)
 return 1
 `;
 
@@ -292,16 +447,18 @@ export const TASK_ANSWER =
 local id, now = ARGV[3], tonumber(ARGV[4])
 local key = tkey(id)
 local taken = {}
-if not running(key, id, now) then return taken end
+local status = running(key, id, now)
+if status == '?' then return asking() end
+if not status then return taken end
 for n = 5, #ARGV, 2 do
-  if redis.call('HDEL', key .. ':q', ARGV[n]) == 1 then
-    redis.call('HSET', key .. ':a', ARGV[n], ARGV[n + 1])
+  if call('HDEL', key .. ':q', ARGV[n]) == 1 then
+    call('HSET', key .. ':a', ARGV[n], ARGV[n + 1])
     taken[#taken + 1] = ARGV[n]
   end
 end
 if #taken == 0 then return taken end
 expireWith(key, key .. ':a')
-redis.call('HSET', key, 'u', now)
+call('HSET', key, 'u', now)
 resumeIfAnswered(key)
 return taken
 `;
@@ -311,8 +468,8 @@ export const TASK_TAKE_ANSWERS =
   PRELUDE +
   `
 local answers = tkey(ARGV[3]) .. ':a'
-local all = redis.call('HGETALL', answers)
-redis.call('DEL', answers)
+local all = call('HGETALL', answers)
+call('DEL', answers)
 return all
 `;
 
@@ -322,9 +479,11 @@ export const TASK_WITHDRAW =
   `
 local id, now = ARGV[3], tonumber(ARGV[4])
 local key = tkey(id)
-if not running(key, id, now) then return 0 end
-for n = 5, #ARGV do redis.call('HDEL', key .. ':q', ARGV[n]) end
-redis.call('HSET', key, 'u', now)
+local status = running(key, id, now)
+if status == '?' then return asking() end
+if not status then return 0 end
+for n = 5, #ARGV do call('HDEL', key .. ':q', ARGV[n]) end
+call('HSET', key, 'u', now)
 resumeIfAnswered(key)
 return 1
 `;
@@ -336,28 +495,37 @@ export const TASK_SETTLE =
 local id, now = ARGV[3], tonumber(ARGV[6])
 local key = tkey(id)
 local before = live(key, id, now)
+if before == '?' then return asking() end
 if not before or TERMINAL[before] then return before end
-settle(key, id, ARGV[4], ARGV[5], now, ARGV[7], ARGV[8])
+if not ends(key, id, ARGV[4], ARGV[5], now, ARGV[7], ARGV[8]) then return asking() end
 return before
 `;
 
-/** ARGV: owner, cursor ('' for the first page), limit → { more (0|1), id... }, or { 'cursor' } for an unknown cursor. */
+/**
+ * ARGV: owner, cursor ('' for the first page), limit → { more (0|1), id... }, or { 'cursor' } for
+ * an unknown cursor. KEYS (on a cluster): the owner's indexes, then the keys it asks for (the
+ * tasks of the page's candidates).
+ */
 export const TASK_LIST =
   PRELUDE +
   `
 local owned, limit = P .. '{t}:to:' .. ARGV[3], tonumber(ARGV[5])
+local ownedUntil = P .. '{t}:tox:' .. ARGV[3]
 local start = 0
 if ARGV[4] ~= '' then
-  local rank = redis.call('ZRANK', owned, ARGV[4])
+  local rank = call('ZRANK', owned, ARGV[4])
   if not rank then return { 'cursor' } end
   start = rank + 1
 end
 local ids, more = {}, 0
 -- Bounded: entries of tasks that are gone are dropped as they are met, at most 4 pages of them.
-local candidates = redis.call('ZRANGE', owned, start, start + 4 * limit)
+local candidates = call('ZRANGE', owned, start, start + 4 * limit)
+for _, id in ipairs(candidates) do want(tkey(id)) end
+if not ready() then return asking() end
 for _, id in ipairs(candidates) do
-  if redis.call('EXISTS', tkey(id)) == 0 then
-    redis.call('ZREM', owned, id)
+  if call('EXISTS', tkey(id)) == 0 then
+    call('ZREM', owned, id)
+    call('ZREM', ownedUntil, id)
   elseif #ids == limit then
     more = 1
     break
@@ -376,17 +544,10 @@ export const TASK_SETTLE_INSTANCE =
   PRELUDE +
   `
 local instance, now = ARGV[3], tonumber(ARGV[6])
-local settled = {}
-for _, id in ipairs(redis.call('SMEMBERS', P .. '{t}:ti:' .. instance)) do
-  local key = tkey(id)
-  local status = redis.call('HGET', key, 's')
-  if status and not TERMINAL[status] then
-    settle(key, id, ARGV[4], ARGV[5], now, ARGV[7], ARGV[8])
-    settled[#settled + 1] = id
-  end
-end
-redis.call('DEL', P .. '{t}:ti:' .. instance)
-redis.call('SREM', P .. '{t}:tinst', instance)
+local from, to = runningOf(instance)
+local settled = settleAll(call('ZRANGEBYLEX', RUNNING, from, to), ARGV[4], ARGV[5], now, ARGV[7], ARGV[8])
+if settled[1] == -1 then return settled end
+call('SREM', INSTANCES, instance)
 return settled
 `;
 
@@ -395,26 +556,19 @@ export const TASK_REAP =
   PRELUDE +
   `
 local now, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
-local failed = {}
-for _, instance in ipairs(redis.call('SMEMBERS', P .. '{t}:tinst')) do
-  local tasks = P .. '{t}:ti:' .. instance
-  if redis.call('SCARD', tasks) == 0 then
-    redis.call('SREM', P .. '{t}:tinst', instance)
+local entries = {}
+for _, instance in ipairs(call('SMEMBERS', INSTANCES)) do
+  local from, to = runningOf(instance)
+  if call('ZLEXCOUNT', RUNNING, from, to) == 0 then
+    call('SREM', INSTANCES, instance)
   elseif instanceGone(instance) then
-    for _, id in ipairs(redis.call('SRANDMEMBER', tasks, budget - #failed)) do
-      local key = tkey(id)
-      local status = redis.call('HGET', key, 's')
-      if status and not TERMINAL[status] then
-        settle(key, id, 'failed', ORPHAN_MESSAGE, now, '', ORPHAN_ERROR)
-        failed[#failed + 1] = id
-      else
-        redis.call('SREM', tasks, id)
-      end
+    for _, entry in ipairs(call('ZRANGEBYLEX', RUNNING, from, to, 'LIMIT', 0, budget - #entries)) do
+      entries[#entries + 1] = entry
     end
   end
-  if #failed >= budget then break end
+  if #entries >= budget then break end
 end
-return failed
+return settleAll(entries, 'failed', ORPHAN_MESSAGE, now, '', ORPHAN_ERROR)
 `;
 
 /** A Lua string literal of an ASCII text (JSON's escapes are Lua's for it). */
