@@ -353,11 +353,12 @@ describe('McpModule', () => {
 
 describe('@nest-mcp/server/backend (backend authors)', () => {
   it('exports the seams, the in-memory backend and the delivery helpers, declared among the backend and the model', () => {
-    // Besides them, the logger the core's own lines go through, for a backend's lines, and the
-    // error an unreachable store throws (declared among the errors: the library's stores throw it too).
+    // Besides them, the logger the core's own lines go through, for a backend's lines, the error
+    // an unreachable store throws (declared among the errors: the library's stores throw it too),
+    // and the task store seam, kept with the tasks extension.
     const declaredElsewhere = entries.backend.filter(
       ({ file }) =>
-        !/^(backend|model)\//.test(file) &&
+        !/^(backend|model|extensions\/tasks\/store)\//.test(file) &&
         file !== 'logging/mcp-logger.ts' &&
         file !== 'errors/mcp-backend-unavailable.error.ts',
     );

@@ -7,7 +7,7 @@ import type { McpRequestStateNonces } from './mcp-request-state-nonces.js';
 import type { McpSessionStore } from './mcp-session.store.js';
 import type { McpSkillStore } from './mcp-skill.store.js';
 import type { McpSubscriptionStore } from './mcp-subscription.store.js';
-import type { McpTaskStore } from './mcp-task.store.js';
+import type { McpTaskStore } from '../extensions/tasks/store/mcp-task.store.js';
 
 // Declared among the errors (a store of the library's own throws it too); a backend finds it here.
 export { McpBackendUnavailableError } from '../errors/mcp-backend-unavailable.error.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { McpLogger } from '../../logging/mcp-logger.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
-import type { McpTaskLimits, McpTaskRecord, McpTaskStore } from '../../backend/mcp-task.store.js';
+import type { McpTaskLimits, McpTaskRecord, McpTaskStore } from './store/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';

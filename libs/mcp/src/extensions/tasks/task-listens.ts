@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { McpLogger } from '../../logging/mcp-logger.js';
-import { isTerminalTaskStatus } from '../../backend/mcp-task.store.js';
+import { isTerminalTaskStatus } from './store/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpTaskLookup } from './task-lookup.js';

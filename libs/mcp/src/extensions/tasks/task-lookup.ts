@@ -7,7 +7,7 @@ import {
   type McpTaskReadOptions,
   type McpTaskRecord,
   type McpTaskStore,
-} from '../../backend/mcp-task.store.js';
+} from './store/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';

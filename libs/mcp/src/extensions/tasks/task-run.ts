@@ -6,7 +6,7 @@ import {
   type McpTaskSettlement,
   type McpTaskStatus,
   type McpTaskStore,
-} from '../../backend/mcp-task.store.js';
+} from './store/mcp-task.store.js';
 import type { McpTaskContext } from '../../context/mcp-request-context.js';
 import { McpClientUnreachableError } from '../../errors/client-request.errors.js';
 import { passesLogLevel, type McpLogLevel } from '../../model/log-level.js';

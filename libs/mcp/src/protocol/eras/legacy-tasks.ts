@@ -1,5 +1,5 @@
-import type { McpTaskRecord } from '../../backend/mcp-task.store.js';
-import { isTerminalTaskStatus } from '../../backend/mcp-task.store.js';
+import type { McpTaskRecord } from '../../extensions/tasks/store/mcp-task.store.js';
+import { isTerminalTaskStatus } from '../../extensions/tasks/store/mcp-task.store.js';
 import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';

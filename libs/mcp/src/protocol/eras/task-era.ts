@@ -3,7 +3,7 @@ import type {
   McpTaskReadOptions,
   McpTaskRecord,
   McpTaskSettlement,
-} from '../../backend/mcp-task.store.js';
+} from '../../extensions/tasks/store/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpMissingClientCapabilityException } from '../../errors/mcp-modern.exceptions.js';
 import { isObject } from '../../model/is-object.js';
