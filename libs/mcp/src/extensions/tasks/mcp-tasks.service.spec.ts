@@ -16,7 +16,7 @@ import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskRunFactory } from './task-run-factory.js';
 import { McpTaskRuns } from './task-runs.js';
-import { detailedTask } from '../../protocol/eras/modern-tasks.js';
+import { detailedTask } from './modern-tasks.js';
 import type { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';

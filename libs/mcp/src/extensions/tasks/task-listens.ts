@@ -5,7 +5,7 @@ import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskEvents } from './task-events.js';
-import { detailedTask, MODERN_TASKS } from '../../protocol/eras/modern-tasks.js';
+import { detailedTask, MODERN_TASKS } from './modern-tasks.js';
 import { McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 

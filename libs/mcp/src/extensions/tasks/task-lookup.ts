@@ -13,7 +13,7 @@ import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.
 import { McpException } from '../../errors/mcp.exception.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 import { principalDigest } from '../../model/mcp-principal.js';
-import { taskEraOf } from '../../protocol/eras/task-eras.js';
+import { taskEraOf } from './task-eras.js';
 import { McpRequestCancelledError } from '../../protocol/inflight-requests.js';
 import { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';

@@ -17,9 +17,9 @@ import { ATTR_ASK_CHANNEL, ATTR_TASK_ID, describeAskFailure } from '../../protoc
 import type { McpTaskChannels } from './task-channels.js';
 import type { McpTaskEvents } from './task-events.js';
 import { McpTaskAbandonedError, McpTaskCancelledError } from './task.errors.js';
-import { legacyTask, withRelatedTask } from '../../protocol/eras/legacy-tasks.js';
-import type { McpTaskAskRoutes, McpTaskClientLink, McpTaskEra } from '../../protocol/eras/task-era.js';
-import { taskEraOf } from '../../protocol/eras/task-eras.js';
+import { legacyTask, withRelatedTask } from './legacy-tasks.js';
+import type { McpTaskAskRoutes, McpTaskClientLink, McpTaskEra } from './task-era.js';
+import { taskEraOf } from './task-eras.js';
 import type { McpEra } from '../../protocol/inbound/inbound.js';
 
 /** How often a task waiting on the client's answers looks for them, in case their hint was lost. */

@@ -23,9 +23,9 @@ import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskRuns } from './task-runs.js';
 import { McpTaskListens } from './task-listens.js';
-import { META_RELATED_TASK } from '../../protocol/eras/legacy-tasks.js';
-import { TASKS_EXTENSION } from '../../protocol/eras/task-era.js';
-import { taskEraOf } from '../../protocol/eras/task-eras.js';
+import { META_RELATED_TASK } from './legacy-tasks.js';
+import { TASKS_EXTENSION } from './task-era.js';
+import { taskEraOf } from './task-eras.js';
 import { isObject } from '../../model/is-object.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 

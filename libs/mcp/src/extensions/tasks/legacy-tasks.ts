@@ -1,5 +1,5 @@
-import type { McpTaskRecord } from '../../extensions/tasks/store/mcp-task.store.js';
-import { isTerminalTaskStatus } from '../../extensions/tasks/store/mcp-task.store.js';
+import type { McpTaskRecord } from './store/mcp-task.store.js';
+import { isTerminalTaskStatus } from './store/mcp-task.store.js';
 import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
@@ -9,7 +9,7 @@ import { isLogLevel } from '../../model/log-level.js';
 import { progressTokenOf } from '../../model/progress-token.js';
 import type { McpTaskSupport } from '../../model/task-support.js';
 import { errorTextOf } from '../../results/error-text.js';
-import { legacyElicitation } from './legacy-era.context.js';
+import { legacyElicitation } from '../../protocol/eras/legacy-era.context.js';
 import { INLINE, supportsTasks, taskOnWire, type McpTaskEra, type McpTaskMode } from './task-era.js';
 
 /** The `_meta` key that ties a message of the 2025-11-25 era to its task. */
