@@ -1,6 +1,6 @@
 import type { McpTaskRecord } from './store/mcp-task.store.js';
 import { isTerminalTaskStatus } from './store/mcp-task.store.js';
-import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
+import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.exceptions.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { isObject } from '../../model/is-object.js';

@@ -19,7 +19,7 @@ import { McpTaskRuns } from './task-runs.js';
 import { detailedTask } from './modern-tasks.js';
 import type { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
-import { McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
+import { McpTaskNotFoundException } from './task.exceptions.js';
 import { taskLimits } from '../../testing/task-store-contract.js';
 
 function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, unknown> = {}) {

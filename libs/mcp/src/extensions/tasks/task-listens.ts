@@ -6,7 +6,7 @@ import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.
 import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskEvents } from './task-events.js';
 import { detailedTask, MODERN_TASKS } from './modern-tasks.js';
-import { McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
+import { McpTaskNotFoundException } from './task.exceptions.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** What a listen's `taskIds` filter asked, and what was honoured. */

@@ -20,7 +20,7 @@ import { McpTaskEvents } from './task-events.js';
 import { NO_RESULT, TaskResultCache } from './task-result-cache.js';
 import { ORPHAN_CHECK_MS } from './task-runs.js';
 import { TASKS_STORE } from './task-store.provider.js';
-import { McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
+import { McpTaskNotFoundException } from './task.exceptions.js';
 
 /** Longer task ids are unknown without asking the store. */
 const MAX_TASK_ID_LENGTH = 128;
