@@ -11,7 +11,7 @@ import { supportsTasks, type McpTaskMode } from './task-era.js';
 import { taskEraOf } from './task-eras.js';
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
 import { taskLimitsOf } from './task-options.js';
-import { ChannelContext } from '../../context/channel-context.js';
+import type { ChannelContext } from '../../context/channel-context.js';
 import { TaskRequestChannel } from './task-request-channel.js';
 import type { TaskOutcome, TaskRun } from './task-run.js';
 import { McpTaskRunFactory } from './task-run-factory.js';
@@ -98,7 +98,7 @@ export class McpTasks {
    */
   async start(
     mode: McpTaskMode,
-    ctx: McpRequestContext,
+    ctx: ChannelContext,
     work: TaskWork,
     requiredScopes?: readonly string[],
   ): Promise<Record<string, unknown>> {
@@ -106,7 +106,7 @@ export class McpTasks {
     this.runs.admit(run);
     // The handler's context, on the task's channel: the request's until the call is a task.
     let channel!: TaskRequestChannel;
-    const context = ChannelContext.of(ctx).through((own) => (channel = new TaskRequestChannel(own, run)));
+    const context = ctx.through((own) => (channel = new TaskRequestChannel(own, run)));
     if (mode.kind === 'task') {
       let record: McpTaskRecord;
       try {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ChannelContext } from '../../context/channel-context.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
@@ -128,7 +129,7 @@ export class McpTasksExtension implements McpExtension {
    * become one, runs through `McpTasks.start`, which keeps the tool's scopes with the task (its
    * lookups need them as a call of the tool does).
    */
-  runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined {
+  runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: ChannelContext): McpCallRunner | undefined {
     const mode = this.tasks.modeOf(tool, params, ctx);
     if (mode.kind === 'inline') return undefined;
     return (execute) => this.tasks.start(mode, ctx, execute, tool.requiredScopes);
