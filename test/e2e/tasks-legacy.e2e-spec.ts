@@ -22,7 +22,7 @@ import { startRedis, type TestRedis } from '../support/redis-server.js';
 import { McpSessionManager } from '@app/mcp/session/mcp-session.manager.js';
 import { McpTaskChannels } from '@app/mcp/extensions/tasks/task-channels.js';
 import { McpTasks } from '@app/mcp/extensions/tasks/mcp-tasks.service.js';
-import { InMemoryTaskStore } from '@app/mcp/backend/in-memory/in-memory-task.store.js';
+import { InMemoryTaskStore } from '@app/mcp/extensions/tasks/store/in-memory-task.store.js';
 import { RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
 import { Gates } from '../fixtures/gates.js';
 import { startFixtureApp, type FixtureApp } from '../fixtures/fixture-app.js';

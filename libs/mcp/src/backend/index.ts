@@ -7,7 +7,7 @@
 export type * from './mcp-backend.interface.js';
 export { McpBackendUnavailableError } from './mcp-backend.interface.js';
 export { InMemoryMcpBackend } from './in-memory/in-memory.backend.js';
-export { InMemoryTaskStore } from './in-memory/in-memory-task.store.js';
+export { InMemoryTaskStore } from '../extensions/tasks/store/in-memory-task.store.js';
 export { InMemorySkillStore } from './in-memory/in-memory-skill.store.js';
 
 // The seams
@@ -19,9 +19,14 @@ export type * from './mcp-post-streams.js';
 export type * from './mcp-rate-windows.js';
 export type * from './mcp-request-state-nonces.js';
 export type * from './mcp-instance-messaging.js';
-export type * from './mcp-task.store.js';
+export type * from '../extensions/tasks/store/mcp-task.store.js';
 export type * from './mcp-skill.store.js';
-export { isTerminalTaskStatus, McpTaskCursorError, ORPHANED_TASK, RESULT_NOT_KEPT } from './mcp-task.store.js';
+export {
+  isTerminalTaskStatus,
+  McpTaskCursorError,
+  ORPHANED_TASK,
+  RESULT_NOT_KEPT,
+} from '../extensions/tasks/store/mcp-task.store.js';
 export { MCP_ALL_INSTANCES } from './mcp-instance-messaging.js';
 
 // Logging as the core does: client text redacted, escaped onto one line, bounded

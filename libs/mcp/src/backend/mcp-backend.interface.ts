@@ -1,4 +1,3 @@
-import { IntrinsicException } from '@nestjs/common';
 import type { McpFanout } from './mcp-fanout.js';
 import type { McpInstanceMessaging } from './mcp-instance-messaging.js';
 import type { McpLiveStreams } from './mcp-live-streams.js';
@@ -8,7 +7,10 @@ import type { McpRequestStateNonces } from './mcp-request-state-nonces.js';
 import type { McpSessionStore } from './mcp-session.store.js';
 import type { McpSkillStore } from './mcp-skill.store.js';
 import type { McpSubscriptionStore } from './mcp-subscription.store.js';
-import type { McpTaskStore } from './mcp-task.store.js';
+import type { McpTaskStore } from '../extensions/tasks/store/mcp-task.store.js';
+
+// Declared among the errors (a store of the library's own throws it too); a backend finds it here.
+export { McpBackendUnavailableError } from '../errors/mcp-backend-unavailable.error.js';
 
 /**
  * The module settings a backend builds its parts with (the module's options after defaults; a
@@ -127,31 +129,4 @@ export interface McpBackendParts {
 export interface McpBackend {
   /** Builds the parts once, when the module starts. */
   connect(context: McpBackendContext): McpBackendParts | Promise<McpBackendParts>;
-}
-
-/**
- * Thrown by a backend whose storage cannot be reached (a Redis outage, a timeout). Every
- * transport answers it with HTTP 503 and `Retry-After` (JSON-RPC `-32000` "Service
- * unavailable"), never with a 404: the session may well exist.
- *
- * Application code throws it too, to say that a store of its own cannot be reached: a tool,
- * resource or prompt handler that throws it gets the same 503 (never an `isError` tool result).
- * Its message is logged once, at warn, with secrets redacted (an `IntrinsicException`, so Nest's
- * own exception filter does not log it again), and never sent to the client.
- *
- * @example
- * ```ts
- * try {
- *   return await this.db.query(sql);
- * } catch (error) {
- *   throw new McpBackendUnavailableError(`notes database: ${String(error)}`, { cause: error });
- * }
- * ```
- * @publicApi
- */
-export class McpBackendUnavailableError extends IntrinsicException {
-  constructor(message = 'The MCP backend is unavailable', options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'McpBackendUnavailableError';
-  }
 }

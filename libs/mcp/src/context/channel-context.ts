@@ -21,34 +21,6 @@ export type RequestFacts = Omit<McpRequestContext, ChannelPart>;
 
 type Bound = 'sendNotification' | 'reportProgress' | 'log' | 'elicit' | 'sample' | 'listRoots';
 
-/** A channel that forwards to another implementation of the context (whose own rules then apply). */
-function forwardingChannel(ctx: McpRequestContext): RequestChannel {
-  let done = false;
-  return {
-    get signal() {
-      return ctx.signal;
-    },
-    get task() {
-      return ctx.task;
-    },
-    ...(ctx.becomeTask ? { becomeTask: () => ctx.becomeTask!() } : {}),
-    get completed() {
-      return done;
-    },
-    complete: () => void (done = true),
-    notify: (method, params) => ctx.sendNotification(method, params),
-    progress: (progress, total, message) => ctx.reportProgress(progress, total, message),
-    log: (level, data, logger) => ctx.log(level, data, logger),
-    ask: async (question, options) => {
-      if (question.method === 'roots/list') return ctx.listRoots(options);
-      if (question.method === 'sampling/createMessage') {
-        return await ctx.sample(question.params as unknown as McpSamplingParams, options);
-      }
-      return await ctx.elicit(question.params as unknown as McpElicitFormParams, options);
-    },
-  };
-}
-
 /**
  * The one implementation of the handler's context (`McpRequestContext`): its request's facts
  * (who asks, in which era and session) and a channel (`RequestChannel`) for what it sends and
@@ -65,11 +37,6 @@ export class ChannelContext implements McpRequestContext {
     private readonly facts: RequestFacts,
     private readonly channel: RequestChannel,
   ) {}
-
-  /** `ctx` as a `ChannelContext`: itself, or one that forwards to it. */
-  static of(ctx: McpRequestContext): ChannelContext {
-    return ctx instanceof ChannelContext ? ctx : new ChannelContext(ctx, forwardingChannel(ctx));
-  }
 
   /** The same request through another channel, made from this context's own. */
   through(make: (own: RequestChannel) => RequestChannel): ChannelContext {

@@ -1,3 +1,4 @@
+import type { ChannelContext } from '../context/channel-context.js';
 import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 import type { McpPrincipal } from '../model/mcp-principal.js';
 import type { McpResourceMetadata } from '../interfaces/mcp-resource-options.interface.js';
@@ -156,9 +157,10 @@ export interface McpExtension {
    * The task mode step of `tools/call` (after access, before the rate limit): how this call
    * runs. Undefined runs it in its request; a runner is handed the execution once the arguments
    * are valid (tasks: a task the client polls). Throws the protocol error of a call the tool does
-   * not allow. The first extension that answers a runner runs the call.
+   * not allow. The first extension that answers a runner runs the call. `ctx` is the request's
+   * own context: the runner may run the call on another channel of it (`ctx.through`).
    */
-  runsCall?(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined;
+  runsCall?(tool: McpToolEntry, params: Record<string, unknown>, ctx: ChannelContext): McpCallRunner | undefined;
   /**
    * Its part of a `subscriptions/listen` filter (`notifications.taskIds`, its own keys): what it
    * honours and the notifications it then sends, or undefined when the filter names none of its

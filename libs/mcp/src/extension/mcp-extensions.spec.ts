@@ -3,6 +3,7 @@ import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
 import type { McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import type { McpHandlerFn } from '../context/mcp-handler.types.js';
+import type { ChannelContext } from '../context/channel-context.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { McpExtensions, withExtensionCapability } from './mcp-extensions.js';
 
@@ -61,7 +62,7 @@ describe('McpExtensions', () => {
 
   it('runs a call with the runner of the first extension that takes it, else in its request', async () => {
     const extensions = new McpExtensions();
-    const ctx = {} as McpRequestContext;
+    const ctx = {} as ChannelContext;
     expect(extensions.runsCall(tool('t'), {}, ctx)).toBeUndefined();
     extensions.add({ name: 'a', runsCall: () => undefined });
     extensions.add({

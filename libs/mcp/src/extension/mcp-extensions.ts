@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpDefinitionError } from '../errors/mcp-bootstrap.errors.js';
 import type { McpResourceEntry } from '../registry/mcp-resource.registry.js';
 import type { McpToolEntry } from '../registry/mcp-tool.registry.js';
+import type { ChannelContext } from '../context/channel-context.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import type {
   McpCallRunner,
@@ -106,7 +107,7 @@ export class McpExtensions {
    * The task mode step of `tools/call`: the runner of the first extension that takes the call
    * (each may refuse it by throwing), or undefined to run it in its request.
    */
-  runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined {
+  runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: ChannelContext): McpCallRunner | undefined {
     for (const extension of this.plugged) {
       const runner = extension.runsCall?.(tool, params, ctx);
       if (runner) return runner;

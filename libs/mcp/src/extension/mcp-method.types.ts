@@ -1,10 +1,13 @@
-import type { McpRequestContext } from '../context/mcp-request-context.js';
+import type { ChannelContext } from '../context/channel-context.js';
 import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
 
-/** One JSON-RPC method of the protocol core. `params` is always an object here. */
+/**
+ * One JSON-RPC method of the protocol core. `params` is always an object here; `ctx` is the
+ * request's own context, whose channel a method may swap (`ctx.through`: a task's).
+ */
 export type McpMethodFn = (
   params: Record<string, unknown>,
-  ctx: McpRequestContext,
+  ctx: ChannelContext,
   dispatch: McpDispatchContext,
 ) => Promise<Record<string, unknown>>;
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { McpTool } from '../decorators/index.js';
 import { McpAccessPolicy } from '../auth/mcp-access.policy.js';
 import type { McpDispatchContext } from '../context/mcp-dispatch-context.js';
-import type { McpRequestContext } from '../context/mcp-request-context.js';
+import type { ChannelContext } from '../context/channel-context.js';
 import { McpExtensions } from '../extension/mcp-extensions.js';
 import type { McpExtensionEra, McpExtensionMethod } from '../extension/mcp-extension.interface.js';
 import { McpMethods } from '../protocol/handlers/mcp-methods.js';
@@ -29,7 +29,7 @@ class RuleApplied extends Error {}
 const ERAS: readonly McpExtensionEra[] = ['legacy', 'modern'];
 const servedIn = (method: McpExtensionMethod, era: McpExtensionEra) =>
   (method.eras ?? 'both') === 'both' || method.eras === era;
-const ctx = {} as McpRequestContext;
+const ctx = {} as ChannelContext;
 const dispatch = {} as McpDispatchContext;
 
 /**

@@ -13,7 +13,7 @@ import {
   type McpTaskLimits,
   type McpTaskRecord,
   type McpTaskStore,
-} from '../backend/mcp-task.store.js';
+} from '../extensions/tasks/store/mcp-task.store.js';
 import type { BackendDeployment, BackendUnderTest } from './backend-deployment.js';
 import { eventually } from './eventually.js';
 

@@ -6,7 +6,7 @@ import { InMemoryRequestStateNonces } from './in-memory-request-state-nonces.js'
 import { InMemorySessionStore } from './in-memory-session.store.js';
 import { InMemorySubscriptionStore } from './in-memory-subscription.store.js';
 import { InMemorySkillStore } from './in-memory-skill.store.js';
-import { InMemoryTaskStore } from './in-memory-task.store.js';
+import { InMemoryTaskStore } from '../../extensions/tasks/store/in-memory-task.store.js';
 
 /**
  * The default backend: sessions, subscriptions, delivery, the replay guard of request states,

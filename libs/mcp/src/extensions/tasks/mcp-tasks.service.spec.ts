@@ -2,10 +2,17 @@ import { describe, expect, it, jest } from '@jest/globals';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
 import { McpInsufficientScopeException } from '../../auth/mcp-auth.exceptions.js';
 import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
-import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
+import { InMemoryTaskStore } from './store/in-memory-task.store.js';
 import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
-import { ORPHANED_TASK, type McpTaskRecord } from '../../backend/mcp-task.store.js';
-import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import { ORPHANED_TASK, type McpTaskRecord } from './store/mcp-task.store.js';
+import type { McpClientRequests } from '../../client-requests/mcp-client-requests.js';
+import type { ChannelContext } from '../../context/channel-context.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
+import { LegacyEraContext } from '../../protocol/eras/legacy-era.context.js';
+import { ModernEraContext } from '../../protocol/eras/modern-era.context.js';
+import type { McpEra } from '../../protocol/inbound/inbound.js';
+import type { McpModernEnvelope } from '../../protocol/inbound/modern-envelope.js';
+import { RequestContext } from '../../protocol/request-context.js';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
@@ -16,10 +23,10 @@ import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskRunFactory } from './task-run-factory.js';
 import { McpTaskRuns } from './task-runs.js';
-import { detailedTask } from '../../protocol/eras/modern-tasks.js';
+import { detailedTask } from './modern-tasks.js';
 import type { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
-import { McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
+import { McpTaskNotFoundException } from './task.exceptions.js';
 import { taskLimits } from '../../testing/task-store-contract.js';
 
 function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, unknown> = {}) {
@@ -65,13 +72,29 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
   }
 }
 
-const ctx = (subject?: string, scopes: string[] = []) =>
-  ({
-    era: 'modern',
-    method: 'tools/call',
-    signal: new AbortController().signal,
+/**
+ * The context of a `tools/call` as the dispatch builds it, on the request's own channel: from
+ * `subject` with `scopes` (none: anonymous), in the modern era unless told. These tasks never ask
+ * the client.
+ */
+function ctx(subject?: string, scopes: string[] = [], era: McpEra = 'modern'): ChannelContext {
+  const dispatch: McpDispatchContext = {
+    transport: 'streamable-http',
+    sessionsEnabled: false,
     auth: subject ? { issuer: 'https://issuer', subject, scopes, audience: [], claims: {} } : undefined,
-  }) as unknown as McpRequestContext;
+  };
+  const params = { name: 'work' };
+  const envelope = { protocolVersion: '2026-07-28', clientCapabilities: {} } as unknown as McpModernEnvelope;
+  return new RequestContext({
+    rpc: { jsonrpc: '2.0', id: 1, method: 'tools/call', params },
+    params,
+    dispatch,
+    era:
+      era === 'modern'
+        ? new ModernEraContext(envelope, undefined)
+        : new LegacyEraContext('2025-11-25', dispatch, {} as McpClientRequests),
+  });
+}
 
 const record = (overrides: Partial<McpTaskRecord>): McpTaskRecord => {
   const now = Date.now();
@@ -192,19 +215,19 @@ describe('McpTasks', () => {
   it('refuses a task past maxTasksPerInstance with 503, and any task once shutting down', async () => {
     const { tasks } = tasksWith(undefined, { tasks: { maxPerInstance: 1, shutdownGraceMs: 0 } });
     let finish!: () => void;
-    const running = tasks.start({ kind: 'task' }, { ...ctx(), era: 'legacy' }, async () => {
+    const running = tasks.start({ kind: 'task' }, ctx(undefined, [], 'legacy'), async () => {
       await new Promise<void>((resolve) => (finish = resolve));
       return { content: [] };
     });
     await expect(running).resolves.toMatchObject({ task: { status: 'working' } });
     await expect(
-      tasks.start({ kind: 'task' }, { ...ctx(), era: 'legacy' }, async () => ({ content: [] })),
+      tasks.start({ kind: 'task' }, ctx(undefined, [], 'legacy'), async () => ({ content: [] })),
     ).rejects.toMatchObject({ httpStatus: 503, code: -32000, data: { limit: 1 } });
     await tasks.beforeApplicationShutdown();
     expect(tasks.runningCount).toBe(1);
     finish();
     await expect(
-      tasks.start({ kind: 'task' }, { ...ctx(), era: 'legacy' }, async () => ({ content: [] })),
+      tasks.start({ kind: 'task' }, ctx(undefined, [], 'legacy'), async () => ({ content: [] })),
     ).rejects.toMatchObject({ httpStatus: 503, detail: expect.stringContaining('shutting down') });
   });
 
@@ -212,7 +235,7 @@ describe('McpTasks', () => {
     const { tasks, store } = tasksWith(undefined, { tasks: { shutdownGraceMs: 20 } });
     const created = (await tasks.start(
       { kind: 'task' },
-      { ...ctx(), era: 'legacy' },
+      ctx(undefined, [], 'legacy'),
       () => new Promise<never>(() => undefined),
     )) as { task: { taskId: string } };
     await tasks.beforeApplicationShutdown();

@@ -2,16 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { McpLogger } from '../../logging/mcp-logger.js';
 import { callerKeyOf } from '../../auth/caller-key.js';
-import type { McpTaskLimits, McpTaskRecord, McpTaskStore } from '../../backend/mcp-task.store.js';
+import type { McpTaskLimits, McpTaskRecord, McpTaskStore } from './store/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 import { principalDigest } from '../../model/mcp-principal.js';
-import { supportsTasks, type McpTaskMode } from '../../protocol/eras/task-era.js';
-import { taskEraOf } from '../../protocol/eras/task-eras.js';
+import { supportsTasks, type McpTaskMode } from './task-era.js';
+import { taskEraOf } from './task-eras.js';
 import { McpToolRegistry, type McpToolEntry } from '../../registry/mcp-tool.registry.js';
 import { taskLimitsOf } from './task-options.js';
-import { ChannelContext } from '../../context/channel-context.js';
+import type { ChannelContext } from '../../context/channel-context.js';
 import { TaskRequestChannel } from './task-request-channel.js';
 import type { TaskOutcome, TaskRun } from './task-run.js';
 import { McpTaskRunFactory } from './task-run-factory.js';
@@ -98,7 +98,7 @@ export class McpTasks {
    */
   async start(
     mode: McpTaskMode,
-    ctx: McpRequestContext,
+    ctx: ChannelContext,
     work: TaskWork,
     requiredScopes?: readonly string[],
   ): Promise<Record<string, unknown>> {
@@ -106,7 +106,7 @@ export class McpTasks {
     this.runs.admit(run);
     // The handler's context, on the task's channel: the request's until the call is a task.
     let channel!: TaskRequestChannel;
-    const context = ChannelContext.of(ctx).through((own) => (channel = new TaskRequestChannel(own, run)));
+    const context = ctx.through((own) => (channel = new TaskRequestChannel(own, run)));
     if (mode.kind === 'task') {
       let record: McpTaskRecord;
       try {

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { McpLogger } from '../../logging/mcp-logger.js';
-import { isTerminalTaskStatus } from '../../backend/mcp-task.store.js';
+import { isTerminalTaskStatus } from './store/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskEvents } from './task-events.js';
-import { detailedTask, MODERN_TASKS } from '../../protocol/eras/modern-tasks.js';
-import { McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
+import { detailedTask, MODERN_TASKS } from './modern-tasks.js';
+import { McpTaskNotFoundException } from './task.exceptions.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
 /** What a listen's `taskIds` filter asked, and what was honoured. */

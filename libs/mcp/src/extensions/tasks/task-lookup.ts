@@ -7,20 +7,20 @@ import {
   type McpTaskReadOptions,
   type McpTaskRecord,
   type McpTaskStore,
-} from '../../backend/mcp-task.store.js';
+} from './store/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 import { principalDigest } from '../../model/mcp-principal.js';
-import { taskEraOf } from '../../protocol/eras/task-eras.js';
+import { taskEraOf } from './task-eras.js';
 import { McpRequestCancelledError } from '../../protocol/inflight-requests.js';
 import { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { NO_RESULT, TaskResultCache } from './task-result-cache.js';
 import { ORPHAN_CHECK_MS } from './task-runs.js';
 import { TASKS_STORE } from './task-store.provider.js';
-import { McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
+import { McpTaskNotFoundException } from './task.exceptions.js';
 
 /** Longer task ids are unknown without asking the store. */
 const MAX_TASK_ID_LENGTH = 128;

@@ -1,4 +1,4 @@
-import type { McpTaskLimits } from '../../backend/mcp-task.store.js';
+import type { McpTaskLimits } from './store/mcp-task.store.js';
 import type { McpTasksOptions, ResolvedMcpOptions } from '../../interfaces/mcp-module-options.interface.js';
 
 /** The longest delay a Node.js timer takes (a task's time to live is one). */

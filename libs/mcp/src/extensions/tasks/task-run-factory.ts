@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { McpTaskStore } from '../../backend/mcp-task.store.js';
+import type { McpTaskStore } from './store/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
-import { taskEraOf } from '../../protocol/eras/task-eras.js';
+import { taskEraOf } from './task-eras.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import { McpTelemetry } from '../../telemetry/mcp-telemetry.js';
 import { McpTaskChannels } from './task-channels.js';

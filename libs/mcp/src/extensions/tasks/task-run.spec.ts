@@ -1,6 +1,6 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
-import type { McpTaskRecord, McpTaskStore } from '../../backend/mcp-task.store.js';
+import { InMemoryTaskStore } from './store/in-memory-task.store.js';
+import type { McpTaskRecord, McpTaskStore } from './store/mcp-task.store.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { McpErrorMapper } from '../../protocol/mcp-error.mapper.js';
 import type { McpTaskChannels } from './task-channels.js';

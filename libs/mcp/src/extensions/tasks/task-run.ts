@@ -6,7 +6,7 @@ import {
   type McpTaskSettlement,
   type McpTaskStatus,
   type McpTaskStore,
-} from '../../backend/mcp-task.store.js';
+} from './store/mcp-task.store.js';
 import type { McpTaskContext } from '../../context/mcp-request-context.js';
 import { McpClientUnreachableError } from '../../errors/client-request.errors.js';
 import { passesLogLevel, type McpLogLevel } from '../../model/log-level.js';
@@ -17,9 +17,9 @@ import { ATTR_ASK_CHANNEL, ATTR_TASK_ID, describeAskFailure } from '../../protoc
 import type { McpTaskChannels } from './task-channels.js';
 import type { McpTaskEvents } from './task-events.js';
 import { McpTaskAbandonedError, McpTaskCancelledError } from './task.errors.js';
-import { legacyTask, withRelatedTask } from '../../protocol/eras/legacy-tasks.js';
-import type { McpTaskAskRoutes, McpTaskClientLink, McpTaskEra } from '../../protocol/eras/task-era.js';
-import { taskEraOf } from '../../protocol/eras/task-eras.js';
+import { legacyTask, withRelatedTask } from './legacy-tasks.js';
+import type { McpTaskAskRoutes, McpTaskClientLink, McpTaskEra } from './task-era.js';
+import { taskEraOf } from './task-eras.js';
 import type { McpEra } from '../../protocol/inbound/inbound.js';
 
 /** How often a task waiting on the client's answers looks for them, in case their hint was lost. */

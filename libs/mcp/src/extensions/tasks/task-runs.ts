@@ -2,7 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import { McpLogger } from '../../logging/mcp-logger.js';
 import { MCP_INSTANCE_MESSAGING } from '../../backend/mcp-backend.tokens.js';
 import type { McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
-import { isTerminalTaskStatus, type McpTaskRecord, type McpTaskStore } from '../../backend/mcp-task.store.js';
+import { isTerminalTaskStatus, type McpTaskRecord, type McpTaskStore } from './store/mcp-task.store.js';
 import { McpCapacityException } from '../../errors/mcp-capacity.exception.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';

@@ -1,10 +1,10 @@
 import type { Provider } from '@nestjs/common';
 import { McpLogger } from '../../logging/mcp-logger.js';
-import { InMemoryTaskStore } from '../../backend/in-memory/in-memory-task.store.js';
+import { InMemoryTaskStore } from './store/in-memory-task.store.js';
 import { LocalInstanceMessaging } from '../../backend/in-memory/local-instance-messaging.js';
 import { MCP_INSTANCE_MESSAGING, MCP_TASK_STORE } from '../../backend/mcp-backend.tokens.js';
 import type { McpInstanceMessaging } from '../../backend/mcp-instance-messaging.js';
-import type { McpTaskStore } from '../../backend/mcp-task.store.js';
+import type { McpTaskStore } from './store/mcp-task.store.js';
 
 /** The task store the tasks extension uses: the backend's, or one in this process. */
 export const TASKS_STORE = Symbol('mcp:tasks-store');

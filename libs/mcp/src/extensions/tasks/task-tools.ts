@@ -3,7 +3,7 @@ import type { McpShown } from '../../extension/mcp-extension.interface.js';
 import type { McpToolOptions } from '../../interfaces/mcp-tool-options.interface.js';
 import { TASK_SUPPORT_VALUES, type McpTaskSupport } from '../../model/task-support.js';
 import type { McpToolEntry } from '../../registry/mcp-tool.registry.js';
-import { TASKS_EXTENSION } from '../../protocol/eras/task-era.js';
+import { TASKS_EXTENSION } from './task-era.js';
 
 /** A tool's `taskSupport` as declared (kept on its entry by the tasks extension); none is `forbidden`. */
 export const taskSupportOf = (tool: McpToolEntry): McpTaskSupport | undefined =>

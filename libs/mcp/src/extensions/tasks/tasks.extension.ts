@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ChannelContext } from '../../context/channel-context.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
@@ -23,9 +24,9 @@ import { McpTasks } from './mcp-tasks.service.js';
 import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskRuns } from './task-runs.js';
 import { McpTaskListens } from './task-listens.js';
-import { META_RELATED_TASK } from '../../protocol/eras/legacy-tasks.js';
-import { TASKS_EXTENSION } from '../../protocol/eras/task-era.js';
-import { taskEraOf } from '../../protocol/eras/task-eras.js';
+import { META_RELATED_TASK } from './legacy-tasks.js';
+import { TASKS_EXTENSION } from './task-era.js';
+import { taskEraOf } from './task-eras.js';
 import { isObject } from '../../model/is-object.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 
@@ -128,7 +129,7 @@ export class McpTasksExtension implements McpExtension {
    * become one, runs through `McpTasks.start`, which keeps the tool's scopes with the task (its
    * lookups need them as a call of the tool does).
    */
-  runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: McpRequestContext): McpCallRunner | undefined {
+  runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: ChannelContext): McpCallRunner | undefined {
     const mode = this.tasks.modeOf(tool, params, ctx);
     if (mode.kind === 'inline') return undefined;
     return (execute) => this.tasks.start(mode, ctx, execute, tool.requiredScopes);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import type { ChannelContext } from '../../context/channel-context.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { McpExtensions } from '../../extension/mcp-extensions.js';
 import type { McpExtension } from '../../extension/mcp-extension.interface.js';
@@ -29,7 +29,7 @@ function setup(granted: readonly string[] = []) {
   return { asked, host, methods, extensions };
 }
 
-const ctx = {} as McpRequestContext;
+const ctx = {} as ChannelContext;
 const dispatch = {} as McpDispatchContext;
 
 describe('McpExtensionHost', () => {

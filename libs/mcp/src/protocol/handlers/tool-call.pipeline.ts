@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { McpRequestContext } from '../../context/mcp-request-context.js';
+import type { ChannelContext } from '../../context/channel-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
@@ -25,7 +25,7 @@ export class McpToolCallPipeline {
     private readonly run: McpToolRun,
   ) {}
 
-  async call(params: Record<string, unknown>, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+  async call(params: Record<string, unknown>, ctx: ChannelContext): Promise<Record<string, unknown>> {
     const name = requireString(params, 'name');
     // Hooks are awaited only when there are any: most servers register none.
     const hooked = this.run.hooked;

@@ -1,4 +1,4 @@
-import type { McpEra } from '../inbound/inbound.js';
+import type { McpEra } from '../../protocol/inbound/inbound.js';
 import { LEGACY_TASKS } from './legacy-tasks.js';
 import { MODERN_TASKS } from './modern-tasks.js';
 import type { McpTaskEra } from './task-era.js';

@@ -1,4 +1,4 @@
-import { McpBackendUnavailableError } from '../mcp-backend.interface.js';
+import { McpBackendUnavailableError } from '../../../errors/mcp-backend-unavailable.error.js';
 import {
   isTerminalTaskStatus,
   McpTaskCursorError,
@@ -11,7 +11,7 @@ import {
   type McpTaskSettlement,
   type McpTaskStatus,
   type McpTaskStore,
-} from '../mcp-task.store.js';
+} from './mcp-task.store.js';
 
 /** Expired records dropped, at most, by one `create` (the oldest first): cheap, and enough to keep up. */
 const SWEEP_PER_CREATE = 16;

@@ -3,14 +3,14 @@ import type {
   McpTaskReadOptions,
   McpTaskRecord,
   McpTaskSettlement,
-} from '../../backend/mcp-task.store.js';
+} from './store/mcp-task.store.js';
 import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpMissingClientCapabilityException } from '../../errors/mcp-modern.exceptions.js';
 import { isObject } from '../../model/is-object.js';
 import type { McpLogLevel } from '../../model/log-level.js';
 import type { TypedResult } from '../../model/result-type.js';
 import type { McpTaskSupport } from '../../model/task-support.js';
-import type { McpEra } from '../inbound/inbound.js';
+import type { McpEra } from '../../protocol/inbound/inbound.js';
 
 /** The identifier of the tasks extension (MCP 2026-07-28 era). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -1,6 +1,6 @@
-import type { McpTaskRecord } from '../../backend/mcp-task.store.js';
-import { isTerminalTaskStatus } from '../../backend/mcp-task.store.js';
-import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from '../../errors/mcp-task.exceptions.js';
+import type { McpTaskRecord } from './store/mcp-task.store.js';
+import { isTerminalTaskStatus } from './store/mcp-task.store.js';
+import { McpTaskAlreadyTerminalException, McpTaskNotFoundException } from './task.exceptions.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { isObject } from '../../model/is-object.js';
@@ -9,7 +9,7 @@ import { isLogLevel } from '../../model/log-level.js';
 import { progressTokenOf } from '../../model/progress-token.js';
 import type { McpTaskSupport } from '../../model/task-support.js';
 import { errorTextOf } from '../../results/error-text.js';
-import { legacyElicitation } from './legacy-era.context.js';
+import { legacyElicitation } from '../../protocol/eras/legacy-era.context.js';
 import { INLINE, supportsTasks, taskOnWire, type McpTaskEra, type McpTaskMode } from './task-era.js';
 
 /** The `_meta` key that ties a message of the 2025-11-25 era to its task. */

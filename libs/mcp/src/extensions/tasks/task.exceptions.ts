@@ -1,5 +1,5 @@
-import { McpException } from './mcp.exception.js';
-import { JsonRpcErrorCode } from '../model/json-rpc.js';
+import { McpException } from '../../errors/mcp.exception.js';
+import { JsonRpcErrorCode } from '../../model/json-rpc.js';
 
 /**
  * `-32602` for a task id this caller cannot see: unknown, expired, or another caller's. One

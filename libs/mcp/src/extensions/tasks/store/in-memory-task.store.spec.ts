@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { McpBackendUnavailableError } from '../mcp-backend.interface.js';
-import type { McpTaskRecord } from '../mcp-task.store.js';
+import { McpBackendUnavailableError } from '../../../errors/mcp-backend-unavailable.error.js';
+import type { McpTaskRecord } from './mcp-task.store.js';
 import { InMemoryTaskStore } from './in-memory-task.store.js';
-import { taskLimits } from '../../testing/task-store-contract.js';
+import { taskLimits } from '../../../testing/task-store-contract.js';
 
 const record = (taskId: string, now: number, ttlMs = 1_000): McpTaskRecord => ({
   taskId,

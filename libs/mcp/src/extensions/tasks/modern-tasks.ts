@@ -1,4 +1,4 @@
-import type { McpTaskRecord } from '../../backend/mcp-task.store.js';
+import type { McpTaskRecord } from './store/mcp-task.store.js';
 import { withExtensionCapability } from '../../extension/mcp-extensions.js';
 import { RawJson } from '../../model/raw-json.js';
 import { RESULT_TYPE, type TypedResult } from '../../model/result-type.js';
