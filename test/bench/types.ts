@@ -36,6 +36,14 @@ export interface FanoutResult {
   bumpAnswerMedianMs?: number;
   /** A plain `echo` call's round trip on the same session, in the same phase (every stream open): median. */
   echoMs?: number;
+  /**
+   * The server's CPU (user + system, µs) from just before a `bump` until every subscribed stream
+   * holds its update: the call and its N writes. Median of the rounds: on a shared machine it
+   * moves far less than the time to all.
+   */
+  cpuPerBumpUs?: number;
+  /** Each round's server CPU per `bump` (µs). */
+  roundsCpuUs?: number[];
   /** `reached` as the server counted it. */
   reached?: number;
   /** `bump`s sent, one at a time (each subscribed stream must get exactly this many updates). */

@@ -281,12 +281,17 @@ describe('npm run bench, smoke mode', () => {
       'library-direct-fastify',
       'library-direct',
     ]);
-    for (const run of report.fastify.fanout) expect(run).toMatchObject({ n: 10, errors: 0, delivered: 10, leaked: 0 });
+    for (const run of report.fastify.fanout) {
+      expect(run).toMatchObject({ n: 10, errors: 0, delivered: 10, leaked: 0 });
+      expect(run.cpuPerBumpUs).toBeGreaterThan(0);
+    }
     for (const id of [
       'fastify-echo-c16-vs-floor',
       'fastify-echo-c16-direct-vs-express',
       'fastify-fanout-vs-express',
       'fastify-fanout-vs-express-direct',
+      'fastify-fanout-cpu-vs-express',
+      'fastify-fanout-cpu-vs-express-direct',
       'fastify-cpu-controller-vs-floor',
       'fastify-cpu-direct-vs-floor',
       'fastify-cpu-controller-vs-direct',

@@ -26,6 +26,7 @@ import { StreamSet, type WatchedStream } from '../client/sse.js';
 import type { BenchConfig } from '../config.js';
 import { COUNTER_URI, NOBODY_URI } from '../servers/fixture-spec.js';
 import type { FanoutResult, NotifyCost } from '../types.js';
+import { cpuUsOf } from './redis.js';
 
 /** Sessions with a stream measured for the "no subscriber" baseline. */
 const FEW = 10;
@@ -65,7 +66,7 @@ export class FanoutRun {
   private readonly set = new StreamSet(COUNTER_URI);
   private readonly subscribedStreams: WatchedStream[];
   private readonly otherStreams: WatchedStream[] = [];
-  private readonly roundTimes: Array<{ ms?: number; p50: number; answerMs: number }> = [];
+  private readonly roundTimes: Array<{ ms?: number; p50: number; answerMs: number; cpuUs?: number }> = [];
   private readonly echoTimes: number[] = [];
   private writer?: McpSession;
   /** What the run was doing, for the error report. */
@@ -159,6 +160,7 @@ export class FanoutRun {
     try {
       await new Promise((resolve) => setTimeout(resolve, 100));
       for (let i = 0; i < ECHO_PER_ROUND; i++) this.echoTimes.push(await timedEcho(http, writer, `r${round}e${i}`));
+      const cpuBefore = await cpuUsOf(this.server);
       const sent = performance.now();
       let answerMs = Number.NaN;
       const bump = callJsonTool(http, writer, 'bump').then((answer) => {
@@ -167,6 +169,9 @@ export class FanoutRun {
       });
       const arrived = await set.waitUntil(() => (set.streamsWith[round] ?? 0) >= n, WAIT_MS);
       const answer = await bump;
+      // Every stream holds the update, so the server has made every write: its CPU since just
+      // before the bump is the bump's call and its delivery (timers and the IPC round trip aside).
+      const cpuUs = arrived ? (await cpuUsOf(this.server)) - cpuBefore : undefined;
       if (Number(answer.reached) !== n) result.errors++;
       result.reached = Number(answer.reached);
       const arrivals = this.subscribedStreams
@@ -178,6 +183,7 @@ export class FanoutRun {
         ms: arrived ? arrivals[arrivals.length - 1] : undefined,
         p50: percentile(arrivals, 50),
         answerMs,
+        cpuUs,
       });
       if (!arrived) this.stopped = true;
     } catch (error) {
@@ -202,6 +208,8 @@ export class FanoutRun {
         result.bumpAnswerMedianMs = [...roundTimes].map((r) => r.answerMs).sort((a, b) => a - b)[
           Math.floor(rounds / 2)
         ];
+        result.roundsCpuUs = roundTimes.map((r) => r.cpuUs!);
+        result.cpuPerBumpUs = [...result.roundsCpuUs].sort((a, b) => a - b)[Math.floor(rounds / 2)];
       }
       echoTimes.sort((a, b) => a - b);
       result.echoMs = percentile(echoTimes, 50);
@@ -224,7 +232,7 @@ export class FanoutRun {
         result.missing + result.duplicates + result.leaked + result.unexpected + (result.barrierOk ? 0 : 1);
       const notifyNone = result.notifyNone ?? [];
       this.log(
-        `  fan-out ${result.server} N=${n} (+${unsubscribed} unsubscribed): ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${rounds} bumps: ${result.roundsMs.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms, bump answered in ${result.bumpAnswerMedianMs?.toFixed(2)} ms vs echo ${result.echoMs?.toFixed(2)} ms, reached ${result.reached}); missing ${result.missing}, duplicates ${result.duplicates}, leaked ${result.leaked}, unexpected ${result.unexpected}, barrier ${result.barrierOk ? 'ok' : 'FAILED'}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s; notify-none ${notifyNone.map((c) => `${c.nsPerCall.toFixed(0)} ns @${c.sessions}`).join(', ')}; ${((result.rssPerStreamSessionBytes ?? 0) / 1024).toFixed(1)} KB RSS/session with stream (heap ${((result.heapPerStreamSessionBytes ?? 0) / 1024).toFixed(1)} KB)`,
+        `  fan-out ${result.server} N=${n} (+${unsubscribed} unsubscribed): ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${rounds} bumps: ${result.roundsMs.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms, bump answered in ${result.bumpAnswerMedianMs?.toFixed(2)} ms vs echo ${result.echoMs?.toFixed(2)} ms, reached ${result.reached}; server CPU per bump ${((result.cpuPerBumpUs ?? Number.NaN) / 1000).toFixed(2)} ms, median); missing ${result.missing}, duplicates ${result.duplicates}, leaked ${result.leaked}, unexpected ${result.unexpected}, barrier ${result.barrierOk ? 'ok' : 'FAILED'}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s; notify-none ${notifyNone.map((c) => `${c.nsPerCall.toFixed(0)} ns @${c.sessions}`).join(', ')}; ${((result.rssPerStreamSessionBytes ?? 0) / 1024).toFixed(1)} KB RSS/session with stream (heap ${((result.heapPerStreamSessionBytes ?? 0) / 1024).toFixed(1)} KB)`,
       );
     } catch (error) {
       await this.fail(error as Error);

@@ -9,7 +9,9 @@
  *   the median round of each, the two servers up at once and taking turns round by round (a
  *   median of a few rounds of a few milliseconds, timer noise included).
  *
- * Informational: the controller mount on Fastify ÷ on Express; and the server CPU per request
+ * Informational: the controller mount on Fastify ÷ on Express; the server CPU per `bump` of the
+ * fan-out runs on Fastify ÷ on Express, per mount (the same writes on both platforms: what
+ * their times differ by that the CPU does not is the machine's noise); and the server CPU per request
  * (median of the rounds) of each mount on Fastify against the floor's, and of the controller
  * mount against the direct mount on Fastify (what Fastify's and Nest's routing and the platform
  * seam add): on a shared machine these move far less than the rates.
@@ -70,6 +72,15 @@ export function fastifyTable(result: FastifyResult | undefined): PeerTable | und
       values: columns.map(
         (kind) => result.fanout.find((f) => f.server === kind && f.n === n && f.errors === 0)?.fanoutMs,
       ),
+    });
+    rows.push({
+      metric: `fan-out N=${n}: server CPU per bump (median of rounds)`,
+      unit: 'ms',
+      better: 'lower',
+      values: columns.map((kind) => {
+        const us = result.fanout.find((f) => f.server === kind && f.n === n && f.errors === 0)?.cpuPerBumpUs;
+        return us === undefined ? undefined : us / 1000;
+      }),
     });
   }
   return { title: 'Nest on Fastify vs Express', columns: columns.map((kind) => SERVER_LABELS[kind]), rows };
@@ -171,6 +182,20 @@ export function evaluateFastifyTargets(result: FastifyResult | undefined): Targe
           ? 'n/a'
           : `${ratioText(time)} (${onFastify!.fanoutMs!.toFixed(1)} vs ${onExpress!.fanoutMs!.toFixed(1)} ms, median of ${onFastify!.rounds ?? '?'} rounds each)`,
       pass: judge(time, (v) => v <= FANOUT_AS_FAST_MAX),
+    });
+    const cpuPerBump = ratio(onFastify?.cpuPerBumpUs, onExpress?.cpuPerBumpUs);
+    targets.push({
+      id: `fastify-fanout-cpu-vs-express${fastify === 'library-fastify' ? '' : '-direct'}`,
+      server: fastify,
+      informational: true,
+      text: `server CPU per bump of the fan-out (median of rounds), ${MOUNT_LABELS[fastify]} vs on Express`,
+      threshold: 'informational',
+      value: cpuPerBump,
+      detail:
+        cpuPerBump === undefined
+          ? 'n/a'
+          : `${ratioText(cpuPerBump)} (${(onFastify!.cpuPerBumpUs! / 1000).toFixed(2)} vs ${(onExpress!.cpuPerBumpUs! / 1000).toFixed(2)} ms)`,
+      pass: null,
     });
   }
   return targets;
