@@ -79,12 +79,12 @@ describe('GetStream: a subscription heard after a notification it preceded', () 
     stream.push({ type: 'sub', uri: 'db://b', on: true, after: 1 });
     expect(connection.summary).toEqual(['notifications/resources/updated db://b']);
     // Both shards' positions: shard 0 where it was written (nothing of it was the session's), shard 1 at its last heard.
-    expect(connection.sent[0].eventId).toBe('g:ep-0:0.2');
+    expect(connection.sent[0].eventId).toBe('g:ep-0_0_2:2');
 
     stream.push({ type: 'sub', uri: 'db://a', on: true, after: 3 });
     expect(connection.sent).toHaveLength(1);
     stream.push(log(3, 'db://b', 1));
     stream.push(log(4, 'db://a'));
-    expect(connection.sent.map((event) => event.eventId)).toEqual(['g:ep-0:0.2', 'g:ep-0:0.3', 'g:ep-0:4.3']);
+    expect(connection.sent.map((event) => event.eventId)).toEqual(['g:ep-0_0_2:2', 'g:ep-0_0_3:3', 'g:ep-0_4_3:7']);
   });
 });

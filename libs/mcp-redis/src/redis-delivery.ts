@@ -14,6 +14,7 @@ import {
 import { inBatches } from './batches.js';
 import { formatLogPosition, parseGetEventId, parseLogPosition, type LogPosition } from './get-event-id.js';
 import { GetStream, type ReplayedEvent, type StreamItem } from './get-stream.js';
+import { takeByStamp, type Stamped } from './log-merge.js';
 import type { LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import { byBucket, sessionScriptKeys, type RedisKeys, type SessionPart } from './redis-keys.js';
@@ -56,6 +57,14 @@ interface LogEntry {
   readonly json: string;
 }
 
+/** A log entry as a resume or a catch-up reads it. */
+interface ReadLogEntry extends Stamped {
+  readonly seq: number;
+  readonly kind: string;
+  readonly target: string;
+  readonly json: string;
+}
+
 /**
  * Fan-out and live streams on Redis, on one state (the streams this instance holds and its URI
  * index of them). A notification is appended once to its shard of the shared notification log
@@ -94,6 +103,8 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   private readonly recent: LogEntry[] = [];
   /** Per log shard, the sequence of the last entry this instance appended (its own notifications). */
   private readonly appended: number[];
+  /** The last stamp this instance gave a notification (see `stamp`). */
+  private lastStamp = 0;
   /** A round after a reconnect runs (see afterReconnect); another one is due after it. */
   private reconnecting = false;
   private reconnectAgain = false;
@@ -303,8 +314,9 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
    * What a resume replays, from the outbox entries after the client's outbox cursor and each log
    * shard's entries after the client's position there: those that concern the session (its
    * URIs, every list change), coalesced (the first of each URI or list is kept), merged in the
-   * order they were written (an outbox entry records the log's heads when it was appended: the
-   * entries of each shard up to its head there come before it). Undefined, meaning a resync,
+   * order they were written: the shards' entries by their writers' stamps (each shard's in its
+   * own order), and an outbox entry after the entries of each shard up to the head its writer
+   * knew there (it records the heads when it was appended). Undefined, meaning a resync,
    * when the outbox or a log shard no longer holds what came after its cursor, when the cursor
    * is further behind the heads than the replay window (all shards together, as with one log),
    * or when more of the session's events came than its replay buffer (`replayBufferSize`)
@@ -332,36 +344,42 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
         json: String(outbox[i + 2]),
       });
     }
+    const entries = logs.map((log) => {
+      const rows: ReadLogEntry[] = [];
+      for (let i = 2; i + 4 < log.length; i += 5) {
+        rows.push({
+          seq: Number(log[i]),
+          kind: String(log[i + 1]),
+          target: String(log[i + 2]),
+          json: String(log[i + 3]),
+          stamp: Number(log[i + 4]) || 0,
+        });
+      }
+      return rows;
+    });
     const subscribed = new Set(subscriptions);
     const seen = new Set<string>();
     const events: ReplayedEvent[] = [];
-    // Per shard, the index of its next unread entry in its reply (rows from 2, four fields each).
-    const next = logs.map(() => 2);
+    const next = logs.map(() => 0);
     let curOut = lastOut;
     const curLog = [...lastLog];
     let matched = outRows.length;
-    const logUpTo = (shard: number, limit: number) => {
-      const log = logs[shard];
-      for (let i = next[shard]; i + 3 < log.length; i += 4) {
-        const n = Number(log[i]);
-        if (n > limit) return;
-        next[shard] = i + 4;
-        curLog[shard] = n;
-        const kind = String(log[i + 1]);
-        const target = String(log[i + 2]);
-        if (kind !== 'l' && !subscribed.has(target)) continue;
-        matched += 1;
-        if (seen.has(kind + target)) continue;
-        seen.add(kind + target);
-        events.push({ out: curOut, log: [...curLog], json: String(log[i + 3]) });
-      }
+    const take = (shard: number, entry: ReadLogEntry) => {
+      // Entries not the session's leave the cursor where it is, as on the live stream: a resume
+      // from it reads them again and skips them again.
+      if (entry.kind !== 'l' && !subscribed.has(entry.target)) return;
+      curLog[shard] = entry.seq;
+      matched += 1;
+      if (seen.has(entry.kind + entry.target)) return;
+      seen.add(entry.kind + entry.target);
+      events.push({ out: curOut, log: [...curLog], json: entry.json });
     };
     for (const row of outRows) {
-      for (let shard = 0; shard < shards; shard++) logUpTo(shard, row.log[shard]);
+      takeByStamp(entries, next, (shard, entry) => entry.seq <= row.log[shard], take);
       curOut = row.seq;
       events.push({ out: curOut, log: [...curLog], json: row.json });
     }
-    for (let shard = 0; shard < shards; shard++) logUpTo(shard, Infinity);
+    takeByStamp(entries, next, () => true, take);
     return matched > this.settings.outboxLength ? undefined : events;
   }
 
@@ -434,11 +452,22 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
         json,
         this.settings.logLength,
         shard,
+        this.stamp(),
       ),
       guarded(this.redis.scard(kind === 'u' ? this.keys.subscribers(target) : this.keys.streamed)),
     ]);
     this.appended[shard] = Math.max(this.appended[shard], n);
     return audience;
+  }
+
+  /**
+   * The order of a notification among the deployment's, for a resume's merge of the shards: the
+   * time in microseconds, strictly increasing on this instance (so its own notifications replay
+   * in the order it sent them; those of several instances in the order of their clocks).
+   */
+  private stamp(): number {
+    this.lastStamp = Math.max(Date.now() * 1_000, this.lastStamp + 1);
+    return this.lastStamp;
   }
 
   /** A delivery message (`u`, `l`, `s`, `sub`): handled in order, behind a catch-up of the log. */
@@ -528,17 +557,29 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
             throw new Error(`entries ${from}..${to} of log shard ${shard} were trimmed`);
           }
         });
-        reads.forEach(({ shard }, r) => {
-          for (const [id, fields] of replies[r]) {
+        const entries = replies.map((rows) =>
+          rows.map(([id, fields]): ReadLogEntry => ({
+            seq: Number(id.split('-')[0]),
+            kind: fields[1],
+            target: fields[3],
+            json: fields[5],
+            stamp: Number(fields[7]) || 0,
+          })),
+        );
+        // Several shards' entries in the order they were written, as a resume would replay them.
+        takeByStamp(
+          entries,
+          entries.map(() => 0),
+          () => true,
+          (r, entry) =>
             this.deliver({
-              shard,
-              seq: Number(id.split('-')[0]),
-              kind: fields[1] === 'u' ? 'u' : 'l',
-              target: fields[3],
-              json: fields[5],
-            });
-          }
-        });
+              shard: reads[r].shard,
+              seq: entry.seq,
+              kind: entry.kind === 'u' ? 'u' : 'l',
+              target: entry.target,
+              json: entry.json,
+            }),
+        );
       } catch (error) {
         this.logger.warn(`Could not catch up the notification log: ${describeError(error)}; streams reconnect`);
         this.closeHeld();

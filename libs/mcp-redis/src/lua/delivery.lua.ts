@@ -11,11 +11,12 @@
  * writes it to the streams it holds whose sessions subscribed (its own index) and to its modern
  * listeners. Nothing is written per subscriber. KEYS: the log shard, its counter. ARGV: kind
  * ('u' resource updated, 'l' list changed), target (URI or list kind), JSON, log length
- * (`MAXLEN ~`), the shard's number → the entry's sequence.
+ * (`MAXLEN ~`), the shard's number, the writer's stamp (field `o`: a resume merges the shards'
+ * entries in its order) → the entry's sequence.
  */
 export const FANOUT = `
 local LOG, LOGSEQ = KEYS[1], KEYS[2]
-local kind, target, json, loglen, shard = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7])
+local kind, target, json, loglen, shard, stamp = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local n = redis.call('INCR', LOGSEQ)
 if n == 1 then
   -- A new counter next to a log that survived it (the counter alone was deleted): continue the log.
@@ -25,7 +26,7 @@ if n == 1 then
     redis.call('SET', LOGSEQ, n)
   end
 end
-redis.call('XADD', LOG, 'MAXLEN', '~', loglen, n .. '-0', 'k', kind, 'x', target, 'j', json)
+redis.call('XADD', LOG, 'MAXLEN', '~', loglen, n .. '-0', 'k', kind, 'x', target, 'j', json, 'o', stamp)
 redis.call(PUB, LOG .. ':bus', '{"t":"' .. kind .. '","s":' .. shard .. ',"n":' .. n .. ',"x":' .. cjson.encode(target) ..
   ',"from":' .. cjson.encode(ME) .. ',"j":' .. cjson.encode(json) .. '}')
 return n
@@ -36,7 +37,7 @@ return n
  * shard, its counter. ARGV: the client's last sequence in that shard
  * ('' for none: only the head is read), replay window (entries) → {head, 1 when every entry
  * after the cursor is still in the log (or the cursor is the head) else 0, then n1, kind1,
- * target1, json1, ...}. A cursor past the head, further behind it than the window, or older
+ * target1, json1, stamp1, ...} (the stamp '0' for an entry written without one). A cursor past the head, further behind it than the window, or older
  * than the log's first entry answers 0 without reading: the work is bounded by the window.
  */
 export const LOG_READ = `
@@ -56,6 +57,7 @@ for _, row in ipairs(rows) do
   out[#out + 1] = row[2][2]
   out[#out + 1] = row[2][4]
   out[#out + 1] = row[2][6]
+  out[#out + 1] = row[2][8] or '0'
 end
 return out
 `;
