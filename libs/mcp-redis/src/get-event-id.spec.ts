@@ -30,7 +30,11 @@ describe('GET event ids', () => {
     const id = getEventId('e'.repeat(32), 999_999_999_999_999, log);
     // The total of 65 such sequences is no exact integer any more: such an id is refused, never misread.
     expect(parseGetEventId(id, MAX_LOG_SHARDS)).toBeUndefined();
-    const small = getEventId('e'.repeat(32), 999_999_999_999_999, log.map(() => 99_999_999_999));
+    const small = getEventId(
+      'e'.repeat(32),
+      999_999_999_999_999,
+      log.map(() => 99_999_999_999),
+    );
     expect(small.length).toBeLessThanOrEqual(MAX_GET_EVENT_ID_LENGTH);
     expect(parseGetEventId(small, MAX_LOG_SHARDS)?.log).toHaveLength(MAX_LOG_SHARDS);
   });

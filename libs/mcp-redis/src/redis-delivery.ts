@@ -549,7 +549,9 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     if (this.held.size > 0 && reads.length > 0) {
       try {
         const replies = await guarded(
-          Promise.all(reads.map(({ shard, from, to }) => this.redis.xrange(this.keys.log(shard), `${from}-0`, `${to}-0`))),
+          Promise.all(
+            reads.map(({ shard, from, to }) => this.redis.xrange(this.keys.log(shard), `${from}-0`, `${to}-0`)),
+          ),
         );
         reads.forEach(({ shard, from, to }, r) => {
           const rows = replies[r];

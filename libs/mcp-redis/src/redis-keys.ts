@@ -51,9 +51,7 @@ export class RedisKeys {
       throw new Error(`sessionBuckets must be an integer from 1 to 16384, got ${String(buckets)}`);
     }
     if (!(Number.isSafeInteger(logShards) && logShards >= 1 && logShards <= MAX_LOG_SHARDS)) {
-      throw new Error(
-        `notificationLogShards must be an integer from 1 to ${MAX_LOG_SHARDS}, got ${String(logShards)}`,
-      );
+      throw new Error(`notificationLogShards must be an integer from 1 to ${MAX_LOG_SHARDS}, got ${String(logShards)}`);
     }
   }
 
