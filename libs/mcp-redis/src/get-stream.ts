@@ -51,10 +51,11 @@ export interface GetStreamHooks {
  * instance heard them: the session's outbox (its own messages) and the shared notification log
  * (filtered by the session's subscriptions, which it keeps). Each event id is
  * `g:<epoch>-<out>:<log>`, the two cursors written so far (the log's: one sequence per log
- * shard), so that a resume anywhere replays exactly what came after. Items that arrive before the start, or during a catch-up of the
- * outbox, wait in order; outbox events at or below the last written sequence are dropped, and a
- * jump past the next one starts a catch-up read; log events at or below the last log sequence
- * are dropped, per shard (the instance catches up the log for all its streams at once).
+ * shard, see get-event-id.ts), so that a resume anywhere replays exactly what came after. Items
+ * that arrive before the start, or during a catch-up of the outbox, wait in order; outbox events
+ * at or below the last written sequence are dropped, and a jump past the next one starts a
+ * catch-up read; log events at or below the last sequence of their shard are dropped (the
+ * instance catches up the log for all its streams at once).
  */
 export class GetStream {
   private epoch = '';

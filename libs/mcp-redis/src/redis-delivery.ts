@@ -39,7 +39,10 @@ export interface RedisDeliverySettings {
   readonly outboxLength: number;
   /** Entries kept in each shard of the shared notification log (`MAXLEN ~`). */
   readonly logLength: number;
-  /** Log entries (of all shards together) a cursor may be behind and still replay (`replayWindow`): further behind resyncs. */
+  /**
+   * Log entries (of all shards together) a cursor may be behind and still replay
+   * (`replayWindow`): further behind resyncs. Each shard's read is bounded by it too.
+   */
   readonly replayWindow: number;
   /** The session keys' TTL, refreshed by the heartbeat for held sessions. */
   readonly ttlMs: number;
@@ -69,8 +72,8 @@ interface ReadLogEntry extends Stamped {
  * Fan-out and live streams on Redis, on one state (the streams this instance holds and its URI
  * index of them). A notification is appended once to its shard of the shared notification log
  * (the shard of its URI, or of its list kind) and published once on that shard's channel with
- * its sequence (constant work in Redis, whatever its audience). Each instance keeps an index URI → the streams it holds whose sessions
- * subscribed to it (filled at attach, kept by `sub` messages from the subscribe scripts) and
+ * its sequence (constant work in Redis, whatever its audience). Each instance keeps an index
+ * URI → the streams it holds whose sessions subscribed to it (filled at attach, kept by `sub` messages from the subscribe scripts) and
  * writes each notification to those, and to its own modern listeners (`ListenerIndex`).
  * Messages for one session (server→client requests, a resync) go to its outbox. A stream's
  * event ids carry both cursors (`GetStream`), so a client resumes on any instance.
@@ -79,8 +82,8 @@ interface ReadLogEntry extends Stamped {
  * the next one means messages were lost, and the entries between are read from that shard (one
  * XRANGE for all streams) before it; the heartbeat catches up an entry whose message never came.
  * The notifications of one URI (one list) go through one shard, in order; notifications of
- * different URIs may reach a stream in another order than they were sent (on one shard, they do not). After the
- * subscriber reconnected, the held sessions' subscriptions are read again. A held session that
+ * different URIs may reach a stream in another order than they were sent (on one shard, they do
+ * not). After the subscriber reconnected, the held sessions' subscriptions are read again. A held session that
  * Redis no longer has (its `end` message lost) is found by the next heartbeat, or by that read,
  * and its end announced here: a stream outlives its session by one heartbeat at most.
  */
@@ -438,8 +441,8 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
 
   /**
    * Runs one notification's script (the entry in its log shard and its one publish; delivery
-   * follows that shard's channel) and, in the same round trip, counts its audience (the URI's subscribers, or the
-   * sessions that held a stream: each set in its own slot).
+   * follows that shard's channel) and, in the same round trip, counts its audience (the URI's
+   * subscribers, or the sessions that held a stream: each set in its own slot).
    */
   private async fanout(kind: 'u' | 'l', target: string, json: string): Promise<number> {
     const shard = this.keys.logShardOf(target);
