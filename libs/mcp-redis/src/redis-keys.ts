@@ -18,7 +18,7 @@
  * | `sc:{b<n>}` | STRING | (session, URI) pairs of the bucket's sessions |
  * | `e:{b<n>}` | LIST | ends whose work outside the bucket (URI audiences, list audience, session cap, the `end` message) is not done yet |
  * | `sessions` | STRING | sessions created and not ended: the cap of `sessions.max` (touched on create and end only) |
- * | `{ev}`, `{ev<k>}` | STREAM, `MAXLEN ~` | the notification log, one stream per log shard (`{ev}` is shard 0, the only one on a single Redis; `k` from 1 to `notificationLogShards` - 1): entry `<n>-0`, fields `k` (`u` updated, `l` list changed), `x` (URI or list kind, which picks the shard), `j` = JSON |
+ * | `{ev}`, `{ev<k>}` | STREAM, `MAXLEN ~` | the notification log, one stream per log shard (`{ev}` is shard 0, the only one on a single Redis; `k` from 1 to `notificationLogShards` - 1): entry `<n>-0`, fields `k` (`u` updated, `l` list changed), `x` (URI or list kind, which picks the shard), `j` = JSON, `o` (the writer's stamp: a resume merges the shards in its order) |
  * | `{ev}:n`, `{ev<k>}:n` | STRING | a log shard's counter (`n` of its last entry) |
  * | `sub:<uri>` | SET | sids subscribed to the URI (the audience's size) |
  * | `streamed` | SET | sids that held a stream (the audience of list changes) |

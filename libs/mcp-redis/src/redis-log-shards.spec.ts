@@ -206,6 +206,21 @@ describe('Redis notification log over several shards', () => {
     );
   });
 
+  it('after its subscriber reconnected, writes every shard’s notifications once, the lost ones caught up', async () => {
+    const [a, b] = await env.instances(2, { heartbeatMs: 100 });
+    const { stream } = await streaming(a, uris);
+    await env.raw.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    // Published while A's subscriber is away (or just back): their messages may be lost.
+    for (const uri of uris) await b.fanout.resourceUpdated(uri);
+    await stream.waitForCount(SHARDS);
+    for (const uri of uris) await b.fanout.resourceUpdated(uri);
+    await stream.waitForCount(2 * SHARDS);
+    for (const uri of uris) {
+      expect(stream.summary.filter((line) => line === `notifications/resources/updated ${uri}`)).toHaveLength(2);
+    }
+    expect(stream.sent).toHaveLength(2 * SHARDS);
+  });
+
   it('runs as many Redis commands per notification as with one log', async () => {
     const measure = async (shards: number): Promise<number> => {
       const [a] = await env.instances(1, { heartbeatMs: 60_000, notificationLogShards: shards });

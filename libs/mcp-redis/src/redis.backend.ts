@@ -99,7 +99,9 @@ export interface RedisMcpBackendOptions {
   notificationLogShards?: number;
   /**
    * How far behind the notification log's head a `Last-Event-ID` may be and still be replayed,
-   * in log entries (every notification of the deployment counts, not only the session's). A
+   * in log entries (every notification of the deployment counts, not only the session's; with
+   * several log shards, the entries of all shards together, and each shard's read is bounded by
+   * it too). A
    * client further behind gets a resync, and the log is not read. This bounds the Redis work of
    * one GET, whatever id the client sends: an attach reads at most this many log entries and
    * `replayBufferSize` outbox entries. Larger values replay longer absences, at that cost.
