@@ -37,8 +37,9 @@ return n
  * shard, its counter. ARGV: the client's last sequence in that shard
  * ('' for none: only the head is read), replay window (entries) → {head, 1 when every entry
  * after the cursor is still in the log (or the cursor is the head) else 0, then n1, kind1,
- * target1, json1, stamp1, ...} (the stamp '0' for an entry written without one). A cursor past the head, further behind it than the window, or older
- * than the log's first entry answers 0 without reading: the work is bounded by the window.
+ * target1, json1, stamp1, ...} (the stamp '0' for an entry written without one). A cursor past
+ * the head, further behind it than the window, or older than the log's first entry answers 0
+ * without reading: the work is bounded by the window.
  */
 export const LOG_READ = `
 local LOG, LOGSEQ = KEYS[1], KEYS[2]
@@ -65,8 +66,8 @@ return out
 /**
  * One message to one session's outbox (a server→client request for a client that reads only
  * its GET stream), published to its holder's instance. ARGV: sid, JSON, outbox length, the
- * log's heads as this instance knows them (one per shard, joined by '.') → seq, or 0 when the session has ended or nobody holds
- * its stream (nothing is stored then).
+ * log's heads as this instance knows them (one per shard, joined by '.') → seq, or 0 when the
+ * session has ended or nobody holds its stream (nothing is stored then).
  */
 export const SEND = `
 local sid, json, maxlen = ARGV[3], ARGV[4], ARGV[5]
@@ -85,7 +86,8 @@ return seq
  * without Last-Event-ID: a fresh stream; '' for an id that is not a g: id), epoch of the last
  * id, outbox length, lease ms → 0 when the session has ended, else {epoch, outbox seq, #subs,
  * uri..., 1 when the outbox still holds everything after the cursor else 0, then seq1, log1,
- * json1, ...} (each log is the heads its writer knew, as it wrote them: a string). At most the outbox length is read (`COUNT`), whatever the cursor.
+ * json1, ...} (each log is the heads its writer knew, as it wrote them: a string). At most the
+ * outbox length is read (`COUNT`), whatever the cursor.
  */
 export const ATTACH = `
 local sid, holder, maxlen = ARGV[3], ARGV[4], tonumber(ARGV[7])
@@ -128,8 +130,8 @@ return result
 /**
  * A resync of a stream whose client's cursor cannot be replayed: one `updated` per subscribed
  * URI and the three list changes, appended to the outbox (so that they get ids). ARGV: sid,
- * outbox length, the log's heads (one per shard, joined by '.'), updated-JSON prefix, updated-JSON suffix, then the three
- * list-changed JSONs → 0 when the session has ended, else {sequence of the first, json...}.
+ * outbox length, the log's heads (one per shard, joined by '.'), updated-JSON prefix,
+ * updated-JSON suffix, then the three list-changed JSONs → 0 when the session has ended, else {sequence of the first, json...}.
  * It writes at most the outbox length (`maxSubscriptionsPerSession` bounds the URIs).
  */
 export const RESYNC = `
