@@ -1,4 +1,5 @@
 import type { McpConnection } from '@nest-mcp/server/backend';
+import { getEventId, type LogPosition } from './get-event-id.js';
 import type { LoggedEvent } from './ordered-writer.js';
 
 /** What reaches a held GET stream live, in the order its instance heard it. */
@@ -6,6 +7,8 @@ export type StreamItem =
   /** An entry of the shared notification log (its audience is decided here, by the subscriptions). */
   | {
       readonly type: 'log';
+      /** The log shard it was appended to; `seq` counts within it. */
+      readonly shard: number;
       readonly seq: number;
       readonly kind: 'u' | 'l';
       readonly target: string;
@@ -18,14 +21,14 @@ export type StreamItem =
       readonly type: 'sub';
       readonly uri: string;
       readonly on: boolean;
-      /** On a cluster: the log's head its subscriber knew; updates of the URI past it may have been skipped. */
+      /** On a cluster: the head of the URI's log shard its subscriber knew; updates of the URI past it may have been skipped. */
       readonly after?: number;
     };
 
 /** An event the attach script replays, with the two cursors its id carries. */
 export interface ReplayedEvent {
   readonly out: number;
-  readonly log: number;
+  readonly log: LogPosition;
   readonly json: string;
 }
 
@@ -33,8 +36,10 @@ export interface ReplayedEvent {
 export interface GetStreamHooks {
   /** Reads the session's outbox after a sequence (the catch-up). */
   readOutbox(after: number): Promise<LoggedEvent[]>;
-  /** The latest `resources/updated` JSON of a URI with a log sequence in (after, upTo] this instance heard. */
+  /** The latest `resources/updated` JSON of a URI with a sequence of its log shard in (after, upTo] this instance heard. */
   updatedSince(uri: string, after: number, upTo: number): string | undefined;
+  /** The log shard a URI's updates go to. */
+  logShardOf(uri: string): number;
   /** The connection refused a write (closed, or too slow). */
   refused(): void;
   /** The session's subscriptions changed: the instance's URI index follows. */
@@ -45,19 +50,21 @@ export interface GetStreamHooks {
  * One standalone GET stream held by this instance. It writes two logs merged in the order its
  * instance heard them: the session's outbox (its own messages) and the shared notification log
  * (filtered by the session's subscriptions, which it keeps). Each event id is
- * `g:<epoch>-<out>:<log>`, the two cursors written so far, so that a resume anywhere replays
- * exactly what came after. Items that arrive before the start, or during a catch-up of the
- * outbox, wait in order; outbox events at or below the last written sequence are dropped, and a
- * jump past the next one starts a catch-up read; log events at or below the last log sequence
- * are dropped (the instance catches up the log for all its streams at once).
+ * `g:<epoch>-<out>:<log>`, the two cursors written so far (the log's: one sequence per log
+ * shard, see get-event-id.ts), so that a resume anywhere replays exactly what came after. Items
+ * that arrive before the start, or during a catch-up of the outbox, wait in order; outbox events
+ * at or below the last written sequence are dropped, and a jump past the next one starts a
+ * catch-up read; log events at or below the last sequence of their shard are dropped (the
+ * instance catches up the log for all its streams at once).
  */
 export class GetStream {
   private epoch = '';
   private hasStarted = false;
   private out = 0;
-  private log = 0;
-  /** The last log sequence that reached the stream, written or filtered out. */
-  private heard = 0;
+  /** Per log shard, the last sequence written (the id's log position). */
+  private log: number[] = [];
+  /** Per log shard, the last sequence that reached the stream, written or filtered out. */
+  private heard: number[] = [];
   private readonly uris = new Set<string>();
   /** Set while the start, a catch-up or a refresh of the subscriptions is in flight. */
   private waiting?: StreamItem[] = [];
@@ -83,16 +90,21 @@ export class GetStream {
   start(
     epoch: string,
     out: number,
-    log: number,
+    log: LogPosition,
     subscriptions: readonly string[],
     replay: readonly ReplayedEvent[],
   ): void {
     this.epoch = epoch;
     this.hasStarted = true;
+    this.log = log.map(() => 0);
+    this.heard = log.map(() => 0);
     this.subscribe(subscriptions);
-    for (const event of replay) this.write(event.json, event.out, event.log);
+    for (const event of replay) {
+      this.log = [...event.log];
+      this.write(event.json, event.out);
+    }
     this.out = Math.max(this.out, out);
-    this.log = Math.max(this.log, log);
+    this.log = this.log.map((n, shard) => Math.max(n, log[shard]));
     this.flush();
   }
 
@@ -127,24 +139,33 @@ export class GetStream {
         if (item.on) this.uris.add(item.uri);
         else this.uris.delete(item.uri);
         this.hooks.subscribed(item.uri, item.on);
-        if (item.on && item.after !== undefined && item.after < this.heard) {
+        if (item.on && item.after !== undefined) {
+          const shard = this.hooks.logShardOf(item.uri);
+          const heard = this.heard[shard] ?? 0;
+          if (item.after >= heard) return;
           // Heard after a notification of the URI it preceded: that one is written now, with
-          // the log cursor of the last entry the stream heard (every entry up to it is either
-          // written or not the session's, so a resume from it replays nothing twice).
-          const missed = this.hooks.updatedSince(item.uri, item.after, this.heard);
-          if (missed !== undefined) this.write(missed, this.out, Math.max(this.log, this.heard));
+          // the cursor of the last entry of the URI's shard the stream heard (every entry of
+          // that shard up to it is either written or not the session's, so a resume from it
+          // replays nothing twice).
+          const missed = this.hooks.updatedSince(item.uri, item.after, heard);
+          if (missed !== undefined) {
+            this.log[shard] = Math.max(this.log[shard], heard);
+            this.write(missed, this.out);
+          }
         }
         return;
       case 'log':
-        this.heard = Math.max(this.heard, item.seq);
-        if (item.seq <= this.log) return;
+        if (item.shard >= this.log.length) return;
+        this.heard[item.shard] = Math.max(this.heard[item.shard], item.seq);
+        if (item.seq <= this.log[item.shard]) return;
         if (item.kind === 'u' && !this.uris.has(item.target)) return;
-        this.write(item.json, this.out, item.seq);
+        this.log[item.shard] = item.seq;
+        this.write(item.json, this.out);
         return;
       case 'out':
         if (item.seq <= this.out) return;
         if (item.seq === this.out + 1) {
-          this.write(item.json, item.seq, this.log);
+          this.write(item.json, item.seq);
           return;
         }
         this.waiting = [item];
@@ -161,7 +182,7 @@ export class GetStream {
   private async catchUp(): Promise<void> {
     try {
       for (const event of await this.hooks.readOutbox(this.out)) {
-        if (event.seq > this.out) this.write(event.json, event.seq, this.log);
+        if (event.seq > this.out) this.write(event.json, event.seq);
       }
     } catch {
       // The outbox cannot be read now: what waited is written as it is; the next poll retries.
@@ -182,9 +203,9 @@ export class GetStream {
     }
   }
 
-  private write(json: string, out: number, log: number): void {
+  /** Writes an event at outbox cursor `out` and the stream's current log position. */
+  private write(json: string, out: number): void {
     this.out = out;
-    this.log = log;
-    if (!this.connection.send(json, `g:${this.epoch}-${out}:${log}`)) this.hooks.refused();
+    if (!this.connection.send(json, getEventId(this.epoch, out, this.log))) this.hooks.refused();
   }
 }

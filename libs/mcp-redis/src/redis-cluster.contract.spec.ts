@@ -3,18 +3,25 @@
  * Cluster: three masters with a replica each, started by this file (test/support/redis-cluster).
  * Instances of one deployment are separate backends (own connections, own instance id) sharing
  * one key prefix; the sessions are spread over the default number of buckets, so one test's
- * sessions land on several masters. Then the calls a task operation takes on a cluster, where
- * its scripts declare every key they touch.
+ * sessions land on several masters, and the notifications over the default number of log
+ * shards. Then the calls a task operation takes on a cluster, where its scripts declare every key
+ * they touch; then the sharded notification log on its own: notifications of URIs whose shards
+ * are served by different masters, live and resumed.
  */
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import {
   describeBackendContract,
   deploymentOf,
+  FakeConnection,
+  sessionRecord,
   taskLimits,
   taskRecord,
+  updated,
   type BackendDeployment,
 } from '@nest-mcp/server/testing';
+import type { McpBackendParts } from '@nest-mcp/server/backend';
 import { startCluster, type TestCluster } from '../../../test/support/redis-cluster.mjs';
+import { RedisKeys } from './redis-keys.js';
 import { RedisScripts } from './redis-scripts.js';
 import { RedisMcpBackend } from './redis.backend.js';
 
@@ -72,5 +79,113 @@ describe('Redis Cluster: the calls of a task operation', () => {
       run.mockRestore();
       await deployment.close();
     }
+  });
+});
+
+describe('Redis Cluster: the notification log over several shards', () => {
+  const SHARDS = 16;
+  let deployment: BackendDeployment | undefined;
+  afterEach(async () => {
+    await deployment?.close();
+    deployment = undefined;
+  });
+
+  /** Three instances of a fresh deployment (the default number of log shards), and its prefix. */
+  async function instances(): Promise<{ parts: McpBackendParts[]; prefix: string }> {
+    const keyPrefix = cluster.prefix();
+    let n = 0;
+    const current = (deployment = deploymentOf(
+      () => new RedisMcpBackend({ clusterNodes: cluster.seeds, keyPrefix, instanceId: `i${++n}`, heartbeatMs: 200 }),
+    ));
+    const parts: McpBackendParts[] = [];
+    for (let i = 0; i < 3; i++) parts.push(await current.instance());
+    return { parts, prefix: keyPrefix };
+  }
+
+  /** One URI per master: URIs whose log shards are served by each of the three masters. */
+  async function urisOnEveryMaster(prefix: string): Promise<string[]> {
+    const keys = new RedisKeys(prefix, 1, true, SHARDS);
+    const byMaster = new Map<number, string>();
+    for (let i = 0; byMaster.size < 3 && i < 1_000; i++) {
+      const uri = `db://m/${i}`;
+      const master = await cluster.masterOf(keys.log(keys.logShardOf(uri)));
+      if (!byMaster.has(master)) byMaster.set(master, uri);
+    }
+    expect(byMaster.size).toBe(3);
+    return [...byMaster.values()];
+  }
+
+  async function session(parts: McpBackendParts, uris: readonly string[]): Promise<string> {
+    const record = sessionRecord();
+    expect(await parts.sessions.create(record, 10_000)).toBe(true);
+    for (const uri of uris) await parts.subscriptions.subscribe(record.id, uri);
+    return record.id;
+  }
+
+  it('delivers notifications whose shards are on different masters once each, and resumes across them', async () => {
+    const {
+      parts: [a, b, c],
+      prefix,
+    } = await instances();
+    const uris = await urisOnEveryMaster(prefix);
+    const sid = await session(a, uris);
+    const live = new FakeConnection();
+    expect(await a.liveStreams.attach(sid, live)).toBe(true);
+    for (let round = 0; round < 2; round++) for (const uri of uris) await c.fanout.resourceUpdated(uri);
+    await c.fanout.listChanged('tools');
+    await live.waitFor((sent) => sent.message.method === 'notifications/tools/list_changed');
+    for (const uri of uris) expect(live.summary.filter((line) => line.endsWith(` ${uri}`))).toHaveLength(2);
+    expect(live.summary).toHaveLength(7);
+
+    // Away: one update of each URI, sent from one instance, then a resume on another.
+    const cursor = live.sent.at(-1)!.eventId!;
+    a.liveStreams.detach(sid, live);
+    for (const uri of [...uris].reverse()) await c.fanout.resourceUpdated(uri);
+    await c.fanout.resourceUpdated('db://nobody');
+    const resumed = new FakeConnection();
+    expect(await b.liveStreams.attach(sid, resumed, cursor)).toBe(true);
+    await resumed.waitForCount(3);
+    // Exactly the missed ones, in the order that instance sent them.
+    expect(resumed.summary).toEqual([...uris].reverse().map((uri) => `notifications/resources/updated ${uri}`));
+    // Live again, and a resume from the latest id replays nothing.
+    await c.fanout.resourceUpdated(uris[1]);
+    const latest = await resumed.waitFor(updated(uris[1]), 3);
+    b.liveStreams.detach(sid, resumed);
+    const again = new FakeConnection();
+    expect(await a.liveStreams.attach(sid, again, latest.eventId)).toBe(true);
+    expect(again.sent).toEqual([]);
+  });
+
+  it('resyncs when the position of one shard is gone (its stream trimmed away)', async () => {
+    const {
+      parts: [a, b],
+      prefix,
+    } = await instances();
+    const uris = await urisOnEveryMaster(prefix);
+    const sid = await session(a, uris.slice(0, 2));
+    const live = new FakeConnection();
+    expect(await a.liveStreams.attach(sid, live)).toBe(true);
+    await b.fanout.resourceUpdated(uris[0]);
+    const seen = await live.waitFor(updated(uris[0]));
+    a.liveStreams.detach(sid, live);
+    await b.fanout.resourceUpdated(uris[1]);
+    // The entries of one shard gone (trimmed, or lost with its master): the others still there.
+    const keys = new RedisKeys(prefix, 1, true, SHARDS);
+    const gone = keys.log(keys.logShardOf(uris[1]));
+    await cluster.command(await cluster.masterOf(gone), 'XTRIM', gone, 'MAXLEN', 0);
+
+    const late = new FakeConnection();
+    expect(await b.liveStreams.attach(sid, late, seen.eventId)).toBe(true);
+    expect([...late.summary.slice(0, 2)].sort()).toEqual(
+      uris
+        .slice(0, 2)
+        .map((uri) => `notifications/resources/updated ${uri}`)
+        .sort(),
+    );
+    expect(late.summary.slice(2)).toEqual([
+      'notifications/resources/list_changed',
+      'notifications/tools/list_changed',
+      'notifications/prompts/list_changed',
+    ]);
   });
 });

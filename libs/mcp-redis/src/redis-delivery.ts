@@ -12,7 +12,9 @@ import {
   type McpLiveStreams,
 } from '@nest-mcp/server/backend';
 import { inBatches } from './batches.js';
+import { formatLogPosition, parseGetEventId, parseLogPosition, type LogPosition } from './get-event-id.js';
 import { GetStream, type ReplayedEvent, type StreamItem } from './get-stream.js';
+import { takeByStamp, type Stamped } from './log-merge.js';
 import type { LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import { byBucket, sessionScriptKeys, type RedisKeys, type SessionPart } from './redis-keys.js';
@@ -21,7 +23,7 @@ import type { RedisClient, RedisScripts } from './redis-scripts.js';
 import type { RemoteHolders } from './remote-holders.js';
 import type { SessionEnds } from './session-ends.js';
 
-/** `resources/updated` entries an instance remembers (see `updatedSince`). */
+/** `resources/updated` entries an instance remembers, of all log shards together (see `updatedSince`). */
 const RECENT_UPDATES = 1_024;
 
 /** How soon a client whose stream was drained by a shutdown should reconnect. */
@@ -31,20 +33,16 @@ const DRAIN_RETRY_MS = 1_000;
 const UPDATED_PREFIX = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":';
 const UPDATED_SUFFIX = '}}';
 
-/**
- * `g:<epoch>-<outbox seq>:<log seq>` (the epoch is base64url: the last `-<digits>` ends it). The
- * lengths are bounded so that both sequences stay exact integers in Lua; an id past them is not
- * one this server issued, and resyncs.
- */
-const GET_EVENT_ID = /^g:([A-Za-z0-9_-]{1,32})-(\d{1,15}):(\d{1,15})$/;
-
 /** What delivery needs to know about its deployment. */
 export interface RedisDeliverySettings {
   /** Outbox entries kept per session (`replayBufferSize`). */
   readonly outboxLength: number;
-  /** Entries kept in the shared notification log (`MAXLEN ~`). */
+  /** Entries kept in each shard of the shared notification log (`MAXLEN ~`). */
   readonly logLength: number;
-  /** Log entries a resume reads at most (`replayWindow`): a cursor further behind resyncs. */
+  /**
+   * Log entries (of all shards together) a cursor may be behind and still replay
+   * (`replayWindow`): further behind resyncs. Each shard's read is bounded by it too.
+   */
   readonly replayWindow: number;
   /** The session keys' TTL, refreshed by the heartbeat for held sessions. */
   readonly ttlMs: number;
@@ -54,26 +52,38 @@ export interface RedisDeliverySettings {
 
 /** The log entry a `u` or `l` bus message announces. */
 interface LogEntry {
+  /** Its log shard; `seq` counts within it. */
+  readonly shard: number;
   readonly seq: number;
   readonly kind: 'u' | 'l';
   readonly target: string;
   readonly json: string;
 }
 
+/** A log entry as a resume or a catch-up reads it. */
+interface ReadLogEntry extends Stamped {
+  readonly seq: number;
+  readonly kind: string;
+  readonly target: string;
+  readonly json: string;
+}
+
 /**
  * Fan-out and live streams on Redis, on one state (the streams this instance holds and its URI
- * index of them). A notification is appended once to the shared notification log and
- * published once on the `bus` channel with its log sequence (constant work in Redis, whatever
- * its audience). Each instance keeps an index URI → the streams it holds whose sessions
- * subscribed to it (filled at attach, kept by `sub` messages from the subscribe scripts) and
+ * index of them). A notification is appended once to its shard of the shared notification log
+ * (the shard of its URI, or of its list kind) and published once on that shard's channel with
+ * its sequence (constant work in Redis, whatever its audience). Each instance keeps an index
+ * URI → the streams it holds whose sessions subscribed to it (filled at attach, kept by `sub` messages from the subscribe scripts) and
  * writes each notification to those, and to its own modern listeners (`ListenerIndex`).
  * Messages for one session (server→client requests, a resync) go to its outbox. A stream's
  * event ids carry both cursors (`GetStream`), so a client resumes on any instance.
  *
- * The instance follows the log in order (its last sequence heard): a bus message past the next
- * one means messages were lost, and the entries between are read from the log (one XRANGE for
- * all streams) before it; the heartbeat catches up an entry whose message never came. After the
- * subscriber reconnected, the held sessions' subscriptions are read again. A held session that
+ * The instance follows each log shard in order (its last sequence heard there): a message past
+ * the next one means messages were lost, and the entries between are read from that shard (one
+ * XRANGE for all streams) before it; the heartbeat catches up an entry whose message never came.
+ * The notifications of one URI (one list) go through one shard, in order; notifications of
+ * different URIs may reach a stream in another order than they were sent (on one shard, they do
+ * not). After the subscriber reconnected, the held sessions' subscriptions are read again. A held session that
  * Redis no longer has (its `end` message lost) is found by the next heartbeat, or by that read,
  * and its end announced here: a stream outlives its session by one heartbeat at most.
  */
@@ -88,14 +98,16 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   private readonly me: string;
   private heartbeatTimer?: NodeJS.Timeout;
   private stopped = false;
-  /** The sequence of the last log entry this instance handled; unknown before the first beat. */
-  private lastLog?: number;
-  /** The log head the previous heartbeat saw: older entries not heard of by now were lost. */
-  private polledHead = 0;
+  /** Per log shard, the sequence of the last entry this instance handled; unknown before the first beat. */
+  private readonly lastLog: (number | undefined)[];
+  /** Per log shard, the head the previous heartbeat saw: older entries not heard of by now were lost. */
+  private readonly polledHead: number[];
   /** The last `resources/updated` entries delivered here, oldest first (see `updatedSince`). */
   private readonly recent: LogEntry[] = [];
-  /** The sequence of the last log entry this instance appended (its own notifications). */
-  private appended = 0;
+  /** Per log shard, the sequence of the last entry this instance appended (its own notifications). */
+  private readonly appended: number[];
+  /** The last stamp this instance gave a notification (see `stamp`). */
+  private lastStamp = 0;
   /** A round after a reconnect runs (see afterReconnect); another one is due after it. */
   private reconnecting = false;
   private reconnectAgain = false;
@@ -112,6 +124,9 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     private readonly settings: RedisDeliverySettings,
   ) {
     this.me = scripts.instanceId;
+    this.lastLog = keys.allLogShards().map(() => undefined);
+    this.polledHead = keys.allLogShards().map(() => 0);
+    this.appended = keys.allLogShards().map(() => 0);
     ends.listen((sessionId) => this.ended(sessionId));
     for (const type of ['u', 'l', 's', 'sub']) pubsub.handle(type, (message) => this.heard(message));
     pubsub.handle('end', (message) => {
@@ -197,6 +212,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     const stream: GetStream = new GetStream(connection, holder, {
       readOutbox: (after) => this.readOutbox(sessionId, after),
       updatedSince: (uri, after, upTo) => this.updatedSince(uri, after, upTo),
+      logShardOf: (uri) => this.keys.logShardOf(uri),
       refused: () => this.refused(sessionId, holder),
       // A stream no longer held (replaced, closed) never enters the index again.
       subscribed: (uri, on) => {
@@ -209,34 +225,39 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     if (previous) this.unindex(previous);
     this.held.set(sessionId, stream);
     this.syncing.add(stream);
-    const last = lastEventId === undefined ? undefined : GET_EVENT_ID.exec(lastEventId);
-    const lastOut = lastEventId === undefined ? '-' : (last?.[2] ?? '');
+    const shards = this.keys.allLogShards();
+    const last = lastEventId === undefined ? undefined : parseGetEventId(lastEventId, shards.length);
+    const lastOut = lastEventId === undefined ? '-' : (last?.out ?? '');
     const slot = this.sessionKeys(sessionId, ['hash', 'out', 'subs']);
     let reply: 0 | (string | number)[];
-    let logReply: (string | number)[];
-    // What this instance had heard of the log when it asked for the head (see followLog).
-    const heardBefore = this.lastLog;
+    let logReplies: (string | number)[][];
+    // What this instance had heard of the log when it asked for the heads (see followLog).
+    const heardBefore = [...this.lastLog];
     try {
       // Among the list-change audience before it holds a stream: an end that meets this attach
       // takes it out again (its pending end), whichever step comes first.
       await guarded(this.redis.sadd(this.keys.streamed, sessionId));
-      // The session's slot and the log's slot, in parallel: one round trip.
-      [reply, logReply] = await Promise.all([
+      // The session's slot and each log shard's slot, in parallel: one round trip.
+      [reply, logReplies] = await Promise.all([
         this.scripts.run<0 | (string | number)[]>(
           'mcpAttach',
           slot,
           sessionId,
           holder,
           lastOut,
-          last?.[1] ?? '',
+          last?.epoch ?? '',
           this.settings.outboxLength,
           this.settings.heartbeatMs * 3,
         ),
-        this.scripts.run<(string | number)[]>(
-          'mcpLogRead',
-          [this.keys.log, this.keys.logHead],
-          lastOut === '-' ? '' : (last?.[3] ?? ''),
-          this.settings.replayWindow,
+        Promise.all(
+          shards.map((shard) =>
+            this.scripts.run<(string | number)[]>(
+              'mcpLogRead',
+              [this.keys.log(shard), this.keys.logHead(shard)],
+              lastOut === '-' ? '' : (last?.log[shard] ?? ''),
+              this.settings.replayWindow,
+            ),
+          ),
         ),
       ]);
     } catch (error) {
@@ -251,11 +272,11 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     if (previous && previous.connection !== connection) previous.connection.close();
     const [epoch, seq, count, ...rest] = reply;
     const subscriptions = rest.slice(0, Number(count)).map(String);
-    const head = Number(logReply[0]);
+    const heads = logReplies.map((logReply) => Number(logReply[0]));
     let replay: ReplayedEvent[] | undefined =
       lastOut === '-'
         ? []
-        : this.replayed(rest.slice(Number(count)), logReply, Number(last?.[2]), Number(last?.[3]), subscriptions);
+        : last && this.replayed(rest.slice(Number(count)), logReplies, heads, last.out, last.log, subscriptions);
     let out = Number(seq);
     if (!replay) {
       try {
@@ -264,7 +285,7 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
           slot,
           sessionId,
           this.settings.outboxLength,
-          head,
+          formatLogPosition(heads),
           UPDATED_PREFIX,
           UPDATED_SUFFIX,
           ...Object.values(LIST_CHANGED_JSON),
@@ -274,16 +295,16 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
           return false;
         }
         const [first, ...jsons] = resync;
-        replay = jsons.map((json, i) => ({ out: Number(first) + i, log: head, json: String(json) }));
+        replay = jsons.map((json, i) => ({ out: Number(first) + i, log: heads, json: String(json) }));
         out = Number(first) + jsons.length - 1;
       } catch (error) {
         this.forget(sessionId, stream);
         throw error;
       }
     }
-    this.followLog(head, heardBefore);
+    for (const shard of shards) this.followLog(shard, heads[shard], heardBefore[shard]);
     this.syncing.delete(stream);
-    stream.start(String(epoch), out, head, subscriptions, replay);
+    stream.start(String(epoch), out, heads, subscriptions, replay);
     // Replaced meanwhile by a later attach here: that one owns the session's stream now.
     if (this.held.get(sessionId) !== stream) {
       this.unindex(stream);
@@ -293,54 +314,75 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   }
 
   /**
-   * What a resume replays, from the outbox entries after the client's outbox cursor and the log
-   * entries after its log cursor: those that concern the session (its URIs, every list change),
-   * coalesced (the first of each URI or list is kept), merged in the order they were written (an
-   * outbox entry records the log's head when it was appended). Undefined, meaning a resync, when
-   * either log no longer holds what came after its cursor, or when more of the session's events
-   * came than its replay buffer (`replayBufferSize`) keeps: beyond retention, as with one outbox
-   * per session. The reads were bounded by the scripts (the outbox length, the replay window).
+   * What a resume replays, from the outbox entries after the client's outbox cursor and each log
+   * shard's entries after the client's position there: those that concern the session (its
+   * URIs, every list change), coalesced (the first of each URI or list is kept), merged in the
+   * order they were written: the shards' entries by their writers' stamps (each shard's in its
+   * own order), and an outbox entry after the entries of each shard up to the head its writer
+   * knew there (it records the heads when it was appended). Undefined, meaning a resync,
+   * when the outbox or a log shard no longer holds what came after its cursor, when the cursor
+   * is further behind the heads than the replay window (all shards together, as with one log),
+   * or when more of the session's events came than its replay buffer (`replayBufferSize`)
+   * keeps: beyond retention, as with one outbox per session. The reads were bounded by the
+   * scripts (the outbox length, the replay window per shard).
    */
   private replayed(
     outbox: readonly (string | number)[],
-    log: readonly (string | number)[],
+    logs: readonly (readonly (string | number)[])[],
+    heads: LogPosition,
     lastOut: number,
-    lastLog: number,
+    lastLog: LogPosition,
     subscriptions: readonly string[],
   ): ReplayedEvent[] | undefined {
-    if (Number(outbox[0]) !== 1 || Number(log[1]) !== 1) return undefined;
-    const outRows: { seq: number; log: number; json: string }[] = [];
+    if (Number(outbox[0]) !== 1 || logs.some((log) => Number(log[1]) !== 1)) return undefined;
+    let behind = 0;
+    for (let shard = 0; shard < heads.length; shard++) behind += heads[shard] - lastLog[shard];
+    if (behind > this.settings.replayWindow) return undefined;
+    const shards = heads.length;
+    const outRows: { seq: number; log: number[]; json: string }[] = [];
     for (let i = 1; i + 2 < outbox.length; i += 3) {
-      outRows.push({ seq: Number(outbox[i]), log: Number(outbox[i + 1]), json: String(outbox[i + 2]) });
+      outRows.push({
+        seq: Number(outbox[i]),
+        log: parseLogPosition(String(outbox[i + 1]), shards),
+        json: String(outbox[i + 2]),
+      });
     }
+    const entries = logs.map((log) => {
+      const rows: ReadLogEntry[] = [];
+      for (let i = 2; i + 4 < log.length; i += 5) {
+        rows.push({
+          seq: Number(log[i]),
+          kind: String(log[i + 1]),
+          target: String(log[i + 2]),
+          json: String(log[i + 3]),
+          stamp: Number(log[i + 4]) || 0,
+        });
+      }
+      return rows;
+    });
     const subscribed = new Set(subscriptions);
     const seen = new Set<string>();
     const events: ReplayedEvent[] = [];
-    let o = 0;
+    const next = logs.map(() => 0);
     let curOut = lastOut;
-    let curLog = lastLog;
+    const curLog = [...lastLog];
     let matched = outRows.length;
-    const outboxUpTo = (limit: number) => {
-      while (o < outRows.length && outRows[o].log < limit) {
-        curOut = outRows[o].seq;
-        events.push({ out: curOut, log: curLog, json: outRows[o].json });
-        o += 1;
-      }
-    };
-    for (let i = 2; i + 3 < log.length; i += 4) {
-      const n = Number(log[i]);
-      const kind = String(log[i + 1]);
-      const target = String(log[i + 2]);
-      outboxUpTo(n);
-      curLog = n;
-      const mine = kind === 'l' || subscribed.has(target);
-      if (!mine) continue;
+    const take = (shard: number, entry: ReadLogEntry) => {
+      // Entries not the session's leave the cursor where it is, as on the live stream: a resume
+      // from it reads them again and skips them again.
+      if (entry.kind !== 'l' && !subscribed.has(entry.target)) return;
+      curLog[shard] = entry.seq;
       matched += 1;
-      if (seen.has(kind + target)) continue;
-      seen.add(kind + target);
-      events.push({ out: curOut, log: curLog, json: String(log[i + 3]) });
+      if (seen.has(entry.kind + entry.target)) return;
+      seen.add(entry.kind + entry.target);
+      events.push({ out: curOut, log: [...curLog], json: entry.json });
+    };
+    for (const row of outRows) {
+      takeByStamp(entries, next, (shard, entry) => entry.seq <= row.log[shard], take);
+      curOut = row.seq;
+      events.push({ out: curOut, log: [...curLog], json: row.json });
     }
-    outboxUpTo(Infinity);
+    takeByStamp(entries, next, () => true, take);
     return matched > this.settings.outboxLength ? undefined : events;
   }
 
@@ -361,19 +403,25 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     // Held by another instance: through the outbox, which reaches it wherever it is.
     if (!this.holders.has(sessionId)) return false;
     const slot = this.sessionKeys(sessionId, ['hash', 'out']);
-    // Where a replay places the message among the log's entries (the log is in another slot,
+    // Where a replay places the message among the log's entries (the log is in other slots,
     // not read here).
     this.scripts
-      .run('mcpSend', slot, sessionId, json, this.settings.outboxLength, this.knownHead)
+      .run('mcpSend', slot, sessionId, json, this.settings.outboxLength, formatLogPosition(this.knownHeads()))
       .catch((error: unknown) => {
         this.logger.warn(`Could not send to session ${sessionId.slice(0, 8)}…: ${describeError(error)}`);
       });
     return true;
   }
 
-  /** The log's head as this instance knows it: heard, or appended itself. */
-  get knownHead(): number {
-    return Math.max(this.lastLog ?? 0, this.appended);
+  /** Per log shard, its head as this instance knows it: heard, or appended itself. */
+  knownHeads(): number[] {
+    return this.appended.map((appended, shard) => Math.max(this.lastLog[shard] ?? 0, appended));
+  }
+
+  /** The head of a URI's log shard as this instance knows it (what a subscribe's note carries). */
+  knownHeadOf(uri: string): number {
+    const shard = this.keys.logShardOf(uri);
+    return Math.max(this.lastLog[shard] ?? 0, this.appended[shard]);
   }
 
   heldSessions(): Iterable<string> {
@@ -392,24 +440,37 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   }
 
   /**
-   * Runs one notification's script (the log entry and its one publish; delivery follows the
-   * bus) and, in the same round trip, counts its audience (the URI's subscribers, or the
-   * sessions that held a stream: each set in its own slot).
+   * Runs one notification's script (the entry in its log shard and its one publish; delivery
+   * follows that shard's channel) and, in the same round trip, counts its audience (the URI's
+   * subscribers, or the sessions that held a stream: each set in its own slot).
    */
   private async fanout(kind: 'u' | 'l', target: string, json: string): Promise<number> {
+    const shard = this.keys.logShardOf(target);
     const [n, audience] = await Promise.all([
       this.scripts.run<number>(
         'mcpFanout',
-        [this.keys.log, this.keys.logHead],
+        [this.keys.log(shard), this.keys.logHead(shard)],
         kind,
         target,
         json,
         this.settings.logLength,
+        shard,
+        this.stamp(),
       ),
       guarded(this.redis.scard(kind === 'u' ? this.keys.subscribers(target) : this.keys.streamed)),
     ]);
-    this.appended = Math.max(this.appended, n);
+    this.appended[shard] = Math.max(this.appended[shard], n);
     return audience;
+  }
+
+  /**
+   * The order of a notification among the deployment's, for a resume's merge of the shards: the
+   * time in microseconds, strictly increasing on this instance (so its own notifications replay
+   * in the order it sent them; those of several instances in the order of their clocks).
+   */
+  private stamp(): number {
+    this.lastStamp = Math.max(Date.now() * 1_000, this.lastStamp + 1);
+    return this.lastStamp;
   }
 
   /** A delivery message (`u`, `l`, `s`, `sub`): handled in order, behind a catch-up of the log. */
@@ -434,19 +495,24 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
       );
       return;
     }
+    // Messages of instances that write one log name no shard: theirs is shard 0.
+    const shard = message.s === undefined ? 0 : Number(message.s);
+    if (!(Number.isInteger(shard) && shard >= 0 && shard < this.lastLog.length)) return;
     const entry: LogEntry = {
+      shard,
       seq: Number(message.n),
       kind: message.t === 'u' ? 'u' : 'l',
       target: String(message.x),
       json: String(message.j),
     };
-    if (this.lastLog !== undefined && entry.seq > this.lastLog + 1) {
-      // Messages were lost (the subscriber reconnected): the entries between come from the log.
+    const last = this.lastLog[shard];
+    if (last !== undefined && entry.seq > last + 1) {
+      // Messages were lost (the subscriber reconnected): the entries between come from the shard.
       this.queue = [message];
-      void this.catchUp(entry.seq - 1);
+      void this.catchUp(new Map([[shard, entry.seq - 1]]));
       return;
     }
-    if (message.from !== this.me && entry.seq > (this.lastLog ?? 0)) {
+    if (message.from !== this.me && entry.seq > (last ?? 0)) {
       if (entry.kind === 'u') this.listeners.resourceUpdated(entry.target);
       else this.listeners.listChanged(entry.target as McpListKind);
     }
@@ -455,8 +521,8 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
 
   /** One log entry to the held streams it may concern (each filters by its subscriptions). */
   private deliver(entry: LogEntry): void {
-    if (entry.seq <= (this.lastLog ?? 0)) return;
-    this.lastLog = entry.seq;
+    if (entry.seq <= (this.lastLog[entry.shard] ?? 0)) return;
+    this.lastLog[entry.shard] = entry.seq;
     if (entry.kind === 'u') {
       this.recent.push(entry);
       if (this.recent.length > RECENT_UPDATES) this.recent.shift();
@@ -473,34 +539,58 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   }
 
   /**
-   * Reads the log entries this instance missed, up to `upTo`, and delivers them before what
-   * waits in the queue. When they are gone from the log (or Redis cannot be read), the held
-   * streams are closed with a retry hint: their clients resume with Last-Event-ID, and the
-   * attach replays or resyncs exactly.
+   * Reads the log entries this instance missed, per shard up to the sequence given (the shards'
+   * reads sent together), and delivers them before what waits in the queue. When they are gone
+   * from a shard (or Redis cannot be read), the held streams are closed with a retry hint: their
+   * clients resume with Last-Event-ID, and the attach replays or resyncs exactly.
    */
-  private async catchUp(upTo: number): Promise<void> {
+  private async catchUp(upTo: ReadonlyMap<number, number>): Promise<void> {
     this.queue ??= [];
-    const from = (this.lastLog ?? 0) + 1;
-    if (this.held.size > 0 && from <= upTo) {
+    const reads = [...upTo]
+      .map(([shard, to]) => ({ shard, from: (this.lastLog[shard] ?? 0) + 1, to }))
+      .filter(({ from, to }) => from <= to);
+    if (this.held.size > 0 && reads.length > 0) {
       try {
-        const rows = await guarded(this.redis.xrange(this.keys.log, `${from}-0`, `${upTo}-0`));
-        if (rows.length === 0 || Number(rows[0][0].split('-')[0]) !== from) {
-          throw new Error(`log entries ${from}..${upTo} were trimmed`);
-        }
-        for (const [id, fields] of rows) {
-          this.deliver({
+        const replies = await guarded(
+          Promise.all(
+            reads.map(({ shard, from, to }) => this.redis.xrange(this.keys.log(shard), `${from}-0`, `${to}-0`)),
+          ),
+        );
+        reads.forEach(({ shard, from, to }, r) => {
+          const rows = replies[r];
+          if (rows.length === 0 || Number(rows[0][0].split('-')[0]) !== from) {
+            throw new Error(`entries ${from}..${to} of log shard ${shard} were trimmed`);
+          }
+        });
+        const entries = replies.map((rows) =>
+          rows.map(([id, fields]): ReadLogEntry => ({
             seq: Number(id.split('-')[0]),
-            kind: fields[1] === 'u' ? 'u' : 'l',
+            kind: fields[1],
             target: fields[3],
             json: fields[5],
-          });
-        }
+            stamp: Number(fields[7]) || 0,
+          })),
+        );
+        // Several shards' entries in the order they were written, as a resume would replay them.
+        takeByStamp(
+          entries,
+          entries.map(() => 0),
+          () => true,
+          (r, entry) =>
+            this.deliver({
+              shard: reads[r].shard,
+              seq: entry.seq,
+              kind: entry.kind === 'u' ? 'u' : 'l',
+              target: entry.target,
+              json: entry.json,
+            }),
+        );
       } catch (error) {
         this.logger.warn(`Could not catch up the notification log: ${describeError(error)}; streams reconnect`);
         this.closeHeld();
       }
     }
-    this.lastLog = Math.max(this.lastLog ?? 0, upTo);
+    for (const [shard, to] of upTo) this.lastLog[shard] = Math.max(this.lastLog[shard] ?? 0, to);
     const queued = this.queue;
     this.queue = undefined;
     for (let i = 0; i < queued.length; i++) {
@@ -513,20 +603,20 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   }
 
   /**
-   * The log's head as Redis reports it: where this instance starts following the log, or, when
-   * the head went back (Redis restarted empty, the log was deleted, a failover lost its last
-   * entries), where it starts again. `heardBefore` is what this instance had heard when it asked
-   * for the head: a bus message heard while the reply was on its way is newer than that head,
-   * and is no sign of a restart (taking it for one dropped the next notifications).
+   * A log shard's head as Redis reports it: where this instance starts following the shard, or,
+   * when the head went back (Redis restarted empty, the shard was deleted, a failover lost its
+   * last entries), where it starts again. `heardBefore` is what this instance had heard of the
+   * shard when it asked for the head: a message heard while the reply was on its way is newer
+   * than that head, and is no sign of a restart (taking it for one dropped the next notifications).
    */
-  private followLog(head: number, heardBefore: number | undefined): void {
+  private followLog(shard: number, head: number, heardBefore: number | undefined): void {
     if (heardBefore !== undefined && head < heardBefore) {
-      this.logger.warn(`The notification log restarted (head ${head}, last heard ${heardBefore})`);
-      this.lastLog = undefined;
-      this.polledHead = 0;
-      this.appended = 0;
+      this.logger.warn(`The notification log restarted (shard ${shard}: head ${head}, last heard ${heardBefore})`);
+      this.lastLog[shard] = undefined;
+      this.polledHead[shard] = 0;
+      this.appended[shard] = 0;
     }
-    this.lastLog ??= head;
+    this.lastLog[shard] ??= head;
   }
 
   private closeHeld(): void {
@@ -613,14 +703,18 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
   }
 
   /**
-   * The latest `resources/updated` of a URI this instance delivered with a sequence in (after,
-   * upTo], from its memory of the last ones: what a stream skipped before it heard, on a cluster,
-   * of a subscription made before that notification (the two messages came through different
-   * shards). The gap is the time between two messages, so the memory covers it.
+   * The latest `resources/updated` of a URI this instance delivered with a sequence of the URI's
+   * log shard in (after, upTo], from its memory of the last ones (all shards together, so the
+   * memory spans the same time whatever the number of shards): what a stream skipped before it
+   * heard, on a cluster, of a subscription made before that notification (the two messages came
+   * through different shards). The gap is the time between two messages, so the memory covers it.
    */
   private updatedSince(uri: string, after: number, upTo: number): string | undefined {
+    const shard = this.keys.logShardOf(uri);
     for (let i = this.recent.length - 1; i >= 0; i--) {
       const entry = this.recent[i];
+      // One shard's entries are remembered in their order (other shards' interleave).
+      if (entry.shard !== shard) continue;
       if (entry.seq <= after) return undefined;
       if (entry.seq <= upTo && entry.target === uri) return entry.json;
     }
@@ -702,9 +796,9 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
 
   /**
    * One beat (the timer runs one every `heartbeatMs`): liveness of this instance, TTLs of the
-   * sessions it holds, ends it missed, and the safety poll: each held outbox, and the log at
-   * instance level: an entry the previous beat saw but this instance has not heard of by now
-   * lost its message, and is read from the log (entries newer than that may still be on their
+   * sessions it holds, ends it missed, and the safety poll: each held outbox, and each log shard
+   * at instance level: an entry the previous beat saw but this instance has not heard of by now
+   * lost its message, and is read from the shard (entries newer than that may still be on their
    * way, behind (un)subscriptions that must come first). One script call per 500 held
    * sessions, all sent in this turn.
    */
@@ -713,11 +807,12 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
     const streams = [...this.held.entries()];
     const liveness = this.settings.heartbeatMs * 3;
     const batches = this.perBucket(streams);
-    const heardBefore = this.lastLog;
+    const heardBefore = [...this.lastLog];
+    const shards = this.keys.allLogShards();
     try {
-      // The liveness key (the task store's slot), the log's head (the log's slot) and each
+      // The liveness key (the task store's slot), each log shard's head (its slot) and each
       // bucket's held sessions, all sent in this turn.
-      const [, head, ...replies] = await Promise.all([
+      const [, heads, ...replies] = await Promise.all([
         this.scripts.run(
           'mcpBeat',
           [this.keys.instance(this.me), this.keys.lastBeat, this.keys.leaseGrace],
@@ -725,7 +820,9 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
           // Beats of this instance come every heartbeatMs: twice that without any beat is a gap.
           this.settings.heartbeatMs * 2,
         ),
-        guarded(this.redis.get(this.keys.logHead)).then((value) => Number(value ?? 0)),
+        guarded(Promise.all(shards.map((shard) => this.redis.get(this.keys.logHead(shard))))).then((values) =>
+          values.map((value) => Number(value ?? 0)),
+        ),
         ...batches.map(([tag, batch]) =>
           this.scripts.run<number[]>(
             'mcpHeartbeat',
@@ -748,9 +845,13 @@ export class RedisDelivery implements McpFanout, McpLiveStreams {
           else if (this.held.get(sessionId) === stream) stream.behind(seq);
         }),
       );
-      this.followLog(head, heardBefore);
-      if (!this.queue && this.polledHead > this.lastLog!) void this.catchUp(this.polledHead);
-      this.polledHead = head;
+      const missed = new Map<number, number>();
+      for (const shard of shards) {
+        this.followLog(shard, heads[shard], heardBefore[shard]);
+        if (this.polledHead[shard] > this.lastLog[shard]!) missed.set(shard, this.polledHead[shard]);
+        this.polledHead[shard] = heads[shard];
+      }
+      if (!this.queue && missed.size > 0) void this.catchUp(missed);
     } catch (error) {
       this.logger.warn(`Heartbeat failed: ${describeError(error)}`);
     }

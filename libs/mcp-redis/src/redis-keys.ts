@@ -18,21 +18,23 @@
  * | `sc:{b<n>}` | STRING | (session, URI) pairs of the bucket's sessions |
  * | `e:{b<n>}` | LIST | ends whose work outside the bucket (URI audiences, list audience, session cap, the `end` message) is not done yet |
  * | `sessions` | STRING | sessions created and not ended: the cap of `sessions.max` (touched on create and end only) |
- * | `{ev}` | STREAM, `MAXLEN ~` | the notification log: entry `<n>-0`, fields `k` (`u` updated, `l` list changed), `x` (URI or list kind), `j` = JSON |
- * | `{ev}:n` | STRING | the log's counter (`n` of its last entry) |
+ * | `{ev}`, `{ev<k>}` | STREAM, `MAXLEN ~` | the notification log, one stream per log shard (`{ev}` is shard 0, the only one on a single Redis; `k` from 1 to `notificationLogShards` - 1): entry `<n>-0`, fields `k` (`u` updated, `l` list changed), `x` (URI or list kind, which picks the shard), `j` = JSON, `o` (the writer's stamp: a resume merges the shards in its order) |
+ * | `{ev}:n`, `{ev<k>}:n` | STRING | a log shard's counter (`n` of its last entry) |
  * | `sub:<uri>` | SET | sids subscribed to the URI (the audience's size) |
  * | `streamed` | SET | sids that held a stream (the audience of list changes) |
  * | `{t}:…` | | the task store (see lua/tasks.lua.ts, its scripts declare every key: see task-script-keys.ts), `{t}:leases` (ZSET: instance → the end of its lease, in Redis time), `{t}:clock` (the last beat of any instance) and `{t}:grace` (see lua/liveness.lua.ts), in one slot |
  * | `rl:<key>` | HASH + TTL | rate-limit window of a caller without a session |
  * | `rsn:<nonce>` | STRING + TTL | a consumed MRTR request-state nonce, until its state expires |
- * | channel `{ev}:bus` | PUB/SUB | notifications (with their log sequence), session ends, broadcasts |
+ * | channel `{ev}:bus` | PUB/SUB | notifications of log shard 0 (with their shard and sequence), session ends, broadcasts |
+ * | channel `{ev<k>}:bus` | PUB/SUB | notifications of log shard `k` (with their shard and sequence) |
  * | channel `to:{b<n>}:<id>` | PUB/SUB | messages for one instance about the sessions of one bucket: outbox entries, (un)subscriptions and replacements of the streams it holds, POST-stream events; `to:{b0}:<id>` also routed answers |
  *
  * On a cluster the channels are sharded (SSUBSCRIBE/SPUBLISH): a message reaches only the shard
  * that serves its channel's slot, and the instances listening there.
  *
- * A GET-stream event id is `g:<ep>-<out>:<log>`: the outbox sequence and the log sequence
- * written so far on that stream, the same on every instance.
+ * A GET-stream event id is `g:<ep>-<out>:<log>`: the outbox sequence and the log position
+ * written so far on that stream, the same on every instance; with several log shards, `<log>`
+ * is one sequence per shard, joined by `.` (see get-event-id.ts).
  */
 export class RedisKeys {
   constructor(
@@ -41,22 +43,30 @@ export class RedisKeys {
     readonly buckets: number = 1,
     /** On a Redis Cluster: scripts declare every key they touch (see sessionScriptKeys). */
     readonly clustered = false,
+    /** How many shards the notification log is spread over (1 on a single Redis). */
+    readonly logShards: number = 1,
   ) {
     if (/[{}]/.test(prefix)) throw new Error(`keyPrefix '${prefix}' must not contain '{' or '}' (they make hash tags)`);
     if (!(Number.isSafeInteger(buckets) && buckets >= 1 && buckets <= 16_384)) {
       throw new Error(`sessionBuckets must be an integer from 1 to 16384, got ${String(buckets)}`);
+    }
+    if (!(Number.isSafeInteger(logShards) && logShards >= 1 && logShards <= MAX_LOG_SHARDS)) {
+      throw new Error(`notificationLogShards must be an integer from 1 to ${MAX_LOG_SHARDS}, got ${String(logShards)}`);
     }
   }
 
   /** The hash tag of a session's bucket (`b<n>`, FNV-1a of the id). */
   bucketOf(sid: string): string {
     if (this.buckets === 1) return 'b0';
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < sid.length; i++) {
-      hash ^= sid.charCodeAt(i);
-      hash = Math.imul(hash, 0x01000193) >>> 0;
-    }
-    return `b${hash % this.buckets}`;
+    return `b${fnv1a(sid) % this.buckets}`;
+  }
+
+  /**
+   * The log shard of a notification's target (a URI, or a list kind): FNV-1a of it, so that
+   * every notification of one URI (of one list) goes through one shard, in order.
+   */
+  logShardOf(target: string): number {
+    return this.logShards === 1 ? 0 : fnv1a(target) % this.logShards;
   }
 
   /** Every bucket's tag. */
@@ -105,14 +115,24 @@ export class RedisKeys {
     return `${this.prefix}sessions`;
   }
 
-  /** The notification log (a stream shared by every session). */
-  get log(): string {
-    return `${this.prefix}{ev}`;
+  /** A shard of the notification log (a stream shared by every session): `{ev}` for shard 0, `{ev<k>}` after. */
+  log(shard: number): string {
+    return `${this.prefix}{ev${shard === 0 ? '' : shard}}`;
   }
 
-  /** The notification log's counter (same slot as the log). */
-  get logHead(): string {
-    return `${this.prefix}{ev}:n`;
+  /** A log shard's counter (same slot as its stream). */
+  logHead(shard: number): string {
+    return `${this.log(shard)}:n`;
+  }
+
+  /** A log shard's channel (same slot as its stream: the fan-out script publishes on it). */
+  logBus(shard: number): string {
+    return `${this.log(shard)}:bus`;
+  }
+
+  /** Every log shard's number, 0 first. */
+  allLogShards(): number[] {
+    return Array.from({ length: this.logShards }, (_, k) => k);
   }
 
   subscribers(uri: string): string {
@@ -161,9 +181,12 @@ export class RedisKeys {
     return `${this.prefix}rl:${key}`;
   }
 
-  /** The channel every instance listens to (in the log's slot: the fan-out script publishes on it). */
+  /**
+   * The channel of messages for every instance (session ends, broadcasts): log shard 0's, which
+   * every instance listens to with the other shards' channels.
+   */
   get bus(): string {
-    return `${this.prefix}{ev}:bus`;
+    return this.logBus(0);
   }
 
   /**
@@ -179,6 +202,19 @@ export class RedisKeys {
   directChannels(instanceId: string): string[] {
     return this.allBuckets().map((tag) => this.direct(instanceId, tag));
   }
+}
+
+/** The most log shards a deployment may have: a GET event id carries one position per shard. */
+export const MAX_LOG_SHARDS = 64;
+
+/** FNV-1a (32 bits) of a string's UTF-16 code units: spreads ids and URIs over buckets and shards. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
 }
 
 /** What of a session a script touches: its hash, subscriptions, outbox, POST-stream index, rate window. */

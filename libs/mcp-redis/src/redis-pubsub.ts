@@ -18,8 +18,9 @@ export interface BusMessage {
 type BusHandler = (message: BusMessage) => void;
 
 /**
- * The one subscriber connection of this instance: the `bus` channel (every instance) and its
- * own `to:{b<n>}:<id>` channels (one per session bucket).
+ * The one subscriber connection of this instance: the channel of every notification log shard
+ * (shard 0's is the `bus` channel, which also carries messages for every instance) and its own
+ * `to:{b<n>}:<id>` channels (one per session bucket).
  *
  * On a cluster the channels are sharded (`sharded`): SSUBSCRIBE through ioredis's sharded
  * subscribers (one connection per master that serves a channel of ours), SPUBLISH to publish.
@@ -126,7 +127,11 @@ export class RedisPubSub implements McpInstanceMessaging {
   }
 
   private subscribeChannels(): Promise<unknown> {
-    const channels = [this.keys.bus, ...this.keys.directChannels(this.instanceId)];
+    // Every log shard's channel (shard 0's is `bus`) and the instance's own.
+    const channels = [
+      ...this.keys.allLogShards().map((shard) => this.keys.logBus(shard)),
+      ...this.keys.directChannels(this.instanceId),
+    ];
     // Sharded: one SSUBSCRIBE per channel (each names its own slot).
     if (this.sharded) return Promise.all(channels.map((channel) => this.subscriber.ssubscribe(channel)));
     return this.subscriber.subscribe(...channels);

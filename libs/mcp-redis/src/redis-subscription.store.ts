@@ -18,8 +18,8 @@ export class RedisSubscriptionStore implements McpSubscriptionStore {
     private readonly scripts: RedisScripts,
     private readonly redis: RedisClient,
     private readonly keys: RedisKeys,
-    /** The log's head as this instance knows it, on a cluster (see the subscribe script); undefined on one Redis. */
-    private readonly knownHead?: () => number,
+    /** The head of a URI's log shard as this instance knows it, on a cluster (see the subscribe script); undefined on one Redis. */
+    private readonly knownHead?: (uri: string) => number,
   ) {}
 
   async subscribe(sessionId: string, uri: string, limit?: number): Promise<boolean | 'full'> {
@@ -33,7 +33,7 @@ export class RedisSubscriptionStore implements McpSubscriptionStore {
         sessionId,
         uri,
         limit ?? '',
-        this.knownHead?.() ?? '',
+        this.knownHead?.(uri) ?? '',
       );
     } catch (error) {
       if (added === 1) this.redis.srem(audience, sessionId).catch(() => undefined);

@@ -81,14 +81,27 @@ export interface RedisMcpBackendOptions {
   heartbeatMs?: number;
   /**
    * Entries kept in the notification log that every session's GET stream reads from (trimmed
-   * with `MAXLEN ~`, so at least this many): a client resuming with `Last-Event-ID` gets what it
-   * missed while its cursor is still in the log, and a resync after that.
+   * with `MAXLEN ~`, so at least this many), in each of its shards: a client resuming with
+   * `Last-Event-ID` gets what it missed while its cursor is still in the log, and a resync after
+   * that.
    * @default 10_000
    */
   notificationLogLength?: number;
   /**
+   * Shards the notification log is spread over, 1 to 64: each is one hash slot (its stream, its
+   * counter and its channel), and a notification goes through the shard of its URI (of its list
+   * kind), so on a cluster the notifications spread over the masters serving these slots. Each
+   * GET event id carries one position per shard, and a resume reads every shard (one script
+   * each, sent together). Every instance of a deployment must use the same number; changing it
+   * makes the clients' ids resync once.
+   * @default 1 on one Redis, 16 on a cluster
+   */
+  notificationLogShards?: number;
+  /**
    * How far behind the notification log's head a `Last-Event-ID` may be and still be replayed,
-   * in log entries (every notification of the deployment counts, not only the session's). A
+   * in log entries (every notification of the deployment counts, not only the session's; with
+   * several log shards, the entries of all shards together, and each shard's read is bounded by
+   * it too). A
    * client further behind gets a resync, and the log is not read. This bounds the Redis work of
    * one GET, whatever id the client sends: an attach reads at most this many log entries and
    * `replayBufferSize` outbox entries. Larger values replay longer absences, at that cost.
@@ -166,6 +179,7 @@ export class RedisMcpBackend implements McpBackend {
       this.options.keyPrefix ?? 'mcp:',
       this.options.sessionBuckets ?? (clustered ? 256 : 1),
       clustered,
+      this.options.notificationLogShards ?? (clustered ? 16 : 1),
     );
     // Named (CLIENT SETNAME), so that CLIENT LIST tells which instance holds which connection.
     const connectionName = this.options.redis?.connectionName ?? `nest-mcp:${instanceId}`;
@@ -203,7 +217,7 @@ export class RedisMcpBackend implements McpBackend {
       scripts,
       redis,
       keys,
-      clustered ? () => delivery.knownHead : undefined,
+      clustered ? (uri) => delivery.knownHeadOf(uri) : undefined,
     );
     telemetry?.gauge(
       DELIVERY_QUEUE_GAUGE.name,

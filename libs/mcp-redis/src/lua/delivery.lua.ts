@@ -1,20 +1,22 @@
 /**
  * Scripts of fan-out and live streams (ARGV[1] prefix, ARGV[2] instance id, then their own).
- * The log scripts name the log and its counter (one slot, `{ev}`); the session scripts name
- * the session's bucket key first, so each runs in one slot of a Redis Cluster.
+ * The log scripts name one shard of the log and its counter (one slot, `{ev}` or `{ev<k>}`); the
+ * session scripts name the session's bucket key first, so each runs in one slot of a Redis Cluster.
  */
 
 /**
  * One notification to its whole audience, in constant work whatever its size: appended ONCE to
- * the shared notification log (entry `<n>-0`, `n` from the log's counter) and published ONCE on
- * the `bus` channel with its log sequence; each instance writes it to the streams it holds whose
- * sessions subscribed (its own index) and to its modern listeners. Nothing is written per
- * subscriber. KEYS: the log, its counter. ARGV: kind ('u' resource updated, 'l' list changed),
- * target (URI or list kind), JSON, log length (`MAXLEN ~`) → the entry's sequence.
+ * its shard of the notification log (entry `<n>-0`, `n` from the shard's counter) and published
+ * ONCE on that shard's channel (`<log>:bus`, its slot) with its shard and sequence; each instance
+ * writes it to the streams it holds whose sessions subscribed (its own index) and to its modern
+ * listeners. Nothing is written per subscriber. KEYS: the log shard, its counter. ARGV: kind
+ * ('u' resource updated, 'l' list changed), target (URI or list kind), JSON, log length
+ * (`MAXLEN ~`), the shard's number, the writer's stamp (field `o`: a resume merges the shards'
+ * entries in its order) → the entry's sequence.
  */
 export const FANOUT = `
 local LOG, LOGSEQ = KEYS[1], KEYS[2]
-local kind, target, json, loglen = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local kind, target, json, loglen, shard, stamp = ARGV[3], ARGV[4], ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local n = redis.call('INCR', LOGSEQ)
 if n == 1 then
   -- A new counter next to a log that survived it (the counter alone was deleted): continue the log.
@@ -24,18 +26,20 @@ if n == 1 then
     redis.call('SET', LOGSEQ, n)
   end
 end
-redis.call('XADD', LOG, 'MAXLEN', '~', loglen, n .. '-0', 'k', kind, 'x', target, 'j', json)
-redis.call(PUB, P .. '{ev}:bus', '{"t":"' .. kind .. '","n":' .. n .. ',"x":' .. cjson.encode(target) ..
+redis.call('XADD', LOG, 'MAXLEN', '~', loglen, n .. '-0', 'k', kind, 'x', target, 'j', json, 'o', stamp)
+redis.call(PUB, LOG .. ':bus', '{"t":"' .. kind .. '","s":' .. shard .. ',"n":' .. n .. ',"x":' .. cjson.encode(target) ..
   ',"from":' .. cjson.encode(ME) .. ',"j":' .. cjson.encode(json) .. '}')
 return n
 `;
 
 /**
- * The log's part of a resume. KEYS: the log, its counter. ARGV: the client's last log sequence
+ * One log shard's part of a resume (a resume runs one per shard, sent together). KEYS: the log
+ * shard, its counter. ARGV: the client's last sequence in that shard
  * ('' for none: only the head is read), replay window (entries) → {head, 1 when every entry
  * after the cursor is still in the log (or the cursor is the head) else 0, then n1, kind1,
- * target1, json1, ...}. A cursor past the head, further behind it than the window, or older
- * than the log's first entry answers 0 without reading: the work is bounded by the window.
+ * target1, json1, stamp1, ...} (the stamp '0' for an entry written without one). A cursor past
+ * the head, further behind it than the window, or older than the log's first entry answers 0
+ * without reading: the work is bounded by the window.
  */
 export const LOG_READ = `
 local LOG, LOGSEQ = KEYS[1], KEYS[2]
@@ -54,6 +58,7 @@ for _, row in ipairs(rows) do
   out[#out + 1] = row[2][2]
   out[#out + 1] = row[2][4]
   out[#out + 1] = row[2][6]
+  out[#out + 1] = row[2][8] or '0'
 end
 return out
 `;
@@ -61,8 +66,8 @@ return out
 /**
  * One message to one session's outbox (a server→client request for a client that reads only
  * its GET stream), published to its holder's instance. ARGV: sid, JSON, outbox length, the
- * log's head as this instance knows it → seq, or 0 when the session has ended or nobody holds
- * its stream (nothing is stored then).
+ * log's heads as this instance knows them (one per shard, joined by '.') → seq, or 0 when the
+ * session has ended or nobody holds its stream (nothing is stored then).
  */
 export const SEND = `
 local sid, json, maxlen = ARGV[3], ARGV[4], ARGV[5]
@@ -81,7 +86,8 @@ return seq
  * without Last-Event-ID: a fresh stream; '' for an id that is not a g: id), epoch of the last
  * id, outbox length, lease ms → 0 when the session has ended, else {epoch, outbox seq, #subs,
  * uri..., 1 when the outbox still holds everything after the cursor else 0, then seq1, log1,
- * json1, ...}. At most the outbox length is read (`COUNT`), whatever the cursor.
+ * json1, ...} (each log is the heads its writer knew, as it wrote them: a string). At most the
+ * outbox length is read (`COUNT`), whatever the cursor.
  */
 export const ATTACH = `
 local sid, holder, maxlen = ARGV[3], ARGV[4], tonumber(ARGV[7])
@@ -114,7 +120,7 @@ result[#result + 1] = ok
 if ok == 1 then
   for _, row in ipairs(rows) do
     result[#result + 1] = seqOf(row[1])
-    result[#result + 1] = tonumber(row[2][4] or '0')
+    result[#result + 1] = row[2][4] or '0'
     result[#result + 1] = row[2][2]
   end
 end
@@ -124,8 +130,8 @@ return result
 /**
  * A resync of a stream whose client's cursor cannot be replayed: one `updated` per subscribed
  * URI and the three list changes, appended to the outbox (so that they get ids). ARGV: sid,
- * outbox length, the log's head, updated-JSON prefix, updated-JSON suffix, then the three
- * list-changed JSONs → 0 when the session has ended, else {sequence of the first, json...}.
+ * outbox length, the log's heads (one per shard, joined by '.'), updated-JSON prefix,
+ * updated-JSON suffix, then the three list-changed JSONs → 0 when the session has ended, else {sequence of the first, json...}.
  * It writes at most the outbox length (`maxSubscriptionsPerSession` bounds the URIs).
  */
 export const RESYNC = `

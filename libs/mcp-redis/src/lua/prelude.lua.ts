@@ -84,8 +84,8 @@ local function endSession(sid, reason)
 end
 
 -- Appends a message for this session alone to its outbox; returns its sequence. The entry
--- records the log's head as the writer knew it ('l'), which places it among the log's entries
--- on a replay.
+-- records the log's heads as the writer knew them ('l', one per log shard joined by '.'), which
+-- places it among the log's entries on a replay.
 local function append(s, json, maxlen, head)
   local seq = redis.call('HINCRBY', s, 'seq', 1)
   redis.call('XADD', s .. ':out', 'MAXLEN', maxlen, seq .. '-0', 'j', json, 'l', head)
