@@ -5,20 +5,28 @@
  * connection, publishes it to the owner's instance.
  */
 
-/** ARGV: sid, stream id, owner, logs kept per session → 1 logged, 0 when the session ended. */
+/**
+ * ARGV: sid, stream id, owner, logs kept per session → 1 logged, 0 when the session ended. The
+ * oldest logs beyond the number kept are deleted: their ids are read from the session's index,
+ * so on a cluster, when their keys are not declared, it answers `{'asking', n, keys...}` before
+ * it changes anything (see asked-keys.ts). The new stream's id is fresh (random): never among them.
+ */
 export const POST_OPEN = `
 local sid, id, owner, keep = ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
 local s = skey(sid)
 if redis.call('EXISTS', s) == 0 then return 0 end
+local extra = redis.call('ZCARD', s .. ':rs') + 1 - keep
+local old = extra > 0 and redis.call('ZRANGE', s .. ':rs', 0, extra - 1) or {}
+wantPostLogs(s, old)
+if not ready() then return asking() end
 local ttl = redis.call('PTTL', s)
 redis.call('ZADD', s .. ':rs', redis.call('HINCRBY', s, 'posts', 1), id)
 redis.call('HSET', s .. ':rm:' .. id, 'owner', owner)
 redis.call('PEXPIRE', s .. ':rm:' .. id, ttl)
 redis.call('PEXPIRE', s .. ':rs', ttl)
-local extra = redis.call('ZCARD', s .. ':rs') - keep
 if extra > 0 then
-  for _, old in ipairs(redis.call('ZRANGE', s .. ':rs', 0, extra - 1)) do dropPostLog(s, old) end
-  redis.call('ZREMRANGEBYRANK', s .. ':rs', 0, extra - 1)
+  for _, gone in ipairs(old) do dropPostLog(s, gone) end
+  redis.call('ZREM', s .. ':rs', unpack(old))
 end
 return 1
 `;
