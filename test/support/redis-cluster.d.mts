@@ -31,8 +31,10 @@ export interface TestCluster {
   /**
    * Moves the slot of `key` to the master on `toPort` as a resharding does (IMPORTING,
    * MIGRATING, MIGRATE a few keys at a time, SETSLOT NODE), running `between` after each batch.
+   * The keys of `first` (of that slot) move first, in that order: a test that needs a slot's
+   * keys split a given way between the two nodes names them.
    */
-  moveSlot(key: string, toPort: number, between?: () => Promise<unknown>): Promise<void>;
+  moveSlot(key: string, toPort: number, between?: () => Promise<unknown>, first?: readonly string[]): Promise<void>;
   /** Resolves once the replicas of the master on `port` have every write it took so far. */
   waitForReplication(port: number): Promise<void>;
   /** Resolves once every live node reports `cluster_state:ok` and `port` is no master any more. */

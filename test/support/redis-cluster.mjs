@@ -222,7 +222,7 @@ export async function startCluster() {
         return replicas.length > 0 && replicas.every((replica) => replica >= written);
       });
     },
-    async moveSlot(key, toPort, between) {
+    async moveSlot(key, toPort, between, first = []) {
       const from = await masterOf(key);
       if (from === toPort) throw new Error(`port ${toPort} serves the slot of ${key} already`);
       const slot = Number(await call(from, ['CLUSTER', 'KEYSLOT', key]));
@@ -231,8 +231,9 @@ export async function startCluster() {
       await call(toPort, ['CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId]);
       await call(from, ['CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId]);
       // Keys move one batch at a time, the caller's work running between batches.
+      const named = [...first];
       for (let batch = 0; batch < 1_000; batch++) {
-        const keys = await call(from, ['CLUSTER', 'GETKEYSINSLOT', slot, 2]);
+        const keys = named.length > 0 ? named.splice(0, 2) : await call(from, ['CLUSTER', 'GETKEYSINSLOT', slot, 2]);
         if (keys.length === 0) break;
         await call(from, ['MIGRATE', '127.0.0.1', toPort, '', 0, 5_000, 'KEYS', ...keys]);
         await between?.();

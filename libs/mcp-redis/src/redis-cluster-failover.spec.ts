@@ -2,7 +2,9 @@
  * The cluster changes under two instances serving a session with a live stream. A resharding
  * moves the slot of the session's bucket to another master while requests run: they answer or
  * fail with the backend's 503 error, and afterwards the session, a new subscription and its
- * notification work (the instance's sharded channel of that bucket followed the slot). Another
+ * notification work (the instance's sharded channel of that bucket followed the slot). A session
+ * whose POST answers are logged is ended while its slot migrates (its logs and its other keys
+ * on different nodes): the end waits until they are on one node, and deletes them all. Another
  * moves the task store's slot while tasks are created, asked, answered, ended, read, listed and
  * reaped: every task (and its budget) is there afterwards, and the store works on. A master
  * dies (kill -9): once its replica is promoted, the session, its subscriptions, its live stream
@@ -161,6 +163,79 @@ describe('Redis Cluster: the slot of a live session resharded to another master'
     expect(await once('a new subscription', () => b.subscriptions.subscribe(session.id, 'db://b'))).toBe(true);
     await flowsAgain(b, stream, 'db://b');
     expect(stream.closed).toBe(false);
+    noScriptLeftItsSlot();
+    await running.close();
+    deployment = undefined;
+  }, 90_000);
+});
+
+describe('Redis Cluster: a session with POST-stream logs ended while its slot migrates', () => {
+  it('waits until the logs and the session are on one node, then deletes them all', async () => {
+    const { running, keyPrefix, a, b, session } = await liveSession('p');
+    const keys = new RedisKeys(keyPrefix, 256);
+    const key = keys.session(session.id);
+    const from = await cluster.masterOf(key);
+    const to = (await masters()).find((port) => port !== from)!;
+    // Three answers logged (an event each): their logs and owner records, found by the end in
+    // the session's index of logs only.
+    const logKeys: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      const answer = new FakeConnection();
+      a.postStreams.open(session.id, answer).send(JSON.stringify({ jsonrpc: '2.0', id: n, result: {} }));
+      const id = /^p:([^:]+):/.exec(answer.sent[0].eventId!)![1];
+      logKeys.push(keys.postLog(session.id, id), `${key}:rm:${id}`);
+    }
+    const present = async () => Number(await cluster.command(from, 'EXISTS', ...logKeys));
+    await until(async () => (await present()) === logKeys.length, 'the answers logged', 10_000);
+
+    // The session's other keys and its bucket's move first, two at a time, the logs last: for a
+    // while the keys an end declares up front are all on the new node and the logs still on the
+    // old one. The end is tried after each batch (on the other instance) until it answers:
+    // while the keys it touches are split between the nodes it fails with the 503 error.
+    const tag = keys.bucketOf(session.id);
+    const sessionKeys = [
+      key,
+      `${key}:subs`,
+      `${key}:out`,
+      `${key}:rs`,
+      `${key}:rl`,
+      keys.bucket(tag),
+      keys.subscriptionCount(tag),
+      keys.pendingEnds(tag),
+    ];
+    // Every key an end declares up front exists (a script's keys that exist only in part on a
+    // node are refused there with TRYAGAIN): a rate window, a message in the outbox (sent from
+    // the instance that does not hold the stream, which the lookup told it), and an end an
+    // instance that died left queued in the bucket.
+    expect(await a.rateWindows!.hit(`s:${session.id}`, 60_000, Date.now())).toBeDefined();
+    await b.sessions.access(session.id, Date.now(), 60_000);
+    expect(b.liveStreams.send(session.id, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message' }))).toBe(
+      true,
+    );
+    const queued = JSON.stringify({ sid: 'gone', reason: 'expired', uris: [], from: 'p0' });
+    await cluster.command(from, 'RPUSH', keys.pendingEnds(tag), queued);
+    await until(
+      async () => Number(await cluster.command(from, 'EXISTS', ...sessionKeys)) === sessionKeys.length,
+      'every key of the end written',
+      10_000,
+    );
+    let ended: boolean | undefined;
+    await cluster.moveSlot(
+      key,
+      to,
+      async () => {
+        if (ended === undefined) await tolerated(async () => (ended = await b.sessions.end(session.id, 'deleted')));
+      },
+      [...sessionKeys, ...logKeys],
+    );
+    ended ??= await once('the session ended', () => b.sessions.end(session.id, 'deleted'));
+
+    expect(ended).toBe(true);
+    expect(await cluster.masterOf(key)).toBe(to);
+    expect(Number(await cluster.command(to, 'EXISTS', key, `${key}:rs`, ...logKeys))).toBe(0);
+    expect(
+      await once('the session looked up', () => a.sessions.access(session.id, Date.now(), 60_000)),
+    ).toBeUndefined();
     noScriptLeftItsSlot();
     await running.close();
     deployment = undefined;

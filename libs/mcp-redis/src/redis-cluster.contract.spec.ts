@@ -21,6 +21,7 @@ import {
 } from '@nest-mcp/server/testing';
 import type { McpBackendParts } from '@nest-mcp/server/backend';
 import { startCluster, type TestCluster } from '../../../test/support/redis-cluster.mjs';
+import { until } from '../../../test/support/until.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisScripts } from './redis-scripts.js';
 import { RedisMcpBackend } from './redis.backend.js';
@@ -35,8 +36,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-async function deploy(): Promise<BackendDeployment> {
-  const keyPrefix = cluster.prefix();
+async function deploy(keyPrefix = cluster.prefix()): Promise<BackendDeployment> {
   let instances = 0;
   return deploymentOf(
     () =>
@@ -49,7 +49,7 @@ async function deploy(): Promise<BackendDeployment> {
   );
 }
 
-describeBackendContract('Redis Cluster', { shared: true, deploy });
+describeBackendContract('Redis Cluster', { shared: true, deploy: () => deploy() });
 
 describe('Redis Cluster: the calls of a task operation', () => {
   it("a poll is one call on any instance; an end on an instance that did not create the task asks once for its caller's accounts", async () => {
@@ -75,6 +75,75 @@ describe('Redis Cluster: the calls of a task operation', () => {
       // Another asks for them first: one more call.
       expect(await callsOf(() => b.tasks!.settle(theirs.taskId, { status: 'cancelled' }, Date.now()))).toBe(2);
       expect((await b.tasks!.get(theirs.taskId))?.status).toBe('cancelled');
+    } finally {
+      run.mockRestore();
+      await deployment.close();
+    }
+  });
+});
+
+describe('Redis Cluster: the calls of the scripts that delete POST-stream logs', () => {
+  it('an end is one call without logs; with logs (an end, an idle lookup, a sweep, an open past the kept number) it asks once for their keys, and deletes them', async () => {
+    const keyPrefix = cluster.prefix();
+    const deployment = await deploy(keyPrefix);
+    const run = jest.spyOn(RedisScripts.prototype, 'run');
+    try {
+      const a = await deployment.instance();
+      const keys = new RedisKeys(keyPrefix, 256);
+      const callsOf = async (script: string, work: () => Promise<unknown>): Promise<number> => {
+        run.mockClear();
+        await work();
+        return run.mock.calls.filter(([name]) => name === script).length;
+      };
+      const created = async () => {
+        const record = sessionRecord();
+        expect(await a.sessions.create(record, 100)).toBe(true);
+        return record.id;
+      };
+      /** Keys of the session that exist, of those given (on the master serving its bucket). */
+      const existing = async (sid: string, names: string[]) =>
+        Number(await cluster.command(await cluster.masterOf(keys.session(sid)), 'EXISTS', ...names));
+      /** Opens `count` POST streams of a session, an event logged in each: their logs' keys, once written. */
+      const logged = async (sid: string, count: number): Promise<string[]> => {
+        const names: string[] = [];
+        for (let n = 0; n < count; n++) {
+          const answer = new FakeConnection();
+          a.postStreams.open(sid, answer).send(JSON.stringify({ jsonrpc: '2.0', id: n, result: {} }));
+          const id = /^p:([^:]+):/.exec(answer.sent[0].eventId!)![1];
+          names.push(keys.postLog(sid, id), `${keys.session(sid)}:rm:${id}`);
+        }
+        await until(async () => (await existing(sid, names)) === names.length, 'the answers logged', 10_000);
+        return names;
+      };
+
+      const bare = await created();
+      expect(await callsOf('mcpEnd', () => a.sessions.end(bare, 'deleted'))).toBe(1);
+
+      const ended = await created();
+      const endedLogs = await logged(ended, 2);
+      expect(await callsOf('mcpEnd', () => a.sessions.end(ended, 'deleted'))).toBe(2);
+      expect(await existing(ended, endedLogs)).toBe(0);
+
+      const idle = await created();
+      const idleLogs = await logged(idle, 2);
+      expect(await callsOf('mcpAccess', () => a.sessions.access(idle, Date.now() + 60_000, 1_000))).toBe(2);
+      expect(await a.sessions.access(idle, Date.now(), 60_000)).toBeUndefined();
+      expect(await existing(idle, idleLogs)).toBe(0);
+
+      const swept = await created();
+      const sweptLogs = await logged(swept, 1);
+      expect(await callsOf('mcpExpire', () => a.sessions.expireIdle(Date.now() + 60_000))).toBe(2);
+      expect(await a.sessions.access(swept, Date.now(), 60_000)).toBeUndefined();
+      expect(await existing(swept, sweptLogs)).toBe(0);
+
+      // Sixteen answers are kept per session: the seventeenth open deletes the oldest log.
+      const busy = await created();
+      const kept = await logged(busy, 16);
+      run.mockClear();
+      const [newest] = await logged(busy, 1);
+      await until(async () => (await existing(busy, kept.slice(0, 2))) === 0, 'the oldest log deleted', 10_000);
+      expect(run.mock.calls.filter(([name]) => name === 'mcpPostOpen').length).toBe(2);
+      expect(await existing(busy, [...kept.slice(2), newest])).toBe(kept.length - 1);
     } finally {
       run.mockRestore();
       await deployment.close();

@@ -223,7 +223,11 @@ export type SessionPart = 'hash' | 'subs' | 'out' | 'rs' | 'rl';
 /** What of its bucket a session script touches besides the activity index: the pair count, the pending ends. */
 export type BucketPart = 'sc' | 'e';
 
-/** Every part: what a script that may end a session touches (see `endSession` in lua/prelude). */
+/**
+ * Every part: what a script that may end a session touches (see `endSession` in lua/prelude),
+ * but its POST-stream logs: their ids are in `rs`, so on a cluster the script asks for their keys
+ * (see `wantPostLogs` in lua/prelude and asked-keys.ts).
+ */
 export const ENDING_PARTS: readonly SessionPart[] = ['hash', 'subs', 'out', 'rs', 'rl'];
 export const ENDING_BUCKET: readonly BucketPart[] = ['sc', 'e'];
 

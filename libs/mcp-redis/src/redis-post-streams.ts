@@ -6,6 +6,7 @@ import {
   type McpPostStreamResume,
   type McpPostStreams,
 } from '@nest-mcp/server/backend';
+import { POST_LOGS_ASKED, runAskingForKeys } from './asked-keys.js';
 import { OrderedWriter, type LoggedEvent } from './ordered-writer.js';
 import { describeError, guarded } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
@@ -69,13 +70,10 @@ export class RedisPostStreams implements McpPostStreams {
       this.writers.set(owner, writer);
       this.track(sessionId, owner);
       this.fireAndForget(
-        this.scripts.run(
-          'mcpPostOpen',
+        runAskingForKeys(
+          (keys) => this.scripts.run('mcpPostOpen', keys, sessionId, writer.id, owner, POST_STREAMS_PER_SESSION),
           this.keysOf(sessionId, writer.id, true),
-          sessionId,
-          writer.id,
-          owner,
-          POST_STREAMS_PER_SESSION,
+          POST_LOGS_ASKED,
         ),
         'open a POST stream log',
       );
@@ -236,7 +234,8 @@ export class RedisPostStreams implements McpPostStreams {
   /**
    * The keys a POST-stream script declares (see sessionScriptKeys): the session's bucket (its
    * slot), the stream's owner record and log, and on open the session's hash and log index
-   * (the logs an open trims are read from that index: not declared, see dropPostLog).
+   * (the logs an open trims are read from that index: the script asks for their keys, see
+   * wantPostLogs in lua/prelude).
    */
   private keysOf(sessionId: string, streamId: string, opening = false): string[] {
     const session = this.keys.session(sessionId);

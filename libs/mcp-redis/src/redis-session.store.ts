@@ -9,6 +9,7 @@ import {
   type McpSessionStore,
 } from '@nest-mcp/server/backend';
 import { guarded } from './redis-errors.js';
+import { POST_LOGS_ASKED, runAskingForKeys } from './asked-keys.js';
 import { byBucket, ENDING_BUCKET, ENDING_PARTS, sessionScriptKeys, type RedisKeys } from './redis-keys.js';
 import type { RedisClient, RedisScripts } from './redis-scripts.js';
 import type { PendingEnds } from './pending-ends.js';
@@ -63,7 +64,11 @@ export class RedisSessionStore implements McpSessionStore {
           // Every key a lookup may touch (it ends a session found idle): groups of five, sid first.
           const sids = args.filter((_, i) => i % 5 === 0).map(String);
           const keys = sessionScriptKeys(this.keys, tag, sids, ENDING_PARTS, ENDING_BUCKET);
-          return this.scripts.run<AccessReply[]>('mcpAccess', keys, this.ttlMs, ...args);
+          return runAskingForKeys<AccessReply[]>(
+            (declared) => this.scripts.run('mcpAccess', declared, this.ttlMs, ...args),
+            keys,
+            POST_LOGS_ASKED,
+          );
         },
         (id, reply) => {
           // Another principal's lookup leaves the session (and what is cached of it) alone.
@@ -139,11 +144,10 @@ export class RedisSessionStore implements McpSessionStore {
   async end(id: string, reason: McpSessionEndReason): Promise<boolean> {
     this.records.delete(id);
     const tag = this.keys.bucketOf(id);
-    const entry = await this.scripts.run<string | 0>(
-      'mcpEnd',
+    const entry = await runAskingForKeys<string | 0>(
+      (keys) => this.scripts.run('mcpEnd', keys, id, reason),
       sessionScriptKeys(this.keys, tag, [id], ENDING_PARTS, ENDING_BUCKET),
-      id,
-      reason,
+      POST_LOGS_ASKED,
     );
     if (entry === 0) return false;
     this.ends.announce(id, reason);
@@ -168,12 +172,11 @@ export class RedisSessionStore implements McpSessionStore {
         this.redis.zrangebyscore(this.keys.bucket(tag), '-inf', `(${cutoff}`, 'LIMIT', 0, EXPIRE_BATCH),
       );
       if (ids.length === 0) break;
-      const entries = await this.scripts.run<string[]>(
-        'mcpExpire',
+      const now = Date.now();
+      const entries = await runAskingForKeys<string[]>(
+        (keys) => this.scripts.run('mcpExpire', keys, cutoff, now, ...ids),
         sessionScriptKeys(this.keys, tag, ids, ENDING_PARTS, ENDING_BUCKET),
-        cutoff,
-        Date.now(),
-        ...ids,
+        POST_LOGS_ASKED,
       );
       for (const entry of entries) this.ends.announce((JSON.parse(entry) as { sid: string }).sid, 'expired');
       ended += entries.length;

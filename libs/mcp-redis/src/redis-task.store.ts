@@ -10,6 +10,7 @@ import {
   type McpTaskStatus,
   type McpTaskStore,
 } from '@nest-mcp/server/backend';
+import { runAskingForKeys } from './asked-keys.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts, ScriptName } from './redis-scripts.js';
 import { TaskScriptKeys } from './task-script-keys.js';
@@ -69,18 +70,12 @@ export class RedisTaskStore implements McpTaskStore {
     args: (string | number)[],
     partial?: string[],
   ): Promise<T> {
-    let keys = declared;
-    for (let calls = 1; ; calls++) {
-      const reply = await this.scripts.run<unknown>(name, keys, ...args);
-      if (!Array.isArray(reply) || reply[0] !== -1) return reply as T;
-      const count = Number(reply[1]);
-      const asked = (reply as string[]).slice(2, 2 + count);
-      partial?.push(...(reply as string[]).slice(2 + count));
-      if (calls === MAX_CALLS) {
-        throw new McpBackendUnavailableError('The task store changed under every attempt: retry');
-      }
-      keys = [...new Set([...keys, ...asked])];
-    }
+    return runAskingForKeys<T>((keys) => this.scripts.run<unknown>(name, keys, ...args), declared, {
+      marker: -1,
+      maxCalls: MAX_CALLS,
+      exhausted: 'The task store changed under every attempt: retry',
+      partial,
+    });
   }
 
   async create(record: McpTaskRecord, limits: McpTaskLimits): Promise<boolean> {

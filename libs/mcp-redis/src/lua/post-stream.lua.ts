@@ -5,19 +5,30 @@
  * connection, publishes it to the owner's instance.
  */
 
-/** ARGV: sid, stream id, owner, logs kept per session → 1 logged, 0 when the session ended. */
+/**
+ * ARGV: sid, stream id, owner, logs kept per session → 1 logged, 0 when the session ended. The
+ * oldest logs beyond the number kept are deleted: their ids are read from the session's index,
+ * so on a cluster, when their keys are not declared, it answers `{'asking', n, keys...}` once the
+ * new log is written (what its writer appends next finds it: the appends do not wait for the
+ * open), and the call run again with them declared deletes them; the new log is written once.
+ */
 export const POST_OPEN = `
 local sid, id, owner, keep = ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
 local s = skey(sid)
 if redis.call('EXISTS', s) == 0 then return 0 end
-local ttl = redis.call('PTTL', s)
-redis.call('ZADD', s .. ':rs', redis.call('HINCRBY', s, 'posts', 1), id)
-redis.call('HSET', s .. ':rm:' .. id, 'owner', owner)
-redis.call('PEXPIRE', s .. ':rm:' .. id, ttl)
-redis.call('PEXPIRE', s .. ':rs', ttl)
+if not redis.call('ZSCORE', s .. ':rs', id) then
+  local ttl = redis.call('PTTL', s)
+  redis.call('ZADD', s .. ':rs', redis.call('HINCRBY', s, 'posts', 1), id)
+  redis.call('HSET', s .. ':rm:' .. id, 'owner', owner)
+  redis.call('PEXPIRE', s .. ':rm:' .. id, ttl)
+  redis.call('PEXPIRE', s .. ':rs', ttl)
+end
 local extra = redis.call('ZCARD', s .. ':rs') - keep
 if extra > 0 then
-  for _, old in ipairs(redis.call('ZRANGE', s .. ':rs', 0, extra - 1)) do dropPostLog(s, old) end
+  local old = redis.call('ZRANGE', s .. ':rs', 0, extra - 1)
+  wantPostLogs(s, old)
+  if not ready() then return asking() end
+  for _, gone in ipairs(old) do dropPostLog(s, gone) end
   redis.call('ZREMRANGEBYRANK', s .. ':rs', 0, extra - 1)
 end
 return 1

@@ -55,26 +55,61 @@ local function holderAlive(s)
   return tonumber(redis.call('HGET', s, 'hl') or '0') >= redisNow()
 end
 
--- Deletes one POST-stream log (its ids are read from the session's index, so no caller can
--- declare its keys). While the slot migrates, a node that gave them away refuses to touch them:
--- they are left to their TTL (the session's) rather than stopping the script half way.
-local function dropPostLog(s, id)
-  redis.pcall('DEL', s .. ':r:' .. id)
-  redis.pcall('DEL', s .. ':rm:' .. id)
+-- On a cluster, keys a script finds only by reading another key are asked for before the script
+-- writes anything: it answers {ASKING, n, key1..keyn} and the caller runs it again with them
+-- declared (see asked-keys.ts). A session script finds so the POST-stream logs of a session, ids
+-- in its index 's:<sid>:rs' (DECLARED: the script's KEYS, on a cluster only).
+local ASKING = 'asking'
+local DECLARED = {}
+if CLUSTERED then
+  for _, declared in ipairs(KEYS) do DECLARED[declared] = true end
+end
+local MISSING, WANTED = {}, {}
+local function want(key)
+  if CLUSTERED and not DECLARED[key] and not WANTED[key] then
+    WANTED[key] = true
+    MISSING[#MISSING + 1] = key
+  end
+end
+local function ready() return #MISSING == 0 end
+local function asking()
+  local out = { ASKING, #MISSING }
+  for _, key in ipairs(MISSING) do out[#out + 1] = key end
+  return out
+end
+-- Asks for the keys of a session's POST-stream logs a script deletes: those of ids, or all of them.
+local function wantPostLogs(s, ids)
+  if not CLUSTERED then return end
+  for _, id in ipairs(ids or redis.call('ZRANGE', s .. ':rs', 0, -1)) do
+    want(s .. ':r:' .. id)
+    want(s .. ':rm:' .. id)
+  end
 end
 
--- The one end of a session in its bucket: the record and everything kept for it. What lies
+-- Deletes one POST-stream log. On a cluster its keys were asked for first (wantPostLogs): one
+-- not declared is a bug (the cluster could not check it before the script ran, and while its
+-- slot migrates the script would stop there, half way), and stops the script.
+local function dropPostLog(s, id)
+  local log, meta = s .. ':r:' .. id, s .. ':rm:' .. id
+  if CLUSTERED and not (DECLARED[log] and DECLARED[meta]) then
+    error('session script touched an undeclared key: ' .. log)
+  end
+  redis.call('DEL', log, meta)
+end
+
+-- The one end of a session in its bucket: the record and everything kept for it (on a cluster,
+-- its POST-stream logs asked for first: wantPostLogs, then ready). What lies
 -- outside the bucket (the URIs' audiences, the list audience, the session cap, the end message)
 -- is queued in the bucket's ends list in the same step, and done by the caller (or, when the
 -- caller died meanwhile, by the next sweep): nothing is lost when a step fails.
 local function endSession(sid, reason)
   local s = skey(sid)
   local existed = redis.call('EXISTS', s) == 1 or redis.call('ZSCORE', EXPIRY, sid) ~= false
-  local uris = redis.call('SMEMBERS', s .. ':subs')
-  if #uris > 0 then redis.call('DECRBY', SUBCOUNT, #uris) end
   for _, id in ipairs(redis.call('ZRANGE', s .. ':rs', 0, -1)) do
     dropPostLog(s, id)
   end
+  local uris = redis.call('SMEMBERS', s .. ':subs')
+  if #uris > 0 then redis.call('DECRBY', SUBCOUNT, #uris) end
   redis.call('DEL', s, s .. ':subs', s .. ':out', s .. ':rs', s .. ':rl')
   redis.call('ZREM', EXPIRY, sid)
   if not existed then return false end

@@ -35,29 +35,40 @@ return 1
  * another principal, in which case nothing is changed (neither its clock nor its end).
  * The session's keys get a fresh TTL only once less than half of it is left (`xp` records when
  * they expire at the earliest), so a busy session costs three commands per lookup, not seven.
- * One call serves every lookup of an event-loop turn (see SessionLookups).
+ * One call serves every lookup of an event-loop turn (see SessionLookups). On a cluster, when a
+ * session found idle has POST-stream logs not declared, it answers `{'asking', n, keys...}`
+ * before it changes anything (see asked-keys.ts).
  */
 export const ACCESS = `
 local ttl = tonumber(ARGV[3])
-local function access(sid, now, idle, holdsRecord, principal)
+-- What a lookup finds, reading only: 'end' (idle, or indexed with its hash gone), 'unknown',
+-- 'foreign' (another principal's), or the hash's fields and the session's activity score.
+local function inspect(sid, now, idle, principal)
   local s = skey(sid)
   local fields = redis.call('HGETALL', s)
   if #fields == 0 then
-    if redis.call('ZSCORE', EXPIRY, sid) then endSession(sid, 'expired'); return -1 end
-    return 0
+    if redis.call('ZSCORE', EXPIRY, sid) then return 'end' end
+    return 'unknown'
   end
   local owner = ''
   for i = 1, #fields, 2 do
     if fields[i] == 'pd' then owner = fields[i + 1] end
   end
-  if owner ~= principal then return -2 end
+  if owner ~= principal then return 'foreign' end
   local score = redis.call('ZSCORE', EXPIRY, sid)
   local seen = tonumber(score or now)
-  if idle >= 0 and now - seen > idle and not holderAlive(s) then
+  if idle >= 0 and now - seen > idle and not holderAlive(s) then return 'end' end
+  return fields, score
+end
+local function access(sid, now, holdsRecord, fields, score)
+  if fields == 'unknown' then return 0 end
+  if fields == 'foreign' then return -2 end
+  if fields == 'end' then
     endSession(sid, 'expired')
     return -1
   end
-  if (not score) or now > seen then redis.call('ZADD', EXPIRY, now, sid) end
+  local s = skey(sid)
+  if (not score) or now > tonumber(score) then redis.call('ZADD', EXPIRY, now, sid) end
   local reply, xp = {}, 0
   for i = 1, #fields, 2 do
     local name = fields[i]
@@ -75,10 +86,19 @@ local function access(sid, now, idle, holdsRecord, principal)
   end
   return reply
 end
-local replies = {}
+-- Every lookup is inspected before any is answered: a session to end asks for its POST-stream
+-- logs before anything changed (the sessions of one call are distinct: SessionLookups).
+local found = {}
 for i = 4, #ARGV, 5 do
-  replies[#replies + 1] =
-    access(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), ARGV[i + 3] == '1', ARGV[i + 4])
+  local fields, score = inspect(ARGV[i], tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]), ARGV[i + 4])
+  if fields == 'end' then wantPostLogs(skey(ARGV[i])) end
+  found[#found + 1] = { fields, score }
+end
+if not ready() then return asking() end
+local replies = {}
+for n, lookup in ipairs(found) do
+  local at = 4 + (n - 1) * 5
+  replies[n] = access(ARGV[at], tonumber(ARGV[at + 1]), ARGV[at + 3] == '1', lookup[1], lookup[2])
 end
 return replies
 `;
@@ -116,10 +136,22 @@ return 1
  * ARGV: cutoff, now, then the ids the caller read from the bucket's index as idle before the
  * cutoff (their keys declared) → {pending end (JSON) of each session ended...}. Each is checked
  * again (a request may have come meanwhile). A session held by a live instance is kept (its
- * clock moves to now); one whose holder died is released and gets a full idle period back.
+ * clock moves to now); one whose holder died is released and gets a full idle period back. On a
+ * cluster, when a session to end has POST-stream logs not declared, it answers
+ * `{'asking', n, keys...}` before it changes anything (see asked-keys.ts).
  */
 export const EXPIRE = `
 local cutoff, now = tonumber(ARGV[3]), ARGV[4]
+local function ends(sid)
+  local score = redis.call('ZSCORE', EXPIRY, sid)
+  return score and tonumber(score) < cutoff and holderAlive(skey(sid)) == nil
+end
+if CLUSTERED then
+  for i = 5, #ARGV do
+    if ends(ARGV[i]) then wantPostLogs(skey(ARGV[i])) end
+  end
+  if not ready() then return asking() end
+end
 local result = {}
 for i = 5, #ARGV do
   local sid = ARGV[i]
@@ -139,8 +171,13 @@ end
 return result
 `;
 
-/** ARGV: sid, reason → its pending end (JSON) when it existed, else 0. */
+/**
+ * ARGV: sid, reason → its pending end (JSON) when it existed, else 0. On a cluster, when the
+ * session has POST-stream logs not declared, `{'asking', n, keys...}` first (see asked-keys.ts).
+ */
 export const END = `
+wantPostLogs(skey(ARGV[3]))
+if not ready() then return asking() end
 return endSession(ARGV[3], ARGV[4]) or 0
 `;
 
