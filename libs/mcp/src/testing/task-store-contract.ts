@@ -19,13 +19,21 @@ import { eventually } from './eventually.js';
 
 const newTaskId = (): string => randomBytes(18).toString('base64url');
 
-/** A task record as the core creates it. */
-export function taskRecord(overrides: Partial<McpTaskRecord> = {}): McpTaskRecord {
+/**
+ * A task record as the core creates it; with `store`, its id made as the core makes it for that
+ * store (`McpTaskStore.newTaskId`, from the record's caller).
+ */
+export function taskRecord(
+  overrides: Partial<McpTaskRecord> = {},
+  store?: Pick<McpTaskStore, 'newTaskId'>,
+): McpTaskRecord {
   const now = Date.now();
+  const caller = 'caller' in overrides ? overrides.caller : 'p:caller';
+  const random = newTaskId();
   return {
-    taskId: newTaskId(),
+    taskId: store?.newTaskId?.(random, caller) ?? random,
     owner: 'm:owner',
-    caller: 'p:caller',
+    ...(caller !== undefined ? { caller } : {}),
     instanceId: 'instance',
     era: 'modern',
     status: 'working',
@@ -57,7 +65,7 @@ function tasksOf(parts: McpBackendParts): McpTaskStore {
 
 /** A record owned by a live instance of `parts` (a shared store fails the tasks of any other). */
 const liveRecord = (parts: McpBackendParts, overrides: Partial<McpTaskRecord> = {}): McpTaskRecord =>
-  taskRecord({ instanceId: parts.messaging?.instanceId ?? 'instance', ...overrides });
+  taskRecord({ instanceId: parts.messaging?.instanceId ?? 'instance', ...overrides }, parts.tasks);
 
 /** Declares the task store's part of the contract (inside `describeBackendContract`). */
 export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () => Promise<BackendDeployment>): void {
@@ -308,7 +316,7 @@ export function describeTaskStoreContract(subject: BackendUnderTest, deploy: () 
         const world = await deploy();
         const a = await world.instance();
         const tasks = tasksOf(a);
-        const [read, reaped] = [taskRecord({ instanceId: 'gone-1' }), taskRecord({ instanceId: 'gone-2' })];
+        const [read, reaped] = [taskRecord({ instanceId: 'gone-1' }, tasks), taskRecord({ instanceId: 'gone-2' }, tasks)];
         const alive = liveRecord(a);
         for (const record of [read, reaped, alive])
           expect(await tasks.create(record, taskLimits({ maxPerCaller: 10 }))).toBe(true);
