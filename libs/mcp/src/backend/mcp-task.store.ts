@@ -135,8 +135,8 @@ export class McpTaskCursorError extends Error {
  *   with `McpBackendUnavailableError` (the global bounds), and `settle` ends the task `failed`
  *   with `RESULT_NOT_KEPT` instead of storing its result;
  * - a shared store settles every task whose instance is gone (its liveness lapsed) as
- *   `ORPHANED_TASK`: at the latest when the task is next read, so no task stays `working` for
- *   ever.
+ *   `ORPHANED_TASK`: at the latest by the next `reapOrphans` (it may on a read sooner), so no
+ *   task stays `working` for ever.
  * @publicApi
  */
 export interface McpTaskStore {
