@@ -3,12 +3,13 @@
  * it (nothing is left behind by a task nobody reads again), a poll is one command, the global
  * counter holds what the buckets hold, and a read fails the task of an instance lately gone.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ORPHANED_TASK, type McpBackendParts, type McpTaskStore } from '@nest-mcp/server/backend';
 import { deploymentOf, taskRecord, type BackendDeployment } from '@nest-mcp/server/testing';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
 import { watchRedis } from '../../../test/support/redis-monitor.js';
 import { until } from '../../../test/support/until.js';
+import { RedisScripts } from './redis-scripts.js';
 import { RedisMcpBackend } from './redis.backend.js';
 import { taskLimits } from '@nest-mcp/server/testing';
 
@@ -76,6 +77,23 @@ describe('RedisTaskStore', () => {
     }
     const commands = watch.commands.filter((command) => command.source !== 'lua');
     expect(commands.map((command) => command.args[0].toLowerCase())).toEqual(['evalsha']);
+  });
+
+  it("a create takes a place in the global counter, then creates the task and its owner's entry in one step; an end takes its bytes, then ends", async () => {
+    const run = jest.spyOn(RedisScripts.prototype, 'run');
+    try {
+      const record = taskRecord({ instanceId: 'tasks-1', owner: 'm:counted-calls' }, tasks);
+      expect(await tasks.create(record, taskLimits())).toBe(true);
+      expect(run.mock.calls.map(([name]) => name)).toEqual(['mcpTaskReserve', 'mcpTaskCreate']);
+      expect((await tasks.list('m:counted-calls', undefined, 10)).records.map((listed) => listed.taskId)).toEqual([
+        record.taskId,
+      ]);
+      run.mockClear();
+      await tasks.settle(record.taskId, { status: 'completed', result: {} }, Date.now());
+      expect(run.mock.calls.map(([name]) => name)).toEqual(['mcpTaskReserve', 'mcpTaskSettle']);
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('a status read leaves the result in Redis: its reply is as small for a 1 MiB result as for none', async () => {

@@ -192,12 +192,13 @@ export class RedisTaskStore implements McpTaskStore {
     const json = JSON.stringify(base);
     const size = Buffer.byteLength(json) + Buffer.byteLength(record.statusMessage ?? '');
     const expiresAt = record.createdAt + record.ttlMs;
+    const ownedHere = this.keys.ownedHere(record.taskId, record.owner);
     for (let reserves = 1; reserves <= MAX_RESERVES; reserves++) {
       const taken = await this.reserve(1, size, limits);
       const [lackTasks, lackBytes] = taken === true ? [0, 0] : taken;
       const { result, tasks, bytes } = await this.change<number[]>(
         'mcpTaskCreate',
-        this.keys.create(record.taskId, record.caller ?? ''),
+        this.keys.create(record.taskId, record.caller ?? '', record.owner),
         [
           record.taskId,
           json,
@@ -212,10 +213,12 @@ export class RedisTaskStore implements McpTaskStore {
           limits.resultTtlMs,
           lackTasks,
           lackBytes,
+          ownedHere ? record.owner : '',
         ],
       );
       await this.adjust(tasks - (taken === true ? 1 : 0), bytes - (taken === true ? size : 0));
       const outcome = Number(result[0]);
+      if (outcome === 1 && ownedHere) return true;
       if (outcome === 1) {
         await this.call<number>('mcpTaskOwn', this.keys.owner(record.owner), [
           record.owner,

@@ -36,11 +36,16 @@ export class TaskScriptKeys {
     return [...store, task, `${task}:q`, `${task}:a`, ...(this.callers.get(taskId) ?? [])];
   }
 
-  /** A task's create: its keys and its caller's accounts (in the task's bucket). */
-  create(taskId: string, caller: string): string[] {
+  /** Whether an owner's index is in the task's bucket (then the create writes it). */
+  ownedHere(taskId: string, owner: string): boolean {
+    return this.keys.taskBucketOfOwner(owner) === this.keys.taskBucketOfTask(taskId);
+  }
+
+  /** A task's create: its keys, its caller's accounts, and its owner's index when in the same bucket. */
+  create(taskId: string, caller: string, owner: string): string[] {
     if (!this.keys.clustered) return this.task(taskId);
     this.remember(taskId, caller === '' ? [] : this.callerKeys(this.keys.taskBucketOfTask(taskId), caller));
-    return this.task(taskId);
+    return [...this.task(taskId), ...(this.ownedHere(taskId, owner) ? this.owner(owner).slice(1) : [])];
   }
 
   /** An owner's index, in the owner's bucket (a list of its tasks, the entry of a new one). */

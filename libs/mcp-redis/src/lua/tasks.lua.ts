@@ -10,7 +10,8 @@ import { ORPHANED_TASK, RESULT_NOT_KEPT } from '@nest-mcp/server/backend';
  * single Redis): a task lives in its caller's bucket (the bucket is in its id, see
  * `RedisKeys.newTaskId`), beside its caller's accounts, so that the caller's budget is checked
  * and taken in the step that creates, and freed in the step that ends. An owner's index lives in
- * the owner's bucket (written by its own script after a create). The global bounds
+ * the owner's bucket (written by the create when that is the task's bucket, else by a script of
+ * its own after it). The global bounds
  * (`tasks.maxStored`, `maxStoredBytes`) are a counter of their own (`tasks`, see TASK_RESERVE):
  * the store takes a place there before a create or an end stores bytes, and gives back what a
  * script reports it freed. Every script that may change what is stored answers
@@ -217,6 +218,20 @@ local function keepUntil(index, at, now)
   if ttl < 0 or now + ttl < at then call('PEXPIREAT', index, at) end
 end
 
+-- Enters a new task in its owner's index (in this bucket); entries of tasks whose time to live
+-- lapsed leave it as new ones come.
+local function own(owner, id, createdAt, expiresAt, now)
+  local owned, ownedUntil = T .. ':to:' .. owner, T .. ':tox:' .. owner
+  for _, old in ipairs(call('ZRANGEBYSCORE', ownedUntil, '-inf', now, 'LIMIT', 0, 8)) do
+    call('ZREM', owned, old)
+    call('ZREM', ownedUntil, old)
+  end
+  call('ZADD', owned, createdAt, id)
+  call('ZADD', ownedUntil, expiresAt, id)
+  keepUntil(owned, expiresAt, now)
+  keepUntil(ownedUntil, expiresAt, now)
+end
+
 -- A task that ended: its instance's entry no longer lists it, nor its side keys hold anything.
 local function release(key, id)
   local instance = call('HGET', key, 'i')
@@ -376,8 +391,9 @@ return 1
 
 /**
  * ARGV: id, base JSON, caller ('' for none), instance, createdAt, expiresAt, now, status message
- * ('' for none), max tasks per caller, max bytes per caller, result ttl ms, then what the global
- * counter lacks (tasks, bytes: 0 0 when the store took the new task's place there) →
+ * ('' for none), max tasks per caller, max bytes per caller, result ttl ms, what the global
+ * counter lacks (tasks, bytes: 0 0 when the store took the new task's place there), then the
+ * owner when its index is in this bucket ('' when it is in another: see TASK_OWN) →
  * done({ 1 }) created | done({ 0 }) the caller's budget is full of running tasks | done({ 3 })
  * the caller's oldest ended tasks were removed to free what the counter lacks (take a place
  * again) | done({ 2 }) they would not free it (nothing removed). What does not fit the caller's
@@ -389,7 +405,7 @@ export const TASK_CREATE =
 local id, base, caller, instance = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local createdAt, expiresAt, now, message = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
 local maxPerCaller, maxBytesPerCaller, resultTtl = tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13]
-local lackN, lackB = tonumber(ARGV[14]), tonumber(ARGV[15])
+local lackN, lackB, owner = tonumber(ARGV[14]), tonumber(ARGV[15]), ARGV[16]
 local size = #base + #message
 wantCaller(caller)
 if not ready() then return asking() end
@@ -426,27 +442,18 @@ if caller ~= '' then
 end
 call('ZADD', RUNNING, 0, instance .. ' ' .. id)
 call('SADD', INSTANCES, instance)
+if owner ~= '' then own(owner, id, createdAt, expiresAt, now) end
 return done({ 1 })
 `;
 
 /**
- * The entry of a new task in its owner's index (in the owner's bucket). ARGV: owner, id,
- * createdAt, expiresAt, now → 1.
+ * The entry of a new task in its owner's index, when the owner's bucket is not the task's (the
+ * create wrote it itself otherwise). ARGV: owner, id, createdAt, expiresAt, now → 1.
  */
 export const TASK_OWN =
   PRELUDE +
   `
-local owned, ownedUntil = T .. ':to:' .. ARGV[3], T .. ':tox:' .. ARGV[3]
-local id, createdAt, expiresAt, now = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
--- The entries of tasks whose time to live lapsed leave the owner's index as new ones come.
-for _, old in ipairs(call('ZRANGEBYSCORE', ownedUntil, '-inf', now, 'LIMIT', 0, 8)) do
-  call('ZREM', owned, old)
-  call('ZREM', ownedUntil, old)
-end
-call('ZADD', owned, createdAt, id)
-call('ZADD', ownedUntil, expiresAt, id)
-keepUntil(owned, expiresAt, now)
-keepUntil(ownedUntil, expiresAt, now)
+own(ARGV[3], ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
 return 1
 `;
 
