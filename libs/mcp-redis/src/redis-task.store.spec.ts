@@ -79,18 +79,18 @@ describe('RedisTaskStore', () => {
     expect(commands.map((command) => command.args[0].toLowerCase())).toEqual(['evalsha']);
   });
 
-  it("a create takes a place in the global counter, then creates the task and its owner's entry in one step; an end takes its bytes, then ends", async () => {
+  it("on one Redis a create, its owner's entry and the global counter are one step, and so is an end", async () => {
     const run = jest.spyOn(RedisScripts.prototype, 'run');
     try {
       const record = taskRecord({ instanceId: 'tasks-1', owner: 'm:counted-calls' }, tasks);
       expect(await tasks.create(record, taskLimits())).toBe(true);
-      expect(run.mock.calls.map(([name]) => name)).toEqual(['mcpTaskReserve', 'mcpTaskCreate']);
+      expect(run.mock.calls.map(([name]) => name)).toEqual(['mcpTaskCreate']);
       expect((await tasks.list('m:counted-calls', undefined, 10)).records.map((listed) => listed.taskId)).toEqual([
         record.taskId,
       ]);
       run.mockClear();
       await tasks.settle(record.taskId, { status: 'completed', result: {} }, Date.now());
-      expect(run.mock.calls.map(([name]) => name)).toEqual(['mcpTaskReserve', 'mcpTaskSettle']);
+      expect(run.mock.calls.map(([name]) => name)).toEqual(['mcpTaskSettle']);
     } finally {
       run.mockRestore();
     }

@@ -60,10 +60,12 @@ interface Changed<T> {
  * Tasks in Redis, spread over buckets (see lua/tasks.lua.ts for the keys): a task lives in its
  * caller's bucket, named in its id (`newTaskId`), so a poll is one `EVALSHA` in one slot, and the
  * caller's budget is checked and taken in the step that creates. The global bounds are a counter
- * of their own, where a create (and an end, for its result's bytes) takes its place first: never
- * passed by concurrent creates in different buckets. A terminal status is never overwritten, a
- * task is gone with its keys when its time to live lapses, and a task whose instance's lease
- * lapsed (`kill -9`) is failed by the next `reapOrphans` of any instance.
+ * of their own, where on a cluster a create (and an end, for its result's bytes) takes its place
+ * first: never passed by concurrent creates in different buckets (on one Redis the create's and
+ * the end's scripts check and update it in their own step: one call each). A terminal status is
+ * never overwritten, a task is gone with its keys when its time to live lapses, and a task whose
+ * instance's lease lapsed (`kill -9`) is failed by the next `reapOrphans` of any instance, or
+ * sooner by a read from an instance that learnt it (see `lately`).
  */
 export class RedisTaskStore implements McpTaskStore {
   private readonly keys: TaskScriptKeys;
@@ -194,8 +196,9 @@ export class RedisTaskStore implements McpTaskStore {
     const expiresAt = record.createdAt + record.ttlMs;
     const ownedHere = this.keys.ownedHere(record.taskId, record.owner);
     for (let reserves = 1; reserves <= MAX_RESERVES; reserves++) {
-      const taken = await this.reserve(1, size, limits);
-      const [lackTasks, lackBytes] = taken === true ? [0, 0] : taken;
+      // On one Redis the create's script checks and updates the counter in its own step.
+      const taken = this.redisKeys.clustered ? await this.reserve(1, size, limits) : false;
+      const [lackTasks, lackBytes] = Array.isArray(taken) ? taken : [0, 0];
       const { result, tasks, bytes } = await this.change<number[]>(
         'mcpTaskCreate',
         this.keys.create(record.taskId, record.caller ?? '', record.owner),
@@ -214,6 +217,8 @@ export class RedisTaskStore implements McpTaskStore {
           lackTasks,
           lackBytes,
           ownedHere ? record.owner : '',
+          limits.maxStored,
+          limits.maxStoredBytes,
         ],
       );
       await this.adjust(tasks - (taken === true ? 1 : 0), bytes - (taken === true ? size : 0));
@@ -279,13 +284,15 @@ export class RedisTaskStore implements McpTaskStore {
   }
 
   /**
-   * Takes the bytes of the end in the global counter first (no room there: the task fails with
-   * `RESULT_NOT_KEPT`), then ends the task in its bucket, then gives back what was not used.
+   * On a cluster, takes the bytes of the end in the global counter first (no room there: the task
+   * fails with `RESULT_NOT_KEPT`), then ends the task in its bucket, then gives back what was not
+   * used; on one Redis the script does all of it in one step.
    */
   async settle(taskId: string, settlement: McpTaskSettlement, now: number): Promise<McpTaskStatus | undefined> {
     const args = settlementArgs(settlement, now);
     const size = Buffer.byteLength(args[1]) + Buffer.byteLength(args[3]) + Buffer.byteLength(args[4]);
-    const roomy = (await this.reserve(0, size)) === true;
+    // On one Redis the settle's script checks and updates the counter in its own step.
+    const roomy = this.redisKeys.clustered && (await this.reserve(0, size)) === true;
     const { result, tasks, bytes } = await this.change<McpTaskStatus[]>('mcpTaskSettle', this.keys.task(taskId), [
       taskId,
       ...args,

@@ -5,8 +5,8 @@ const REMEMBERED_TASKS = 10_000;
 
 /**
  * The keys a task script declares (`KEYS`), see lua/tasks.lua.ts for the layout: the anchor of
- * the bucket it works in first. On one Redis a script names the anchor only: nothing checks the
- * others. On a Redis Cluster it declares every key it touches: the bucket's own (its share of the
+ * the bucket it works in first. On one Redis a script names the anchor and the global counter
+ * (which it updates in its own step there): nothing checks the others. On a Redis Cluster it declares every key it touches: the bucket's own (its share of the
  * global counter, its running tasks), the task's, and its caller's accounts when this instance
  * created it (so that the end of a task by the instance that runs it takes one script call;
  * another instance's script asks for them first, see lua/tasks.lua.ts).
@@ -25,7 +25,7 @@ export class TaskScriptKeys {
     const anchor = this.keys.taskBucket(bucket);
     return this.keys.clustered
       ? [anchor, `${anchor}:all`, `${anchor}:all:b`, `${anchor}:run`, `${anchor}:tinst`]
-      : [anchor];
+      : [anchor, this.keys.taskCount];
   }
 
   /** A script on one task: its bucket's keys, its own, and its caller's accounts when known. */
@@ -51,7 +51,9 @@ export class TaskScriptKeys {
   /** An owner's index, in the owner's bucket (a list of its tasks, the entry of a new one). */
   owner(owner: string): string[] {
     const anchor = this.keys.taskBucket(this.keys.taskBucketOfOwner(owner));
-    return this.keys.clustered ? [anchor, `${anchor}:to:${owner}`, `${anchor}:tox:${owner}`] : [anchor];
+    return this.keys.clustered
+      ? [anchor, `${anchor}:to:${owner}`, `${anchor}:tox:${owner}`]
+      : [anchor, this.keys.taskCount];
   }
 
   private remember(taskId: string, keys: readonly string[]): void {

@@ -79,6 +79,10 @@ local function ckey(kind, caller) return T .. ':' .. kind .. ':' .. caller end
 local function runningOf(instance) return '[' .. instance .. ' ', '(' .. instance .. '!' end
 -- What the bucket holds more than before this script: tasks, bytes (for the global counter).
 local DN, DB = 0, 0
+-- On one Redis the global counter is in reach (KEYS[2], no slots): a script checks and updates
+-- it in its own step, as it does its bucket. On a cluster the store does, around the script.
+local COUNTER = (not CLUSTERED) and KEYS[2] or nil
+local function counted(field) return tonumber(redis.call('HGET', COUNTER, field) or '0') end
 
 -- On a cluster, every key touched must be declared: a key found by reading another is asked for
 -- (want, then asking) before the step that touches it, and call stops a script that touches one
@@ -123,9 +127,16 @@ local function asking(partial)
   for _, v in ipairs(partial or {}) do out[#out + 1] = v end
   return out
 end
--- The reply of a script that may change what is stored: what changed, then its result.
+-- The reply of a script that may change what is stored: what changed, then its result (on one
+-- Redis what changed is in the global counter already: 0 0).
 local function done(result)
   local out = { 0, DN, DB }
+  if COUNTER then
+    for field, delta in pairs({ n = DN, b = DB }) do
+      if delta ~= 0 and redis.call('HINCRBY', COUNTER, field, delta) < 0 then redis.call('HSET', COUNTER, field, 0) end
+    end
+    out = { 0, 0, 0 }
+  end
   for _, v in ipairs(result) do out[#out + 1] = v end
   return out
 end
@@ -392,8 +403,9 @@ return 1
 /**
  * ARGV: id, base JSON, caller ('' for none), instance, createdAt, expiresAt, now, status message
  * ('' for none), max tasks per caller, max bytes per caller, result ttl ms, what the global
- * counter lacks (tasks, bytes: 0 0 when the store took the new task's place there), then the
- * owner when its index is in this bucket ('' when it is in another: see TASK_OWN) →
+ * counter lacks (tasks, bytes: 0 0 when the store took the new task's place there), the owner
+ * when its index is in this bucket ('' when it is in another: see TASK_OWN), then the global
+ * bounds (max tasks, max bytes: checked here on one Redis, see COUNTER) →
  * done({ 1 }) created | done({ 0 }) the caller's budget is full of running tasks | done({ 3 })
  * the caller's oldest ended tasks were removed to free what the counter lacks (take a place
  * again) | done({ 2 }) they would not free it (nothing removed). What does not fit the caller's
@@ -406,6 +418,7 @@ local id, base, caller, instance = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 local createdAt, expiresAt, now, message = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
 local maxPerCaller, maxBytesPerCaller, resultTtl = tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13]
 local lackN, lackB, owner = tonumber(ARGV[14]), tonumber(ARGV[15]), ARGV[16]
+local maxStored, maxStoredBytes = tonumber(ARGV[17]), tonumber(ARGV[18])
 local size = #base + #message
 wantCaller(caller)
 if not ready() then return asking() end
@@ -424,6 +437,14 @@ local room = {}
 if caller ~= '' then
   room = planRoom(caller, held, function(h) return h.cn < maxPerCaller and h.cb + size <= maxBytesPerCaller end, room)
   if not room then return done({ 0 }) end
+end
+if COUNTER then
+  redis.call('HSET', COUNTER, 'mn', maxStored, 'mb', maxStoredBytes)
+  local gn, gb = counted('n'), counted('b')
+  room = planRoom(caller, held, function(h)
+    return gn - h.fn < maxStored and gb - h.fb + size <= maxStoredBytes
+  end, room)
+  if not room then return done({ 2 }) end
 end
 for _, old in ipairs(room) do wantTask(old) end
 if not ready() then return asking() end
@@ -556,7 +577,8 @@ return 1
 /**
  * ARGV: id, status, message, now, result JSON, error JSON ('' for none), '1' when the store took
  * the bytes of message, result and error in the global counter ('0': no room there, the task
- * fails with RESULT_NOT_KEPT) → done({ the status before }) or done({}) for a task unknown.
+ * fails with RESULT_NOT_KEPT; on one Redis the counter is checked here) → done({ the status
+ * before }) or done({}) for a task unknown.
  */
 export const TASK_SETTLE =
   PRELUDE +
@@ -566,7 +588,12 @@ local key = tkey(id)
 local before = live(key)
 if not before then return done({}) end
 if TERMINAL[before] then return done({ before }) end
-if not ends(key, id, ARGV[4], ARGV[5], now, ARGV[7], ARGV[8], ARGV[9] == '1') then return asking() end
+local roomy = ARGV[9] == '1'
+if COUNTER then
+  local most = tonumber(redis.call('HGET', COUNTER, 'mb') or '') or math.huge
+  roomy = counted('b') + #ARGV[5] + #ARGV[7] + #ARGV[8] <= most
+end
+if not ends(key, id, ARGV[4], ARGV[5], now, ARGV[7], ARGV[8], roomy) then return asking() end
 return done({ before })
 `;
 
