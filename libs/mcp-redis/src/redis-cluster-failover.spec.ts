@@ -5,7 +5,7 @@
  * notification work (the instance's sharded channel of that bucket followed the slot). A session
  * whose POST answers are logged is ended while its slot migrates (its logs and its other keys
  * on different nodes): the end waits until they are on one node, and deletes them all. Another
- * moves the task store's slot while tasks are created, asked, answered, ended, read, listed and
+ * moves a task bucket's slot while tasks are created, asked, answered, ended, read, listed and
  * reaped: every task (and its budget) is there afterwards, and the store works on. A master
  * dies (kill -9): once its replica is promoted, the session, its subscriptions, its live stream
  * and the tasks work again, and a notification reaches the stream; nothing written before the
@@ -242,7 +242,7 @@ describe('Redis Cluster: a session with POST-stream logs ended while its slot mi
   }, 90_000);
 });
 
-describe("Redis Cluster: the task store's slot resharded to another master under task traffic", () => {
+describe("Redis Cluster: a task bucket's slot resharded to another master under task traffic", () => {
   it('keeps every task and its budget; tasks are created, asked, answered, ended and read across instances after it', async () => {
     const { running, keyPrefix, a, b } = await liveSession('t');
     const keys = new RedisKeys(keyPrefix, 256);
@@ -250,7 +250,9 @@ describe("Redis Cluster: the task store's slot resharded to another master under
     // Three tasks a caller: creates beyond remove its oldest ended tasks (keys a create asks for).
     const limits = taskLimits({ maxPerCaller: 3 });
     const record = (caller: string) =>
-      taskRecord({ instanceId: 't1', caller: `p:${caller}`, owner: `m:${caller}`, ttlMs: 600_000 });
+      taskRecord({ instanceId: 't1', caller: `p:${caller}`, owner: `m:${caller}`, ttlMs: 600_000 }, a.tasks);
+    // The bucket of the caller 'kept': its tasks and its budget.
+    const bucket = keys.taskBucket(keys.taskBucketOfCaller('p:kept'));
     const asking = record('kept');
     expect(await a.tasks!.create(asking, limits)).toBe(true);
     expect(await a.tasks!.ask(asking.taskId, { k: input }, Date.now())).toBe(true);
@@ -259,7 +261,7 @@ describe("Redis Cluster: the task store's slot resharded to another master under
     // Ended by the instance that did not create it: it learns the caller's accounts by asking.
     expect(await b.tasks!.settle(done.taskId, { status: 'completed', result: { n: 1 } }, Date.now())).toBe('working');
 
-    const from = await cluster.masterOf(keys.tasks);
+    const from = await cluster.masterOf(bucket);
     const to = (await masters()).find((port) => port !== from)!;
     // Every request a task operation runs through, once between two batches of keys moved: each
     // answers or fails with the backend's 503 error (a script refused half way would be a 500).
@@ -277,8 +279,8 @@ describe("Redis Cluster: the task store's slot resharded to another master under
         tolerated(() => b.tasks!.reapOrphans!(Date.now())),
       ]);
     };
-    await cluster.moveSlot(keys.tasks, to, traffic);
-    expect(await cluster.masterOf(keys.tasks)).toBe(to);
+    await cluster.moveSlot(bucket, to, traffic);
+    expect(await cluster.masterOf(bucket)).toBe(to);
 
     const asked = await once('the asking task read', () => b.tasks!.get(asking.taskId));
     expect(asked).toMatchObject({ status: 'input_required', inputRequests: { k: input } });
@@ -309,10 +311,10 @@ describe("Redis Cluster: the task store's slot resharded to another master under
 
 describe('Redis Cluster: a master killed while it holds a live session', () => {
   it('serves the session, its subscriptions, stream and tasks after the promotion; notifications arrive', async () => {
-    // The master killed serves the session's bucket and the task store's slot, where the
-    // instances' leases are: no instance can renew its lease until the promotion.
-    const { keyPrefix, a, b, session, stream } = await liveSession('f', (keys) => keys.tasks);
-    const task = taskRecord({ instanceId: 'f2', sessionId: session.id, ttlMs: 600_000 });
+    // The master killed serves the session's bucket and the leases' slot: no instance can renew
+    // its lease until the promotion.
+    const { keyPrefix, a, b, session, stream } = await liveSession('f', (keys) => keys.leases);
+    const task = taskRecord({ instanceId: 'f2', sessionId: session.id, ttlMs: 600_000 }, b.tasks);
     expect(await b.tasks!.create(task, taskLimits())).toBe(true);
     expect((await b.fanout.resourceUpdated('db://a')).sessions).toBe(1);
     await stream.waitFor(updated('db://a'));
@@ -323,9 +325,9 @@ describe('Redis Cluster: a master killed while it holds a live session', () => {
     await cluster.kill(master);
     await cluster.waitForFailover(master);
 
-    // Read first, before the instances renew their leases on the promoted master: a task whose
-    // instance's lease ended is failed as orphaned, and none of them could renew during the
-    // election.
+    // A look for orphans first, before the instances renew their leases on the promoted master:
+    // every lease ended during the election, and none counts as gone for it.
+    expect(await once('a look for orphans', () => a.tasks!.reapOrphans!(Date.now()))).toEqual([]);
     expect((await once('its task read', () => a.tasks!.get(task.taskId)))?.status).toBe('working');
     const found = await once('the session found again', () => b.sessions.access(session.id, Date.now(), 60_000));
     expect(found?.id).toBe(session.id);

@@ -22,7 +22,9 @@
  * | `{ev}:n`, `{ev<k>}:n` | STRING | a log shard's counter (`n` of its last entry) |
  * | `sub:<uri>` | SET | sids subscribed to the URI (the audience's size) |
  * | `streamed` | SET | sids that held a stream (the audience of list changes) |
- * | `{t}:…` | | the task store (see lua/tasks.lua.ts, its scripts declare every key: see task-script-keys.ts), `{t}:leases` (ZSET: instance → the end of its lease, in Redis time), `{t}:clock` (the last beat of any instance) and `{t}:grace` (see lua/liveness.lua.ts), in one slot |
+ * | `{t<n>}:…` | | the task store's buckets (`n` from the task's caller, and in the task id; see lua/tasks.lua.ts, its scripts declare every key: see task-script-keys.ts) |
+ * | `tasks` | HASH | tasks stored and their bytes, in all buckets: the global bounds `tasks.maxStored`, `maxStoredBytes` (touched on create and end only) |
+ * | `{l}:leases`, `{l}:clock`, `{l}:grace` | ZSET, STRING, STRING | instance → the end of its lease (Redis time), the last beat of any instance, the grace after a gap (see lua/liveness.lua.ts): heartbeats and looks for orphaned tasks only |
  * | `rl:<key>` | HASH + TTL | rate-limit window of a caller without a session |
  * | `rsn:<nonce>` | STRING + TTL | a consumed MRTR request-state nonce, until its state expires |
  * | channel `{ev}:bus` | PUB/SUB | notifications of log shard 0 (with their shard and sequence), session ends, broadcasts |
@@ -39,7 +41,7 @@
 export class RedisKeys {
   constructor(
     readonly prefix: string,
-    /** How many buckets the sessions are spread over (1 on a single Redis). */
+    /** How many buckets the sessions, and the tasks, are spread over (1 on a single Redis). */
     readonly buckets: number = 1,
     /** On a Redis Cluster: scripts declare every key they touch (see sessionScriptKeys). */
     readonly clustered = false,
@@ -143,17 +145,56 @@ export class RedisKeys {
     return `${this.prefix}streamed`;
   }
 
-  /** The anchor key of the task store's slot (every task script names it). */
-  get tasks(): string {
-    return `${this.prefix}{t}`;
+  /**
+   * The task bucket of a caller (FNV-1a of its key, '' for none): a caller's tasks and accounts
+   * share one bucket, so that its budget is checked where its tasks are created.
+   */
+  taskBucketOfCaller(caller: string | undefined): number {
+    return this.buckets === 1 ? 0 : fnv1a(caller ?? '') % this.buckets;
+  }
+
+  /** The task bucket of an owner's index (FNV-1a of the owner). */
+  taskBucketOfOwner(owner: string): number {
+    return this.buckets === 1 ? 0 : fnv1a(owner) % this.buckets;
   }
 
   /**
-   * The instances' leases (in the task store's slot): a sorted set, member = the instance, score =
+   * The id of a new task of `caller`: `<bucket>.<random>` (its caller's bucket, so that a lookup
+   * by id alone finds it), or `random` itself with one bucket.
+   */
+  newTaskId(random: string, caller: string | undefined): string {
+    return this.buckets === 1 ? random : `${this.taskBucketOfCaller(caller)}.${random}`;
+  }
+
+  /** The bucket of a task from its id (0 for an id this store did not make: it finds nothing there). */
+  taskBucketOfTask(taskId: string): number {
+    if (this.buckets === 1) return 0;
+    const match = /^(\d{1,5})\./.exec(taskId);
+    const bucket = match ? Number(match[1]) : 0;
+    return bucket < this.buckets ? bucket : 0;
+  }
+
+  /** The anchor key of a task bucket (every task script names its bucket's first). */
+  taskBucket(bucket: number): string {
+    return `${this.prefix}{t${bucket}}`;
+  }
+
+  /** Every task bucket's anchor key. */
+  allTaskBuckets(): string[] {
+    return Array.from({ length: this.buckets }, (_, n) => this.taskBucket(n));
+  }
+
+  /** Tasks stored and their bytes in all buckets (the global bounds): a key of its own. */
+  get taskCount(): string {
+    return `${this.prefix}tasks`;
+  }
+
+  /**
+   * The instances' leases (in a slot of their own): a sorted set, member = the instance, score =
    * the end of its lease in Redis time, renewed by its heartbeat.
    */
   get leases(): string {
-    return `${this.prefix}{t}:leases`;
+    return `${this.prefix}{l}:leases`;
   }
 
   /** The key that holds an instance's lease: the sorted set of every lease (see `leases`). */
@@ -161,14 +202,14 @@ export class RedisKeys {
     return this.leases;
   }
 
-  /** When any instance last beat (Redis time), in the task store's slot (see lua/liveness). */
+  /** When any instance last beat (Redis time), in the leases' slot (see lua/liveness). */
   get lastBeat(): string {
-    return `${this.prefix}{t}:clock`;
+    return `${this.prefix}{l}:clock`;
   }
 
   /** Until when no lease counts as ended (set after a gap in the beats, see lua/liveness). */
   get leaseGrace(): string {
-    return `${this.prefix}{t}:grace`;
+    return `${this.prefix}{l}:grace`;
   }
 
   /** A consumed MRTR request-state nonce (the replay guard). */

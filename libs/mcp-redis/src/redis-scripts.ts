@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { ATTACH, DETACH, FANOUT, HEARTBEAT, HELD_SUBSCRIPTIONS, LOG_READ, RESYNC, SEND } from './lua/delivery.lua.js';
-import { BEAT, DEAD_INSTANCES } from './lua/liveness.lua.js';
+import { BEAT, DEAD_INSTANCES, RECENTLY_GONE } from './lua/liveness.lua.js';
 import { POST_APPEND, POST_FINISH, POST_OPEN, POST_RESUME } from './lua/post-stream.lua.js';
 import { preludeFor } from './lua/prelude.lua.js';
 import {
@@ -16,12 +16,15 @@ import {
   UPDATE,
 } from './lua/session.lua.js';
 import {
+  TASK_ADJUST,
   TASK_ANSWER,
   TASK_ASK,
   TASK_CREATE,
   TASK_GET,
   TASK_LIST,
+  TASK_OWN,
   TASK_REAP,
+  TASK_RESERVE,
   TASK_SETTLE,
   TASK_SETTLE_INSTANCE,
   TASK_STATUS_MESSAGE,
@@ -50,12 +53,16 @@ const SCRIPTS = {
   mcpHeartbeat: HEARTBEAT,
   mcpBeat: BEAT,
   mcpDeadInstances: DEAD_INSTANCES,
+  mcpRecentlyGone: RECENTLY_GONE,
   mcpHeldSubscriptions: HELD_SUBSCRIPTIONS,
   mcpPostOpen: POST_OPEN,
   mcpPostAppend: POST_APPEND,
   mcpPostFinish: POST_FINISH,
   mcpPostResume: POST_RESUME,
+  mcpTaskReserve: TASK_RESERVE,
+  mcpTaskAdjust: TASK_ADJUST,
   mcpTaskCreate: TASK_CREATE,
+  mcpTaskOwn: TASK_OWN,
   mcpTaskGet: TASK_GET,
   mcpTaskStatusMessage: TASK_STATUS_MESSAGE,
   mcpTaskAsk: TASK_ASK,

@@ -10,20 +10,29 @@ import {
   type McpTaskStatus,
   type McpTaskStore,
 } from '@nest-mcp/server/backend';
-import { runAskingForKeys } from './asked-keys.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts, ScriptName } from './redis-scripts.js';
 import { TaskScriptKeys } from './task-script-keys.js';
 
-/** Tasks failed at most by one look for orphans (a dead instance's next ones follow at the next look). */
+/** Tasks failed, and lapsed tasks forgotten, at most by one look of a bucket (the rest at the next look). */
 const REAP_BUDGET = 500;
 
 /**
  * Calls of one operation at most on a cluster: each call after the first declares keys the one
- * before asked for (a task's caller accounts, the tasks an end removes to make room, the tasks of
- * an index), or goes on where the one before stopped (the tasks of an instance).
+ * before asked for (a task's caller accounts, the tasks an end removes to make room), or goes on
+ * where the one before stopped (the tasks of an instance).
  */
 const MAX_CALLS = 32;
+
+/**
+ * How long after its lease ended an instance is named to task reads (the looks for orphans, every
+ * few seconds on every instance, fail its tasks meanwhile), and how many such instances at most.
+ */
+const GONE_WINDOW_MS = 60_000;
+const GONE_KNOWN = 64;
+
+/** Times a create takes a place in the global counter, at most, making room in between. */
+const MAX_RESERVES = 4;
 
 /** The fields of a record that never change, as stored in `b`. */
 type Base = Pick<
@@ -40,42 +49,133 @@ type Base = Pick<
   | 'pollIntervalMs'
 >;
 
+/** What a script that may change what is stored answered: its result, and what its bucket holds more. */
+interface Changed<T> {
+  readonly result: T;
+  readonly tasks: number;
+  readonly bytes: number;
+}
+
 /**
- * Tasks in Redis (see lua/tasks.lua.ts for the keys): one script per operation, so one round
- * trip each (a poll is one `EVALSHA`), and every rule of `McpTaskStore` holds atomically: the
- * caller's budget is checked and taken in the step that creates, a terminal status is never
- * overwritten, a task is gone with its keys when its time to live lapses, and a task whose
- * instance's liveness key lapsed (`kill -9`) is failed by the next read of it or by the next
- * `reapOrphans` of any instance.
+ * Tasks in Redis, spread over buckets (see lua/tasks.lua.ts for the keys): a task lives in its
+ * caller's bucket, named in its id (`newTaskId`), so a poll is one `EVALSHA` in one slot, and the
+ * caller's budget is checked and taken in the step that creates. The global bounds are a counter
+ * of their own, where on a cluster a create (and an end, for its result's bytes) takes its place
+ * first: never passed by concurrent creates in different buckets (on one Redis the create's and
+ * the end's scripts check and update it in their own step: one call each). A terminal status is
+ * never overwritten, a task is gone with its keys when its time to live lapses, and a task whose
+ * instance's lease lapsed (`kill -9`) is failed by the next `reapOrphans` of any instance, or
+ * sooner by a read from an instance that learnt it (see `lately`).
  */
 export class RedisTaskStore implements McpTaskStore {
   private readonly keys: TaskScriptKeys;
 
+  /** The instances lately gone, as last read from the leases (see `lately`). */
+  private gone: readonly string[] = [];
+  private goneReadAt = 0;
+  private readingGone = false;
+
   constructor(
     private readonly scripts: RedisScripts,
-    keys: RedisKeys,
+    private readonly redisKeys: RedisKeys,
+    /** How often the instances lately gone are read again, at most (the instances' heartbeat). */
+    private readonly goneEveryMs = 5_000,
   ) {
-    this.keys = new TaskScriptKeys(keys);
+    this.keys = new TaskScriptKeys(redisKeys);
+  }
+
+  /**
+   * The instances whose lease ended lately (within `GONE_WINDOW_MS`), as known now: a read fails
+   * their running tasks in its own step (the leases are in another slot, no task script reads
+   * them). Read again in the background once `goneEveryMs` passed, while tasks are read: a task
+   * whose instance died is failed by a read at most a heartbeat after its lease ended and was
+   * learnt (and by the next look for orphans in any case). Never a call on a read's path.
+   */
+  private lately(): readonly string[] {
+    const now = Date.now();
+    if (!this.readingGone && now - this.goneReadAt >= this.goneEveryMs) {
+      this.readingGone = true;
+      this.scripts
+        .run<string[]>(
+          'mcpRecentlyGone',
+          [this.redisKeys.leases, this.redisKeys.lastBeat, this.redisKeys.leaseGrace],
+          GONE_WINDOW_MS,
+          GONE_KNOWN,
+        )
+        .then(
+          (gone) => {
+            this.gone = gone;
+            this.goneReadAt = Date.now();
+          },
+          () => undefined,
+        )
+        .finally(() => (this.readingGone = false));
+    }
+    return this.gone;
+  }
+
+  /** The task's bucket is its caller's, named in the id (see `RedisKeys.newTaskId`). */
+  newTaskId(random: string, caller: string | undefined): string {
+    return this.redisKeys.newTaskId(random, caller);
   }
 
   /**
    * Runs a task script. On a cluster a script that found keys it touches by reading others asks
-   * for them (`{ -1, n, key1..keyn, partial... }`, see lua/tasks.lua.ts) before it touches them:
-   * it is run again with them declared, the partial results (tasks ended so far) gathered. On one
-   * Redis no script asks: one call.
+   * for them (`{ -1, dn, db, n, key1..keyn, partial... }`, see lua/tasks.lua.ts) before it touches
+   * them: it is run again with them declared, the partial results (tasks ended so far) gathered.
+   * On one Redis no script asks: one call. A script that may change what is stored answers
+   * `{ 0, dn, db, result... }`: what its buckets hold more, over every call, comes back with it.
    */
-  private async call<T>(
+  private async call<T>(name: ScriptName, declared: string[], args: (string | number)[]): Promise<T> {
+    return (await this.change<T>(name, declared, args, false)).result;
+  }
+
+  private async change<T>(
     name: ScriptName,
     declared: string[],
     args: (string | number)[],
-    partial?: string[],
-  ): Promise<T> {
-    return runAskingForKeys<T>((keys) => this.scripts.run<unknown>(name, keys, ...args), declared, {
-      marker: -1,
-      maxCalls: MAX_CALLS,
-      exhausted: 'The task store changed under every attempt: retry',
-      partial,
-    });
+    counted = true,
+  ): Promise<Changed<T>> {
+    let keys = declared;
+    let tasks = 0;
+    let bytes = 0;
+    const partial: string[] = [];
+    for (let calls = 1; ; calls++) {
+      const reply = await this.scripts.run<unknown>(name, keys, ...args);
+      if (!Array.isArray(reply) || (reply[0] !== -1 && !counted)) return { result: reply as T, tasks, bytes };
+      tasks += Number(reply[1]);
+      bytes += Number(reply[2]);
+      if (reply[0] !== -1) {
+        return { result: [...partial, ...(reply as string[]).slice(3)] as T, tasks, bytes };
+      }
+      const count = Number(reply[3]);
+      const asked = (reply as string[]).slice(4, 4 + count);
+      partial.push(...(reply as string[]).slice(4 + count));
+      if (calls === MAX_CALLS) {
+        await this.adjust(tasks, bytes);
+        throw new McpBackendUnavailableError('The task store changed under every attempt: retry');
+      }
+      keys = [...new Set([...keys, ...asked])];
+    }
+  }
+
+  /** Takes places in the global counter: true when taken, else what it lacks ([tasks, bytes]). */
+  private async reserve(tasks: number, bytes: number, limits?: McpTaskLimits): Promise<true | [number, number]> {
+    const reply = await this.scripts.run<number[]>(
+      'mcpTaskReserve',
+      [this.redisKeys.taskCount],
+      tasks,
+      bytes,
+      limits?.maxStored ?? '',
+      limits?.maxStoredBytes ?? '',
+    );
+    return Number(reply[0]) === 1 ? true : [Number(reply[1]), Number(reply[2])];
+  }
+
+  /** Tells the global counter what the buckets hold more (less) than the places taken for it. */
+  private async adjust(tasks: number, bytes: number): Promise<void> {
+    if (tasks === 0 && bytes === 0) return;
+    await this.scripts.run('mcpTaskAdjust', [this.redisKeys.taskCount], tasks, bytes);
   }
 
   async create(record: McpTaskRecord, limits: McpTaskLimits): Promise<boolean> {
@@ -91,39 +191,71 @@ export class RedisTaskStore implements McpTaskStore {
       ttlMs: record.ttlMs,
       pollIntervalMs: record.pollIntervalMs,
     };
-    const created = await this.call<number>(
-      'mcpTaskCreate',
-      this.keys.create(record.taskId, record.caller ?? '', record.owner),
-      [
-        record.taskId,
-        JSON.stringify(base),
-        record.caller ?? '',
-        record.instanceId,
-        record.owner,
-        record.createdAt,
-        record.createdAt + record.ttlMs,
-        record.lastUpdatedAt,
-        record.statusMessage ?? '',
-        limits.maxPerCaller,
-        limits.maxBytesPerCaller,
-        limits.maxStored,
-        limits.maxStoredBytes,
-        limits.resultTtlMs,
-      ],
-    );
-    if (created === 2)
-      throw new McpBackendUnavailableError('The task store is full: retry when some tasks have expired');
-    return created === 1;
+    const json = JSON.stringify(base);
+    const size = Buffer.byteLength(json) + Buffer.byteLength(record.statusMessage ?? '');
+    const expiresAt = record.createdAt + record.ttlMs;
+    const ownedHere = this.keys.ownedHere(record.taskId, record.owner);
+    for (let reserves = 1; reserves <= MAX_RESERVES; reserves++) {
+      // On one Redis the create's script checks and updates the counter in its own step.
+      const taken = this.redisKeys.clustered ? await this.reserve(1, size, limits) : false;
+      const [lackTasks, lackBytes] = Array.isArray(taken) ? taken : [0, 0];
+      const { result, tasks, bytes } = await this.change<number[]>(
+        'mcpTaskCreate',
+        this.keys.create(record.taskId, record.caller ?? '', record.owner),
+        [
+          record.taskId,
+          json,
+          record.caller ?? '',
+          record.instanceId,
+          record.createdAt,
+          expiresAt,
+          record.lastUpdatedAt,
+          record.statusMessage ?? '',
+          limits.maxPerCaller,
+          limits.maxBytesPerCaller,
+          limits.resultTtlMs,
+          lackTasks,
+          lackBytes,
+          ownedHere ? record.owner : '',
+          limits.maxStored,
+          limits.maxStoredBytes,
+        ],
+      );
+      await this.adjust(tasks - (taken === true ? 1 : 0), bytes - (taken === true ? size : 0));
+      const outcome = Number(result[0]);
+      if (outcome === 1 && ownedHere) return true;
+      if (outcome === 1) {
+        await this.call<number>('mcpTaskOwn', this.keys.owner(record.owner), [
+          record.owner,
+          record.taskId,
+          record.createdAt,
+          expiresAt,
+          record.lastUpdatedAt,
+        ]);
+        return true;
+      }
+      if (outcome === 0) return false;
+      if (outcome === 2) break;
+      // 3: the caller's ended tasks made the room the counter lacked: take a place again.
+    }
+    throw new McpBackendUnavailableError('The task store is full: retry when some tasks have expired');
   }
 
   async get(taskId: string, options?: McpTaskReadOptions): Promise<McpTaskRecord | undefined> {
     const withResult = options?.result === false ? '0' : '1';
-    const fields = await this.call<string[] | null>('mcpTaskGet', this.keys.task(taskId), [
+    const {
+      result: fields,
+      tasks,
+      bytes,
+    } = await this.change<string[]>('mcpTaskGet', this.keys.task(taskId), [
       taskId,
       Date.now(),
       withResult,
+      ...this.lately(),
     ]);
-    return fields ? recordOf(fields) : undefined;
+    // A task failed as orphaned by this read: its error's bytes, counted without a place taken.
+    await this.adjust(tasks, bytes);
+    return fields.length > 0 ? recordOf(fields) : undefined;
   }
 
   async setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<boolean> {
@@ -151,19 +283,36 @@ export class RedisTaskStore implements McpTaskStore {
     return (await this.call<number>('mcpTaskWithdraw', this.keys.task(taskId), [taskId, now, ...keys])) === 1;
   }
 
+  /**
+   * On a cluster, takes the bytes of the end in the global counter first (no room there: the task
+   * fails with `RESULT_NOT_KEPT`), then ends the task in its bucket, then gives back what was not
+   * used; on one Redis the script does all of it in one step.
+   */
   async settle(taskId: string, settlement: McpTaskSettlement, now: number): Promise<McpTaskStatus | undefined> {
-    const before = await this.call<McpTaskStatus | null>('mcpTaskSettle', this.keys.task(taskId), [
+    const args = settlementArgs(settlement, now);
+    const size = Buffer.byteLength(args[1]) + Buffer.byteLength(args[3]) + Buffer.byteLength(args[4]);
+    // On one Redis the settle's script checks and updates the counter in its own step.
+    const roomy = this.redisKeys.clustered && (await this.reserve(0, size)) === true;
+    const { result, tasks, bytes } = await this.change<McpTaskStatus[]>('mcpTaskSettle', this.keys.task(taskId), [
       taskId,
-      ...settlementArgs(settlement, now),
+      ...args,
+      roomy ? '1' : '0',
     ]);
-    return before ?? undefined;
+    await this.adjust(tasks, bytes - (roomy ? size : 0));
+    return result[0];
   }
 
+  /**
+   * The owner's index (in its bucket) names the page's tasks, each then read in its own bucket:
+   * the entries of tasks removed before their time (to make room) are left out, so a page may
+   * hold fewer than `limit` (an entry leaves the index when its time to live lapses).
+   */
   async list(owner: string, cursor: string | undefined, limit: number): Promise<McpTaskPage> {
-    const reply = await this.call<Array<string | number>>('mcpTaskList', this.keys.list(owner), [
+    const reply = await this.call<Array<string | number>>('mcpTaskList', this.keys.owner(owner), [
       owner,
       cursor ?? '',
       limit,
+      Date.now(),
     ]);
     if (reply[0] === 'cursor') throw new McpTaskCursorError(cursor ?? '');
     const [more, ...ids] = reply as [number, ...string[]];
@@ -171,25 +320,75 @@ export class RedisTaskStore implements McpTaskStore {
     const records = (await Promise.all(ids.map((taskId) => this.get(taskId, { result: false })))).filter(
       (record): record is McpTaskRecord => record !== undefined,
     );
-    return more === 1 && ids.length > 0 ? { records, nextCursor: ids.at(-1) } : { records };
+    return Number(more) === 1 && ids.length > 0 ? { records, nextCursor: ids.at(-1) } : { records };
   }
 
+  /** One call per bucket (at startup only). */
   async settleInstance(instanceId: string, settlement: McpTaskSettlement, now: number): Promise<string[]> {
     const [status, message, , result, error] = settlementArgs(settlement, now);
-    const settled: string[] = [];
-    const rest = await this.call<string[]>(
-      'mcpTaskSettleInstance',
-      this.keys.all(),
-      [instanceId, status, message, now, result, error],
-      settled,
+    const settled = await Promise.all(
+      this.redisKeys.allTaskBuckets().map(async (_, bucket) => {
+        const changed = await this.change<string[]>('mcpTaskSettleInstance', this.keys.bucket(bucket), [
+          instanceId,
+          status,
+          message,
+          now,
+          result,
+          error,
+        ]);
+        await this.adjust(changed.tasks, changed.bytes);
+        return changed.result;
+      }),
     );
-    return [...settled, ...rest];
+    return settled.flat();
   }
 
+  /**
+   * One look of every bucket (one call each, in parallel): what lapsed leaves the global counter,
+   * and the instances with running tasks are named; then the leases say which of them are gone,
+   * and the buckets that hold their tasks fail them (one more call each, only then).
+   */
   async reapOrphans(now: number): Promise<string[]> {
-    const failed: string[] = [];
-    const rest = await this.call<string[]>('mcpTaskReap', this.keys.all(), [now, REAP_BUDGET], failed);
-    return [...failed, ...rest];
+    const buckets = this.redisKeys.allTaskBuckets().map((_, bucket) => bucket);
+    const looks = await Promise.all(buckets.map((bucket) => this.look(bucket, now, [])));
+    const instances = [...new Set(looks.flatMap((look) => look.instances))];
+    if (instances.length === 0) return [];
+    const gone = new Set(
+      await this.scripts.run<string[]>(
+        'mcpDeadInstances',
+        [this.redisKeys.leases, this.redisKeys.lastBeat, this.redisKeys.leaseGrace],
+        ...instances,
+      ),
+    );
+    if (gone.size === 0) return [];
+    const reaped = await Promise.all(
+      buckets
+        .filter((bucket) => looks[bucket].instances.some((instance) => gone.has(instance)))
+        .map(async (bucket) => (await this.look(bucket, now, [...gone])).failed),
+    );
+    return reaped.flat();
+  }
+
+  /** One look of a bucket (see TASK_REAP): the tasks of the instances `gone` failed. */
+  private async look(
+    bucket: number,
+    now: number,
+    gone: readonly string[],
+  ): Promise<{ failed: string[]; instances: string[] }> {
+    const { result, tasks, bytes } = await this.change<Array<string | number>>(
+      'mcpTaskReap',
+      this.keys.bucket(bucket),
+      [now, REAP_BUDGET, ...gone],
+    );
+    await this.adjust(tasks, bytes);
+    // [ids failed before asking..., n, the n ids failed, instances...]: the ids are strings.
+    const index = result.findIndex((value) => typeof value === 'number');
+    const count = Number(result[index]);
+    const ids = result.map(String);
+    return {
+      failed: [...ids.slice(0, index), ...ids.slice(index + 1, index + 1 + count)],
+      instances: ids.slice(index + 1 + count),
+    };
   }
 }
 

@@ -241,7 +241,7 @@ export class RedisMcpBackend implements McpBackend {
       messaging: pubsub,
       rateWindows: new RedisRateWindows(scripts, keys),
       requestStateNonces: new RedisRequestStateNonces(redis, keys),
-      tasks: new RedisTaskStore(scripts, keys),
+      tasks: new RedisTaskStore(scripts, keys, this.options.heartbeatMs ?? 5_000),
       skills: new RedisSkillStore(redis, new RedisSkillKeys(keys.prefix)),
       close: async () => {
         delivery.stop();

@@ -1,12 +1,13 @@
 /**
- * Scripts of the instances' liveness, in the task store's slot (`{t}`): each instance's lease
- * (one sorted set `{t}:leases`, member = the instance, score = the end of its lease, so that a
+ * Scripts of the instances' liveness, in a slot of their own (`{l}`): each instance's lease
+ * (one sorted set `{l}:leases`, member = the instance, score = the end of its lease, so that a
  * script reads any instance's lease through a key it declares), the last beat of any instance
- * and the grace after a gap (see `instanceGone` in lua/prelude).
+ * and the grace after a gap (see `instanceGone` in lua/prelude). Only the heartbeats and the
+ * looks for orphaned tasks touch it (DEAD_INSTANCES), never a request.
  */
 
 /**
- * One heartbeat of the calling instance. KEYS: `{t}:leases`, `{t}:clock`, `{t}:grace`. ARGV:
+ * One heartbeat of the calling instance. KEYS: `{l}:leases`, `{l}:clock`, `{l}:grace`. ARGV:
  * lease ms, gap ms (longer than the instances' interval between beats) → 1. No beat for longer
  * than the gap means that nobody could write (the slot failed over, Redis was down), not that
  * every instance died: every lease gets one more lease's time from now. A lease outlives its end
@@ -27,11 +28,25 @@ redis.call('ZREMRANGEBYSCORE', LEASES, '-inf', now - 86400000)
 return 1
 `;
 
-/** KEYS: `{t}:leases`, `{t}:clock`, `{t}:grace`. ARGV: the ids of the instances asked about → the ids of those gone. */
+/** KEYS: `{l}:leases`, `{l}:clock`, `{l}:grace`. ARGV: the ids of the instances asked about → the ids of those gone. */
 export const DEAD_INSTANCES = `
 local gone = {}
 for i = 3, #ARGV do
   if instanceGone(ARGV[i]) then gone[#gone + 1] = ARGV[i] end
+end
+return gone
+`;
+
+/**
+ * KEYS: `{l}:leases`, `{l}:clock`, `{l}:grace`. ARGV: how far back (ms), at most how many → the
+ * ids of the instances gone whose lease ended that recently (those the looks for orphans may not
+ * have reached yet: task reads fail their tasks, see TASK_GET).
+ */
+export const RECENTLY_GONE = `
+local now = redisNow()
+local gone = {}
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[3]), now, 'LIMIT', 0, tonumber(ARGV[4]))) do
+  if instanceGone(id) then gone[#gone + 1] = id end
 end
 return gone
 `;

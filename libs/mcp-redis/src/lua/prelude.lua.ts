@@ -32,19 +32,19 @@ local function redisNow()
 end
 
 -- Whether an instance is gone (crashed, cut off): its lease, renewed by its heartbeat (its score in
--- the sorted set '{t}:leases': its end in Redis time), ended, and no grace runs. A lease also ends
+-- the sorted set '{l}:leases': its end in Redis time), ended, and no grace runs. A lease also ends
 -- when nobody could renew it:
--- while the task store's slot failed over (its master killed, its replica not elected yet), every
+-- while the leases' slot failed over (its master killed, its replica not elected yet), every
 -- heartbeat failed, and the promoted replica finds every lease ended. The first beat after such a
--- gap grants a grace of one lease ('{t}:grace'), and until that beat the last one ('{t}:clock')
+-- gap grants a grace of one lease ('{l}:grace'), and until that beat the last one ('{l}:clock')
 -- is older than the lease's end: an instance counts as gone only once others have beaten after
 -- its lease ended, and it has had a lease's time to beat too.
 local function instanceGone(id)
   local now = redisNow()
-  local leaseEnd = tonumber(redis.call('ZSCORE', P .. '{t}:leases', id) or '0')
+  local leaseEnd = tonumber(redis.call('ZSCORE', P .. '{l}:leases', id) or '0')
   if leaseEnd >= now then return false end
-  if tonumber(redis.call('GET', P .. '{t}:clock') or '0') < leaseEnd then return false end
-  return tonumber(redis.call('GET', P .. '{t}:grace') or '0') < now
+  if tonumber(redis.call('GET', P .. '{l}:clock') or '0') < leaseEnd then return false end
+  return tonumber(redis.call('GET', P .. '{l}:grace') or '0') < now
 end
 
 -- true when a live instance holds a standalone stream of the session (its heartbeat renewed

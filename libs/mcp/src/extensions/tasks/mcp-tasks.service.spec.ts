@@ -149,6 +149,27 @@ describe('McpTasks', () => {
     );
   });
 
+  it("makes a new task's id with the store's newTaskId when it has one: from a random id and the task's caller", async () => {
+    class PlacingStore extends InMemoryTaskStore {
+      readonly asked: Array<[string, string | undefined]> = [];
+      newTaskId(random: string, caller: string | undefined): string {
+        this.asked.push([random, caller]);
+        return `s7.${random}`;
+      }
+    }
+    const store = new PlacingStore();
+    const { tasks } = tasksWith(store);
+    const created = (await tasks.start({ kind: 'task' }, ctx('alice'), async () => ({ content: [] }))) as {
+      taskId: string;
+    };
+    expect(store.asked).toHaveLength(1);
+    const [[random, caller]] = store.asked;
+    expect(random).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(caller).toMatch(/^p:/);
+    expect(created.taskId).toBe(`s7.${random}`);
+    await expect(tasks.find(created.taskId, ctx('alice'))).resolves.toMatchObject({ taskId: created.taskId, caller });
+  });
+
   it('polls of a completed task read its status from the store each time, and its result once', async () => {
     const store = new InMemoryTaskStore();
     const { tasks } = tasksWith(store);

@@ -151,8 +151,10 @@ export class McpTasks {
       Math.min(this.options.maxTaskTtlMs, Math.max(MIN_TASK_TTL_MS, requestedTtlMs ?? this.options.taskTtlMs)),
     );
     const caller = callerKeyOf(ctx.auth, ctx.request);
+    const random = randomBytes(18).toString('base64url');
     const record: McpTaskRecord = {
-      taskId: randomBytes(18).toString('base64url'),
+      // A store that places tasks by caller says where in the id.
+      taskId: this.store.newTaskId?.(random, caller) ?? random,
       owner: taskEraOf(ctx.era).owner(principalDigest(ctx.auth), ctx.sessionId),
       ...(caller !== undefined ? { caller } : {}),
       ...(requiredScopes !== undefined && requiredScopes.length > 0 ? { requiredScopes: [...requiredScopes] } : {}),

@@ -135,11 +135,20 @@ export class McpTaskCursorError extends Error {
  *   with `McpBackendUnavailableError` (the global bounds), and `settle` ends the task `failed`
  *   with `RESULT_NOT_KEPT` instead of storing its result;
  * - a shared store settles every task whose instance is gone (its liveness lapsed) as
- *   `ORPHANED_TASK`: at the latest when the task is next read, so no task stays `working` for
- *   ever.
+ *   `ORPHANED_TASK`: at the latest by the next `reapOrphans` (it may on a read sooner), so no
+ *   task stays `working` for ever.
  * @publicApi
  */
 export interface McpTaskStore {
+  /**
+   * The id of a new task of `caller` (its `McpTaskRecord.caller`, undefined for none), made from
+   * `random`, the unguessable id the core made for it. A store that places tasks by their caller
+   * (over the shards of a cluster, so that a caller's budget is checked in one place) says where
+   * in the id, so that every lookup by id alone finds the task. It keeps `random` whole in the id
+   * (what makes it unguessable) and adds at most 32 characters of `[A-Za-z0-9._-]`. Absent: the
+   * id is `random`.
+   */
+  newTaskId?(random: string, caller: string | undefined): string;
   /**
    * Stores a new task within `limits` (kept with it), removing the oldest ended tasks of its
    * caller when that makes room. Resolves `false`, storing nothing, when its `caller` would still
