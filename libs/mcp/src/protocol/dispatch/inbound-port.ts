@@ -24,21 +24,6 @@ export interface McpRefusedFrom {
 }
 
 /**
- * How a transport dispatches one classified frame: the context it is served with, and the
- * transport's own work before it is served (the 2025-era session lookup; see
- * `McpDispatcher.dispatch`).
- */
-export interface McpInboundDispatch {
-  readonly ctx: McpDispatchContext;
-  readonly prepare?: () => Promise<void>;
-}
-
-/** A transport's side of `McpInboundPort.serve`: the dispatch of a frame once it is classified. */
-export interface McpInboundExchange {
-  open(inbound: Inbound): McpInboundDispatch;
-}
-
-/**
  * The core's one inbound port, what every transport hands a parsed message to: it classifies the
  * message once (its era, a modern request's envelope and headers), dispatches it, maps what
  * failed outside a handler, and refuses what a transport turns away before dispatch (counted
@@ -59,27 +44,12 @@ export class McpInboundPort {
     return this.telemetry.receivedNow();
   }
 
-  /**
-   * Serves one parsed payload in one call: classifies it once, for the eras served where it
-   * arrived (and, over HTTP, its headers), asks the transport's `exchange` for the context of what
-   * it carries, and dispatches it (see `McpDispatcher.dispatch`).
-   */
-  serve(payload: unknown, frame: InboundFrame, exchange: McpInboundExchange): Promise<McpAnswer | undefined> {
-    const inbound = this.classifier.classify(payload, frame);
-    const { ctx, prepare } = exchange.open(inbound);
-    return this.dispatcher.dispatch(inbound, ctx, prepare);
-  }
-
-  /**
-   * Classifies `payload` once, for the eras served where it arrived. For a connection (WebSocket,
-   * stdio, legacy SSE) that orders what it serves by what a frame is (a second `initialize` waits
-   * for the first) before it dispatches it.
-   */
+  /** Classifies `payload` once, for the eras served where it arrived (and, over HTTP, its headers). */
   classify(payload: unknown, frame: InboundFrame): Inbound {
     return this.classifier.classify(payload, frame);
   }
 
-  /** Serves a message `classify` classified (see `McpDispatcher.dispatch`). */
+  /** Serves a classified message (see `McpDispatcher.dispatch`). */
   dispatch(inbound: Inbound, ctx: McpDispatchContext, prepare?: () => Promise<void>): Promise<McpAnswer | undefined> {
     return this.dispatcher.dispatch(inbound, ctx, prepare);
   }

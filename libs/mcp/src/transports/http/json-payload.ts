@@ -22,28 +22,23 @@ export type JsonPayload = { value: unknown } | undefined;
 /**
  * Reads the JSON-RPC payload of a POST: 415 for a non-JSON content type, 413 past the limit,
  * 400 `-32700` for bytes that are not UTF-8 JSON. Uses the bytes the early body reader kept
- * when it ran: then it answers at once, not through a promise (a request's path awaits nothing
- * it does not have to).
+ * when it ran.
  */
-export function readJsonPayload(
+export async function readJsonPayload(
   req: McpHttpRequest,
   res: ServerResponse,
   maxBytes: number,
   /** Told of each refusal it answered (to count it). */
   onRefused: (exception: McpException) => void = () => undefined,
-): JsonPayload | Promise<JsonPayload> {
+): Promise<JsonPayload> {
   if (!isJsonContentType(req.headers['content-type'])) {
     const refusal = new McpUnsupportedMediaTypeException();
     rejectHttp(res, refusal);
     onRefused(refusal);
     return undefined;
   }
-  const raw = req[MCP_RAW_BODY];
-  if (raw) return parsePayload(raw, res, onRefused);
-  return readLate(req, res, maxBytes, onRefused).then((body) => body && parsePayload(body, res, onRefused));
-}
-
-function parsePayload(body: Buffer, res: ServerResponse, onRefused: (exception: McpException) => void): JsonPayload {
+  const body = req[MCP_RAW_BODY] ?? (await readLate(req, res, maxBytes, onRefused));
+  if (!body) return undefined;
   const decoded = decodeJsonText(body);
   if (!decoded.ok) {
     const refusal = new McpParseErrorException(decoded.detail);

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpPostStream } from '../../backend/mcp-post-streams.js';
+import type { McpSessionRecord } from '../../backend/mcp-session.store.js';
 import { McpMethodNotAllowedException, McpNotAcceptableException } from '../../errors/mcp-transport.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { LAST_EVENT_ID_HEADER } from '../../mcp.constants.js';
@@ -7,6 +9,9 @@ import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
 import { isValidId, type JsonRpcId } from '../../model/json-rpc.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
+import { isInitializeFrame, type Inbound } from '../../protocol/inbound/inbound.js';
+import type { McpAnswer } from '../../protocol/mcp-answer.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { McpInboundPort } from '../../protocol/dispatch/inbound-port.js';
 import { McpAuthenticator } from '../../auth/mcp-authenticator.js';
 import { closeWhenExpired } from '../../auth/token-expiry.js';
@@ -16,10 +21,9 @@ import { rejectHttp } from '../connection/http-rejection.js';
 import type { McpServedTransport } from '../connection/served-transport.js';
 import { readRequestBody } from './body-reader.js';
 import { MCP_RAW_BODY, readJsonPayload, rejectBody, type McpHttpRequest } from './json-payload.js';
-import { negotiateAccept } from './media-type.js';
+import { negotiateAccept, type AcceptNegotiation } from './media-type.js';
 import { McpHttpSessionBinding } from './http-session-binding.js';
 import { McpHttpStreams } from './http-streams.js';
-import { McpHttpPostExchange, type McpHttpPostServices } from './http-post-exchange.js';
 
 const ALLOW_ALL = 'GET, POST, DELETE';
 const ALLOW_STATELESS = 'POST';
@@ -37,8 +41,6 @@ const BROWSER_HINT =
 @Injectable()
 export class McpHttpHandler implements McpServedTransport {
   readonly kind = 'streamable-http';
-  /** What each POST's exchange needs, built once. */
-  private readonly postServices: McpHttpPostServices;
   constructor(
     @McpOptions('transport') private readonly options: McpOptionGroup<'transport'>,
     private readonly inbound: McpInboundPort,
@@ -46,9 +48,7 @@ export class McpHttpHandler implements McpServedTransport {
     private readonly streams: McpHttpStreams,
     private readonly originPolicy: McpOriginPolicy,
     private readonly authenticator: McpAuthenticator,
-  ) {
-    this.postServices = { streams, binding, sessions: options.sessions };
-  }
+  ) {}
 
   /** At shutdown: the POST answer streams close (the GET streams are the backend's). */
   drain(): void {
@@ -91,39 +91,8 @@ export class McpHttpHandler implements McpServedTransport {
     );
   }
 
-  /**
-   * A POST, either era, in one path: admitted, authenticated, its body parsed, then served by the
-   * inbound port in one call (classified, dispatched in the context `McpHttpPostExchange` opens
-   * for its era) and answered. Every exception ends in `reject`, with the request's id once the
-   * body named one.
-   */
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
-    let id: JsonRpcId | null = null;
-    try {
-      // The early body reader admitted the request already (its bytes are there): once per POST.
-      if (req[MCP_RAW_BODY] === undefined && !this.originPolicy.admit(req, res)) return;
-      const receivedAt = this.inbound.receivedNow();
-      // Every request is authorized on its own token, never on its session (MCP 2025-11-25).
-      const auth = this.authenticator.enabled ? await this.authenticator.authenticate(req) : undefined;
-      const accept = negotiateAccept(req.headers.accept);
-      if (!accept.json && !accept.sse) {
-        throw new McpNotAcceptableException('Accept must allow application/json or text/event-stream');
-      }
-      // Parsed at once when the early body reader kept the bytes (the usual case): no await.
-      const read = readJsonPayload(req, res, this.options.maxBodyBytes, this.onBodyRefused(req));
-      const body = read instanceof Promise ? await read : read;
-      if (!body) return;
-      const payload = body.value;
-      id = readableId(payload);
-      this.endAtExpiry(res, auth, id);
-      const exchange = new McpHttpPostExchange(this.postServices, req, res, accept, auth, receivedAt);
-      // Classified once, by the port: the era of the frame, and a modern request's envelope and headers.
-      exchange.answer(
-        await this.inbound.serve(payload, { eras: this.options.protocol, headers: req.headers }, exchange),
-      );
-    } catch (error) {
-      this.reject(req, res, error, id);
-    }
+    await this.guarded(req, res, () => this.handlePost(req, res));
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -153,6 +122,128 @@ export class McpHttpHandler implements McpServedTransport {
 
   private get allow(): string {
     return this.hasSessions ? ALLOW_ALL : ALLOW_STATELESS;
+  }
+
+  private async handlePost(req: McpHttpRequest, res: ServerResponse): Promise<void> {
+    // The early body reader admitted the request already (its bytes are there): once per POST.
+    if (req[MCP_RAW_BODY] === undefined && !this.originPolicy.admit(req, res)) return;
+    const receivedAt = this.inbound.receivedNow();
+    // Every request is authorized on its own token, never on its session (MCP 2025-11-25).
+    const auth = await this.authenticator.authenticate(req);
+    const accept = negotiateAccept(req.headers.accept);
+    if (!accept.json && !accept.sse) {
+      throw new McpNotAcceptableException('Accept must allow application/json or text/event-stream');
+    }
+    const body = await readJsonPayload(req, res, this.options.maxBodyBytes, (refusal) =>
+      this.inbound.refused(refusal, 'streamable-http', req),
+    );
+    if (!body) return;
+    const payload = body.value;
+    const id = readableId(payload);
+    this.endAtExpiry(res, auth, id);
+    // Classified once, here: the era of the frame, and a modern request's envelope and headers.
+    const inbound = this.inbound.classify(payload, { eras: this.options.protocol, headers: req.headers });
+    if (inbound.era === 'modern') return this.handleModernPost(req, res, inbound, accept, auth, receivedAt);
+    // The header is not read on initialize itself: that is where the version is negotiated.
+    const initialize = isInitializeFrame(inbound);
+
+    let stream: McpPostStream | undefined;
+    const ctx: McpDispatchContext = {
+      transport: 'streamable-http',
+      request: req,
+      sessionsEnabled: this.options.sessions,
+      auth,
+      receivedAt,
+      sendRelated: (json) => {
+        if (accept.sse) {
+          stream ??= this.streams.openPostAnswer(res, ctx.session, auth);
+          stream.send(json);
+          return true;
+        }
+        // A JSON-only client can take related messages only on its GET stream.
+        return ctx.session !== undefined && this.streams.sendToSession(ctx.session.id, json);
+      },
+    };
+    // The header is checked and the session looked up by the dispatcher's call: inside the
+    // message's SERVER span, so a request refused for either has its span like any other.
+    const lookup = async () => {
+      if (!initialize) ctx.headerProtocolVersion = this.binding.headerVersion(req);
+      ctx.session = await this.binding.forPost(req, initialize, auth);
+    };
+    const answer = await this.rejectingWithId(id, () => this.inbound.dispatch(inbound, ctx, lookup));
+    this.writeAnswer(res, answer, stream, accept, ctx.session, auth);
+  }
+
+  /** The answer of a POST: on its SSE stream when one was opened, else JSON (or SSE when JSON is not acceptable). */
+  private writeAnswer(
+    res: ServerResponse,
+    answer: McpAnswer | undefined,
+    stream: McpPostStream | undefined,
+    accept: AcceptNegotiation,
+    session: McpSessionRecord | undefined,
+    auth: McpPrincipal | undefined,
+  ): void {
+    if (stream) {
+      if (answer) stream.send(answer.json);
+      stream.finish();
+    } else if (res.writableEnded) {
+      // Answered already: its token expired while it was served (`endAtExpiry`).
+    } else if (!answer) {
+      res.writeHead(202).end();
+    } else if (!accept.json && answer.status === 200) {
+      // A refusal with its own status (400, 404, ...) is plain JSON: an event stream rides on 200.
+      const sse = this.streams.openPostAnswer(res, session, auth);
+      sse.send(answer.json);
+      sse.finish();
+    } else {
+      this.writeJson(res, answer, session);
+    }
+  }
+
+  /**
+   * A modern-era POST (MCP 2026-07-28): stateless (no session is minted, echoed or looked up),
+   * its headers checked against its body before anything runs, answered with JSON or an SSE
+   * stream scoped to the request; closing that stream cancels the request.
+   */
+  private async handleModernPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    inbound: Inbound,
+    accept: AcceptNegotiation,
+    auth: McpPrincipal | undefined,
+    receivedAt: number | undefined,
+  ): Promise<void> {
+    let stream: McpPostStream | undefined;
+    // The answer stream closing before the answer was written cancels the request, whichever
+    // side closed it: the client, or the server cutting off a slow consumer (whose response
+    // may still finish, cleanly, once the client drains it).
+    let answered = false;
+    let dropped = false;
+    let drop: (() => void) | undefined;
+    const onClosed = () => {
+      if (answered || dropped) return;
+      dropped = true;
+      drop?.();
+    };
+    res.once('close', onClosed);
+    const ctx: McpDispatchContext = {
+      transport: 'streamable-http',
+      request: req,
+      sessionsEnabled: false,
+      auth,
+      receivedAt,
+      onDropped: (listener) => (dropped ? listener() : (drop = listener)),
+      sendRelated: (json) => {
+        if (!accept.sse) return false;
+        // A listen's own owner ends it at the token's expiry, with its completion result first.
+        stream ??= this.streams.openPostAnswer(res, undefined, isListen(inbound) ? undefined : auth, onClosed);
+        stream.send(json);
+        return true;
+      },
+    };
+    const answer = await this.inbound.dispatch(inbound, ctx);
+    answered = true;
+    this.writeAnswer(res, answer, stream, accept, undefined, auth);
   }
 
   private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -204,6 +295,25 @@ export class McpHttpHandler implements McpServedTransport {
     res.once('close', () => expiry.cancel());
   }
 
+  private writeJson(res: ServerResponse, answer: McpAnswer, session: McpSessionRecord | undefined): void {
+    const headers: Record<string, string | number> = {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(answer.json),
+      ...answer.headers,
+    };
+    if (session) headers['MCP-Session-Id'] = session.id;
+    res.writeHead(answer.status, headers).end(answer.json);
+  }
+
+  /** Runs `work`; a rejection it throws is answered with the request's id echoed. */
+  private async rejectingWithId<T>(id: JsonRpcId | null, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw new HttpRejection(error, id);
+    }
+  }
+
   /**
    * Every exception of a request ends here, answered through the one mapper, and counted once
    * when it refused the request (`nest_mcp.requests.refused`); what the dispatcher answered was
@@ -213,19 +323,11 @@ export class McpHttpHandler implements McpServedTransport {
     try {
       await work();
     } catch (error) {
-      this.reject(req, res, error, null);
+      const { cause, id } = error instanceof HttpRejection ? error : { cause: error, id: null };
+      const exception = this.toException(cause);
+      rejectHttp(res, exception, id);
+      this.inbound.refused(exception, 'streamable-http', req);
     }
-  }
-
-  private reject(req: IncomingMessage, res: ServerResponse, error: unknown, id: JsonRpcId | null): void {
-    const exception = this.toException(error);
-    rejectHttp(res, exception, id);
-    this.inbound.refused(exception, 'streamable-http', req);
-  }
-
-  /** Counts a refusal of the body (415, 413, 400 `-32700`), answered where it was read. */
-  private onBodyRefused(req: IncomingMessage): (refusal: McpException) => void {
-    return (refusal) => this.inbound.refused(refusal, 'streamable-http', req);
   }
 
   private toException(error: unknown): McpException {
@@ -236,12 +338,28 @@ export class McpHttpHandler implements McpServedTransport {
   }
 }
 
+/** A rejection that knows the id of the request it answers. */
+class HttpRejection extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly id: JsonRpcId | null,
+  ) {
+    super('HTTP rejection', { cause });
+  }
+}
+
 /** A request-level error that escaped to the transport: answered 500 with its own body. */
 class McpTransportFailure extends McpException {
   constructor(inner: McpException) {
     super(inner.code, inner.message, inner.detail, inner.data, { status: 500 });
   }
 }
+
+/** A `subscriptions/listen` request (MCP 2026-07-28), whose stream `McpListens` ends. */
+const isListen = (inbound: Inbound): boolean =>
+  inbound.kind === 'single' &&
+  inbound.message.kind === 'request' &&
+  inbound.message.request.method === 'subscriptions/listen';
 
 const readableId = (payload: unknown): JsonRpcId | null => {
   const id = (payload as { id?: unknown } | null)?.id;
