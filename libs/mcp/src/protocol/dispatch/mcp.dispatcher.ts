@@ -160,7 +160,15 @@ export class McpDispatcher {
       case 'request': {
         const { request } = message;
         if (message.era === 'legacy') {
-          const operation = await this.legacyOperation(request.method, request.id, request.params, ctx, prepare);
+          // As `legacyOperation`, inline: one async layer less on every 2025-era request.
+          const operation = this.operation(
+            request.method,
+            request.id,
+            request.params,
+            ctx,
+            prepare || request.method === 'initialize' ? undefined : this.legacy.versionOf(ctx),
+          );
+          if (prepare) await this.prepareIn(operation, prepare, request.method);
           const outcome = await operation.run(() =>
             this.requests.run(request, ctx, (controller) => this.legacy.serve(request, ctx, controller)),
           );

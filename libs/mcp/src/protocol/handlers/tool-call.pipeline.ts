@@ -45,12 +45,15 @@ export class McpToolCallPipeline {
     // The task mode: how the call runs (as a task, say), asked of the plugged extensions.
     const runner = this.extensions.runsCall(tool, params, ctx);
     try {
-      await this.rateLimiter.take(ctx);
+      // Awaited only when the limit is shared (a backend round trip): a local one answers at once.
+      const taken = this.rateLimiter.take(ctx);
+      if (taken) await taken;
     } catch (error) {
       if (hooked) await this.run.rejected({ tool: tool.name, reason: 'rate-limited', error, context: ctx });
       throw error;
     }
-    const validation = await tool.input.validate(optionalObject(params, 'arguments'));
+    const checked = tool.input.validate(optionalObject(params, 'arguments'));
+    const validation = checked instanceof Promise ? await checked : checked;
     if (!validation.ok) {
       const detail = `Invalid arguments for tool '${tool.name}': ${validation.errors.join('; ')}`;
       if (hooked) {

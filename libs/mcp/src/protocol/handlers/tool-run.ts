@@ -4,6 +4,7 @@ import type { McpRequestContext } from '../../context/mcp-request-context.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import type { McpToolEntry } from '../../registry/mcp-tool.registry.js';
+import type { CompiledSchema } from '../../schema/schema.types.js';
 import { isToolResult, textContent, toolError, type McpToolResult } from '../../results/tool-result.helpers.js';
 import { httpExceptionDetail, McpErrorMapper } from '../mcp-error.mapper.js';
 import { isAtLeast } from '../../model/protocol-version.js';
@@ -56,7 +57,8 @@ export class McpToolRun {
     const started = performance.now();
     let result: McpToolResult;
     try {
-      result = await this.shape(tool, await tool.handler(args, ctx), ctx);
+      const shaped = this.shape(tool, await tool.handler(args, ctx), ctx);
+      result = shaped instanceof Promise ? await shaped : shaped;
     } catch (error) {
       // A round of a multi round-trip request ended: the tool runs again on the retry.
       if (error instanceof McpInputRequiredSignal) throw error;
@@ -90,24 +92,33 @@ export class McpToolRun {
     return toolError(error.message);
   }
 
-  private async shape(tool: McpToolEntry, value: unknown, ctx: McpRequestContext): Promise<McpToolResult> {
+  /** What the tool returned, as a result: at once, unless an output schema validates it first. */
+  private shape(tool: McpToolEntry, value: unknown, ctx: McpRequestContext): McpToolResult | Promise<McpToolResult> {
     if (isToolResult(value)) return value;
-    if (tool.output) {
-      const checked = await tool.output.validate(value);
-      if (!checked.ok) {
-        const failure = this.errors.internal(
-          new Error(
-            `Tool '${tool.name}' returned output that does not match its output schema: ${checked.errors.join('; ')}`,
-          ),
-          ctx.method,
-        );
-        return toolError(failure.detail!);
-      }
-      // Serialized once: the text block, and (parsed back) plain JSON for structuredContent.
-      const text = JSON.stringify(value);
-      return { content: [textContent(text)], structuredContent: JSON.parse(text) as Record<string, unknown> };
-    }
+    if (tool.output) return this.structured(tool, tool.output, value, ctx);
     if (value === undefined) return { content: [] };
     return { content: [textContent(typeof value === 'string' ? value : JSON.stringify(value))] };
+  }
+
+  /** A value checked against the tool's output schema, then its text block and `structuredContent`. */
+  private async structured(
+    tool: McpToolEntry,
+    output: CompiledSchema,
+    value: unknown,
+    ctx: McpRequestContext,
+  ): Promise<McpToolResult> {
+    const checked = await output.validate(value);
+    if (!checked.ok) {
+      const failure = this.errors.internal(
+        new Error(
+          `Tool '${tool.name}' returned output that does not match its output schema: ${checked.errors.join('; ')}`,
+        ),
+        ctx.method,
+      );
+      return toolError(failure.detail!);
+    }
+    // Serialized once: the text block, and (parsed back) plain JSON for structuredContent.
+    const text = JSON.stringify(value);
+    return { content: [textContent(text)], structuredContent: JSON.parse(text) as Record<string, unknown> };
   }
 }
