@@ -12,6 +12,13 @@ export interface ExpressInstance {
   router?: { stack?: RouterLayer[] };
 }
 
+/** What Express's router leaves on a request it routed, as far as `releaseHeld` lets go of it. */
+interface RoutedRequest {
+  next?: unknown;
+  _parsedUrl?: unknown;
+  _parsedOriginalUrl?: unknown;
+}
+
 const FRAMEWORK_PARSERS = new Set(['jsonParser', 'urlencodedParser']);
 
 const same = <T>(value: unknown): T => value as T;
@@ -27,6 +34,21 @@ export class McpExpressPlatform implements McpHttpPlatform {
   private readonly logger = new McpLogger('McpHttp');
 
   constructor(private readonly app: ExpressInstance) {}
+
+  /**
+   * Drops the router's continuation (`req.next`: the closures of its `next`, which hold the
+   * router stack's walk and `finalhandler`'s) and parseurl's parsed-URL caches (`parseurl`
+   * parses again, should anyone ask once more). Everything a middleware may read when the
+   * response finishes stays: `req.route`, `req.params`, `req.baseUrl`, `req.originalUrl`,
+   * `res.locals`, and both prototypes. Calling `req.next` after the route answered was never
+   * valid: the request is answered by the stream.
+   */
+  releaseHeld(req: unknown): void {
+    const routed = req as RoutedRequest;
+    routed.next = undefined;
+    if (routed._parsedUrl !== undefined) routed._parsedUrl = undefined;
+    if (routed._parsedOriginalUrl !== undefined) routed._parsedOriginalUrl = undefined;
+  }
 
   /**
    * Nest registers its JSON parser during `app.init()`, before any module hook runs, and that

@@ -15,6 +15,7 @@ const NO_HTTP_SERVER: McpHttpPlatform = {
   request: (req) => req as IncomingMessage,
   response: (res) => res as ServerResponse,
   readBodiesFirst: () => undefined,
+  releaseHeld: () => undefined,
 };
 
 /**
