@@ -23,15 +23,21 @@ for (const n of sizes.map(Number)) {
     await inPool(50, 32, async () => {
       streams.push(await set.open(server.endpoint, (await openSession(http)).headers));
     });
-    const before = await server.memoryAfterGc();
+    const { memory: before, spaces: spacesBefore } = await server.memoryAndSpacesAfterGc();
     await inPool(n, 32, async () => {
       streams.push(await set.open(server.endpoint, (await openSession(http)).headers));
     });
-    const after = await server.memoryAfterGc();
+    const { memory: after, spaces: spacesAfter } = await server.memoryAndSpacesAfterGc();
     const kb = (bytes: number) => (bytes / n / 1024).toFixed(1);
     console.log(
-      `${kind} n=${n}: RSS ${kb(after.rss - before.rss)} KB/stream session, heap ${kb(after.heapUsed - before.heapUsed)} KB, external ${kb(after.external - before.external)} KB`,
+      `${kind} n=${n}: RSS ${kb(after.rss - before.rss)} KB/stream session, heap ${kb(after.heapUsed - before.heapUsed)} KB (committed ${kb(after.heapTotal - before.heapTotal)} KB), external ${kb(after.external - before.external)} KB`,
     );
+    for (const [name, space] of Object.entries(spacesAfter)) {
+      const was = spacesBefore[name] ?? { committed: 0, used: 0 };
+      console.log(
+        `  ${name}: committed ${kb(space.committed - was.committed)} KB, used ${kb(space.used - was.used)} KB`,
+      );
+    }
   } finally {
     for (const stream of streams) stream.close();
     http.agent.destroy();
