@@ -27,10 +27,16 @@ export function createMcpHttpController(path: string): Type<unknown> {
       const req = platform.request(request);
       const res = platform.response(response);
       const answered = routeMcpRequest(this.handler, req, res);
-      if (req.method !== 'GET' || !answered) return answered;
+      if (!answered) {
+        platform.routed(request, response);
+        return;
+      }
+      // Once answered, the request and response hold every property they will get.
+      const learned = answered.then(() => platform.routed(request, response));
+      if (req.method !== 'GET') return learned;
       // A GET answered and still open is the session's event stream: it lives as long as the
       // client stays, so what the framework keeps of the request is dropped now.
-      return releaseWhenHeld(platform, answered, request, response, res);
+      return releaseWhenHeld(platform, learned, request, response, res);
     }
   }
   return McpHttpController;

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ExpressRequestShapes } from './express-request-shapes.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
 import { normalizePath, pathOf } from '../connection/request-path.js';
 import type { McpEarlyBodyReader, McpHttpPlatform } from './http-platform.js';
@@ -33,7 +34,18 @@ export class McpExpressPlatform implements McpHttpPlatform {
   readonly response = same<ServerResponse>;
   private readonly logger = new McpLogger('McpHttp');
 
-  constructor(private readonly app: ExpressInstance) {}
+  private readonly shapes = new ExpressRequestShapes();
+
+  /** `server`: the HTTP server Express listens on, once there is one. */
+  constructor(
+    private readonly app: ExpressInstance,
+    private readonly server: () => Server | undefined = () => undefined,
+  ) {}
+
+  /** Learns what Express adds to the requests of the MCP paths (see `ExpressRequestShapes`). */
+  routed(req: unknown, res: unknown): void {
+    this.shapes.learn(req as IncomingMessage, res as ServerResponse);
+  }
 
   /**
    * Drops the router's continuation (`req.next`: the closures of its `next`, which hold the
@@ -58,6 +70,8 @@ export class McpExpressPlatform implements McpHttpPlatform {
    * step aside.
    */
   readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void {
+    const server = this.server();
+    if (server) this.shapes.install(server, paths);
     const middleware: Middleware = (req, res, next) => {
       const path = req.method === 'POST' ? normalizePath(pathOf(req.url)) : undefined;
       if (path !== undefined && paths.has(path)) reader(req, res, path, next, () => undefined);

@@ -62,6 +62,9 @@ export class McpFastifyPlatform implements McpHttpPlatform {
    */
   releaseHeld(): void {}
 
+  /** Fastify's request and reply are class instances that share their hidden classes already. */
+  routed(): void {}
+
   /**
    * The reader runs in an `onRequest` hook, before Fastify parses anything (its body limit and
    * content-type parsers come later, in the request's lifecycle); having read the body, it hides

@@ -44,6 +44,8 @@ export interface McpHttpPlatform {
    * is memory held per session. Nothing another middleware or hook may still read goes.
    */
   releaseHeld(req: unknown, res: unknown): void;
+  /** Hears every request the framework routed to an MCP controller (`req`/`res`: what it received). */
+  routed(req: unknown, res: unknown): void;
 }
 
 /**
