@@ -243,6 +243,14 @@ export class ServerProcess {
     return (await this.command<{ memory: NodeJS.MemoryUsage }>('gc')).memory;
   }
 
+  /** What `memoryAfterGc` measures, with the committed and used bytes of each V8 heap space. */
+  async memoryAndSpacesAfterGc(): Promise<{
+    memory: NodeJS.MemoryUsage;
+    spaces: Record<string, { committed: number; used: number }>;
+  }> {
+    return this.command('gc');
+  }
+
   /** Asks the server to exit (so a CPU profile gets written); kills it after `graceMs`. */
   async stop(graceMs = 10_000): Promise<void> {
     if (this.exited) return;

@@ -8,6 +8,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 
 export interface BenchHooks {
   /** Sends `notifications/resources/updated` for a URI, as the server's `bump` does. */
@@ -48,6 +49,15 @@ async function collect(): Promise<NodeJS.MemoryUsage> {
   return process.memoryUsage();
 }
 
+/** Committed and used bytes per V8 heap space, to tell live objects from what the heap keeps around them. */
+function heapSpaces(): Record<string, { committed: number; used: number }> {
+  const spaces: Record<string, { committed: number; used: number }> = {};
+  for (const space of getHeapSpaceStatistics()) {
+    spaces[space.space_name] = { committed: space.space_size, used: space.space_used_size };
+  }
+  return spaces;
+}
+
 /** Times `notify(uri)` for a URI nobody subscribed to: one warm-up batch, then the median ns per call over batches. */
 async function notifyNone(hooks: BenchHooks, uri: string, iterations: number, batches: number) {
   for (let i = 0; i < iterations; i++) await hooks.notify(uri);
@@ -72,7 +82,7 @@ export function serveBenchIpc(info: ReadyInfo, hooks: BenchHooks, close: () => P
       try {
         switch (message.cmd) {
           case 'gc':
-            return reply(message.id, { memory: await collect() });
+            return reply(message.id, { memory: await collect(), spaces: heapSpaces() });
           case 'notify-none':
             return reply(message.id, await notifyNone(hooks, message.uri, message.iterations, message.batches));
           case 'stats':

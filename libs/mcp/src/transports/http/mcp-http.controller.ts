@@ -2,6 +2,7 @@ import { All, Controller, Req, Res, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpHttpHandler } from './mcp-http.handler.js';
 import { McpHttpPlatformHost } from '../platform/http-platform.provider.js';
+import { releaseWhenHeld } from '../platform/http-platform.js';
 
 /**
  * Builds the Streamable HTTP controller for a path known at module definition time. It is a
@@ -22,9 +23,20 @@ export function createMcpHttpController(path: string): Type<unknown> {
 
     @All()
     serve(@Req() request: unknown, @Res() response: unknown): Promise<void> | void {
-      const req = this.platforms.platform.request(request);
-      const res = this.platforms.platform.response(response);
-      return routeMcpRequest(this.handler, req, res);
+      const platform = this.platforms.platform;
+      const req = platform.request(request);
+      const res = platform.response(response);
+      const answered = routeMcpRequest(this.handler, req, res);
+      if (!answered) {
+        platform.routed(request, response);
+        return;
+      }
+      // Once answered, the request and response hold every property they will get.
+      const learned = answered.then(() => platform.routed(request, response));
+      if (req.method !== 'GET') return learned;
+      // A GET answered and still open is the session's event stream: it lives as long as the
+      // client stays, so what the framework keeps of the request is dropped now.
+      return releaseWhenHeld(platform, learned, request, response, res);
     }
   }
   return McpHttpController;

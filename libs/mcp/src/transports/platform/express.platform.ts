@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ExpressRequestShapes } from './express-request-shapes.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
 import { normalizePath, pathOf } from '../connection/request-path.js';
 import type { McpEarlyBodyReader, McpHttpPlatform } from './http-platform.js';
@@ -10,6 +11,13 @@ type RouterLayer = { handle?: { name?: string } };
 export interface ExpressInstance {
   use(fn: Middleware): void;
   router?: { stack?: RouterLayer[] };
+}
+
+/** What Express's router leaves on a request it routed, as far as `releaseHeld` lets go of it. */
+interface RoutedRequest {
+  next?: unknown;
+  _parsedUrl?: unknown;
+  _parsedOriginalUrl?: unknown;
 }
 
 const FRAMEWORK_PARSERS = new Set(['jsonParser', 'urlencodedParser']);
@@ -26,7 +34,33 @@ export class McpExpressPlatform implements McpHttpPlatform {
   readonly response = same<ServerResponse>;
   private readonly logger = new McpLogger('McpHttp');
 
-  constructor(private readonly app: ExpressInstance) {}
+  private readonly shapes = new ExpressRequestShapes();
+
+  /** `server`: the HTTP server Express listens on, once there is one. */
+  constructor(
+    private readonly app: ExpressInstance,
+    private readonly server: () => Server | undefined = () => undefined,
+  ) {}
+
+  /** Learns what Express adds to the requests of the MCP paths (see `ExpressRequestShapes`). */
+  routed(req: unknown, res: unknown): void {
+    this.shapes.learn(req as IncomingMessage, res as ServerResponse);
+  }
+
+  /**
+   * Drops the router's continuation (`req.next`: the closures of its `next`, which hold the
+   * router stack's walk and `finalhandler`'s) and parseurl's parsed-URL caches (`parseurl`
+   * parses again, should anyone ask once more). Everything a middleware may read when the
+   * response finishes stays: `req.route`, `req.params`, `req.baseUrl`, `req.originalUrl`,
+   * `res.locals`, and both prototypes. Calling `req.next` after the route answered was never
+   * valid: the request is answered by the stream.
+   */
+  releaseHeld(req: unknown): void {
+    const routed = req as RoutedRequest;
+    routed.next = undefined;
+    if (routed._parsedUrl !== undefined) routed._parsedUrl = undefined;
+    if (routed._parsedOriginalUrl !== undefined) routed._parsedOriginalUrl = undefined;
+  }
 
   /**
    * Nest registers its JSON parser during `app.init()`, before any module hook runs, and that
@@ -36,6 +70,8 @@ export class McpExpressPlatform implements McpHttpPlatform {
    * step aside.
    */
   readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void {
+    const server = this.server();
+    if (server) this.shapes.install(server, paths);
     const middleware: Middleware = (req, res, next) => {
       const path = req.method === 'POST' ? normalizePath(pathOf(req.url)) : undefined;
       if (path !== undefined && paths.has(path)) reader(req, res, path, next, () => undefined);

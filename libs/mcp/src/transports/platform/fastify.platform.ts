@@ -56,6 +56,16 @@ export class McpFastifyPlatform implements McpHttpPlatform {
   }
 
   /**
+   * Nothing to let go: a hijacked reply's request and reply are plain class instances, and what
+   * Fastify keeps of them until the response finishes (its `onResponse` hooks, the request's
+   * logger) is what its hooks run on when the stream ends.
+   */
+  releaseHeld(): void {}
+
+  /** Fastify's request and reply are class instances that share their hidden classes already. */
+  routed(): void {}
+
+  /**
    * The reader runs in an `onRequest` hook, before Fastify parses anything (its body limit and
    * content-type parsers come later, in the request's lifecycle); having read the body, it hides
    * it from Fastify (`BODY_TAKEN`), as it hides the body of any other method on those paths. A request it refused is hijacked, so that Fastify writes

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
 import { McpExpressPlatform, type ExpressInstance } from './express.platform.js';
 import { McpFastifyPlatform, type FastifyInstance } from './fastify.platform.js';
@@ -15,6 +15,8 @@ const NO_HTTP_SERVER: McpHttpPlatform = {
   request: (req) => req as IncomingMessage,
   response: (res) => res as ServerResponse,
   readBodiesFirst: () => undefined,
+  releaseHeld: () => undefined,
+  routed: () => undefined,
 };
 
 /**
@@ -27,7 +29,12 @@ export function choosePlatform(host: HttpAdapterHost | undefined): McpHttpPlatfo
   const adapter = host?.httpAdapter;
   if (!adapter) return NO_HTTP_SERVER;
   const type = adapter.getType();
-  if (type === 'express') return new McpExpressPlatform(adapter.getInstance<ExpressInstance>());
+  if (type === 'express') {
+    return new McpExpressPlatform(
+      adapter.getInstance<ExpressInstance>(),
+      () => adapter.getHttpServer() as Server | undefined,
+    );
+  }
   if (type === 'fastify') return new McpFastifyPlatform(adapter.getInstance<FastifyInstance>());
   throw new McpDefinitionError(
     `The MCP HTTP transports run on @nestjs/platform-express or @nestjs/platform-fastify, and this application's HTTP adapter is '${String(type)}': create the application with one of them (npm install @nestjs/platform-express, or @nestjs/platform-fastify with new FastifyAdapter())`,

@@ -37,4 +37,29 @@ export interface McpHttpPlatform {
    * framework's own limit and parsers never answer in place of the transport.
    */
   readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void;
+  /**
+   * Lets go of what the framework keeps per request and needs no more once the transport holds
+   * the response open as an event stream it writes itself (`req`/`res`: what the controller
+   * received). A stream lives for as long as the client stays, so whatever hangs off its request
+   * is memory held per session. Nothing another middleware or hook may still read goes.
+   */
+  releaseHeld(req: unknown, res: unknown): void;
+  /** Hears every request the framework routed to an MCP controller (`req`/`res`: what it received). */
+  routed(req: unknown, res: unknown): void;
+}
+
+/**
+ * Once `answered` settles, lets `platform` go of its per-request state if the response is still
+ * open: an event stream holds it (`McpHttpPlatform.releaseHeld`). `request` and `response` are
+ * what the controller received, `res` Node's response under them.
+ */
+export async function releaseWhenHeld(
+  platform: McpHttpPlatform,
+  answered: Promise<void>,
+  request: unknown,
+  response: unknown,
+  res: ServerResponse,
+): Promise<void> {
+  await answered;
+  if (res.headersSent && !res.writableEnded) platform.releaseHeld(request, response);
 }

@@ -1,6 +1,7 @@
 import { Controller, Get, Post, Req, Res, type Type } from '@nestjs/common';
 import { McpLegacySseHandler, type McpLegacySsePaths } from './mcp-legacy-sse.handler.js';
 import { McpHttpPlatformHost } from '../platform/http-platform.provider.js';
+import { releaseWhenHeld } from '../platform/http-platform.js';
 
 /**
  * Builds the controller of the legacy HTTP+SSE transport for paths known at definition time.
@@ -16,7 +17,10 @@ export function createMcpLegacySseController(paths: McpLegacySsePaths): Type<unk
 
     @Get(paths.ssePath)
     open(@Req() req: unknown, @Res() res: unknown): Promise<void> {
-      return this.handler.open(this.platforms.platform.request(req), this.platforms.platform.response(res));
+      const platform = this.platforms.platform;
+      const response = platform.response(res);
+      // The stream lives as long as the client stays: what the framework keeps of its request goes.
+      return releaseWhenHeld(platform, this.handler.open(platform.request(req), response), req, res, response);
     }
 
     @Post(paths.messagesPath)
