@@ -121,12 +121,17 @@ export default {
       setupFilesAfterEnv: ['<rootDir>/test/support/cluster-env.ts'],
     },
     // The same three gateway processes on a Redis Cluster (three masters with a replica each,
-    // started by the global setup): the legacy subscription scenarios unchanged.
+    // started by the global setup): the legacy subscription scenarios and the three-instance
+    // acceptance (kill -9 of an instance, tasks and skills across instances) unchanged.
     {
       ...shared,
       displayName: 'e2e-redis-cluster',
       rootDir: '.',
-      testMatch: ['<rootDir>/test/e2e/subscriptions.e2e-spec.ts', '<rootDir>/test/e2e/subscriptions-sdk.e2e-spec.ts'],
+      testMatch: [
+        '<rootDir>/test/e2e/subscriptions.e2e-spec.ts',
+        '<rootDir>/test/e2e/subscriptions-sdk.e2e-spec.ts',
+        '<rootDir>/test/cluster/**/*.cluster-spec.ts',
+      ],
       globalSetup: '<rootDir>/test/support/redis-cluster-global-setup.mjs',
       setupFiles: ['<rootDir>/test/support/redis-cluster-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/cluster-env.ts'],
