@@ -205,7 +205,12 @@ export interface FanoutOutcome {
   p50ArrivalMs?: number;
   /** CPU time of the server(s) from the call until every recipient held the update (median round), in ms. */
   serverCpuMs?: number;
+  /** That CPU time per measured round, in ms. */
+  roundsCpuMs?: number[];
+  /** Measured rounds (warm-up rounds left out). */
   rounds?: number;
+  /** Rounds run before the measured ones and dropped (cold code and connections). */
+  warmupRounds?: number;
   /** Recipients that got every update exactly once. */
   delivered?: number;
   missing?: number;
@@ -397,8 +402,11 @@ export interface RoundTripsPerRequest {
 
 export interface RedisClusterResult {
   redisVersion?: string;
-  /** Fan-out across the instances, one run per topology at the same N. */
-  fanout: Array<RedisFanoutResult & { topology: RedisTopology }>;
+  /**
+   * Fan-out across the instances at the same N, one result per topology: its runs (set up afresh,
+   * taking turns with the other topology's) merged, the medians over all their measured rounds.
+   */
+  fanout: Array<RedisFanoutResult & { topology: RedisTopology; runs?: number }>;
   /**
    * `tools/call echo` at concurrency 16 on one legacy session (direct mount, Redis backend) per
    * topology, taking turns; the best round of each. Then, per topology, the round trips to Redis

@@ -307,7 +307,11 @@ describe('npm run bench, smoke mode', () => {
     expect(report.redisCluster.fanout.map((f: any) => f.topology)).toEqual(['single', 'cluster']);
     for (const run of report.redisCluster.fanout) {
       expect(run).toMatchObject({ n: 10, instances: 3, errors: 0, delivered: 10, missing: 0 });
+      // Two runs per deployment, taking turns, the same warm-up rounds dropped in each.
+      expect(run).toMatchObject({ runs: 2, warmupRounds: 2 });
+      expect(run.roundsMs).toHaveLength(run.rounds);
       expect(run.commandsPerNotification).toBeGreaterThan(0);
+      expect(run.serverCpuMs).toBeGreaterThan(0);
     }
     for (const topology of ['single', 'cluster']) {
       expect(report.redisCluster.echo[topology]).toMatchObject({ ok: requests, errors: 0 });
@@ -320,6 +324,7 @@ describe('npm run bench, smoke mode', () => {
     for (const id of [
       'redis-cluster-echo-c16-vs-node',
       'redis-cluster-fanout-vs-node',
+      'redis-cluster-fanout-cpu-vs-node',
       'redis-cluster-round-trips-per-request',
       'redis-cluster-commands-per-notification',
     ])

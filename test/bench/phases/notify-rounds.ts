@@ -8,6 +8,10 @@
  * which the stream client stamps arrivals. The servers' CPU time (`process.cpuUsage()` over IPC)
  * is read before the call and once every stream holds the update: the work of one notification,
  * apart from the bench client's own share of the two cores.
+ *
+ * `warmup` rounds run first, the same way, and are dropped: a fresh deployment's first
+ * notifications run cold code and cold connections (on a Redis Cluster the first rounds took
+ * up to 2.5× the later ones), so a comparison drops the same number on every side.
  */
 import { performance } from 'node:perf_hooks';
 import { percentile } from '../client/load.js';
@@ -22,6 +26,10 @@ export interface RoundsSummary {
   p50ArrivalMs?: number;
   /** CPU time the servers used from just before the call until every stream held it (median round), in ms. */
   serverCpuMs?: number;
+  /** That CPU time per measured round, in ms. */
+  roundsCpuMs?: number[];
+  /** Rounds run before the measured ones and dropped. */
+  warmupRounds?: number;
 }
 
 /** Hooks run around each round (the Redis phase reads INFO commandstats there). */
@@ -45,6 +53,7 @@ export async function notifyRounds(
   waitMs: number,
   hooks: RoundHooks = {},
   servers: ServerProcess[] = [notifier],
+  warmup = 0,
 ): Promise<{ summary: RoundsSummary; complete: boolean }> {
   const n = watched.length;
   const times: Array<{ ms: number; p50: number }> = [];
@@ -58,9 +67,10 @@ export async function notifyRounds(
     return total / 1_000;
   };
   let complete = true;
-  for (let round = 1; round <= rounds; round++) {
+  for (let round = 1; round <= warmup + rounds; round++) {
+    const measured = round > warmup;
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await hooks.before?.(round);
+    if (measured) await hooks.before?.(round - warmup);
     const cpuBefore = await cpu();
     const { atNs } = await notifier.command<{ atNs: string }>('notify', { uri: COUNTER_URI });
     const sent = toLocalMs(atNs);
@@ -69,8 +79,9 @@ export async function notifyRounds(
       complete = false;
       break;
     }
+    if (!measured) continue;
     cpuMs.push((await cpu()) - cpuBefore);
-    await hooks.after?.(round);
+    await hooks.after?.(round - warmup);
     const arrivals = watched
       .map((s) => s.counters.updatedAt[round - 1])
       .filter((t): t is number => t !== undefined)
@@ -78,7 +89,12 @@ export async function notifyRounds(
       .sort((a, b) => a - b);
     times.push({ ms: arrivals[arrivals.length - 1], p50: percentile(arrivals, 50) });
   }
-  const summary: RoundsSummary = { rounds, roundsMs: times.map((t) => t.ms) };
+  const summary: RoundsSummary = {
+    rounds,
+    roundsMs: times.map((t) => t.ms),
+    roundsCpuMs: cpuMs,
+    ...(warmup > 0 ? { warmupRounds: warmup } : {}),
+  };
   if (complete && times.length === rounds) {
     const median = [...times].sort((a, b) => a.ms - b.ms)[Math.floor(rounds / 2)];
     summary.fanoutMs = median.ms;

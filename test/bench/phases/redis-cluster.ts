@@ -5,7 +5,15 @@
  *
  * - **Fan-out**: `BENCH_REDIS_CLUSTER_N` (10,000) subscribers over `BENCH_REDIS_INSTANCES` (3)
  *   library instances, the Redis phase's run (each session subscribes on one instance and holds
- *   its stream on the next; instance 1 notifies), on the node, then on the cluster. Commands per
+ *   its stream on the next; instance 1 notifies). Both deployments cannot hold their streams at
+ *   once (the bench holds one socket per stream: 2 × 10,000 is more than `ulimit -n` 20,000
+ *   less the reserve), so the runs take turns in the order one node, cluster, cluster, one node,
+ *   each set up afresh, each dropping the same WARMUP_ROUNDS first notifications (a fresh
+ *   deployment's first rounds run cold code and cold connections: up to 2.5× the later ones on
+ *   the cluster) and measuring half of `BENCH_FANOUT_ROUNDS` (rounded up); each deployment's
+ *   time and its instances' CPU per notification are the medians over both of its runs' rounds.
+ *   Run back to back, drift on the shared machine decided the ratio (identical code from 1.0×
+ *   to 1.25×); in this order both see the start and the end of the phase alike. Commands per
  *   notification: the INFO commandstats delta of the round with the fewest, summed over the
  *   cluster's masters (its client's slot-map upkeep left out).
  * - **tools/call at concurrency 16** on one legacy session, direct mount on the Redis backend, a
@@ -19,9 +27,21 @@ import { RedisClusterProcess } from '../client/redis-cluster.js';
 import { RedisProcess, type BenchRedis } from '../client/redis-server.js';
 import { ServerProcess } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
-import type { EchoOnBackend, RedisClusterResult, RoundTripsPerRequest } from '../types.js';
+import type {
+  EchoOnBackend,
+  RedisClusterResult,
+  RedisFanoutResult,
+  RedisTopology,
+  RoundTripsPerRequest,
+} from '../types.js';
 import { bestRound, echoSession, type EchoSession } from './echo.js';
 import { cpuUsOf, fanout } from './redis.js';
+import { median } from './telemetry.js';
+
+/** Notifications each fan-out run sends first and drops, the same on both deployments. */
+export const WARMUP_ROUNDS = 2;
+/** The fan-out runs in turn: each deployment once early and once late in the phase. */
+const FANOUT_ORDER: readonly RedisTopology[] = ['single', 'cluster', 'cluster', 'single'];
 
 type EchoPoint = EchoOnBackend;
 
@@ -110,6 +130,71 @@ async function echoOnTopologies(
   }
 }
 
+/** One deployment's fan-out over its runs: the medians of all measured rounds, the fewest commands. */
+export function mergeFanoutRuns(
+  topology: RedisTopology,
+  runs: RedisFanoutResult[],
+): RedisClusterResult['fanout'][number] {
+  const roundsMs = runs.flatMap((run) => run.roundsMs ?? []);
+  const roundsCpuMs = runs.flatMap((run) => run.roundsCpuMs ?? []);
+  const complete = runs.length > 0 && runs.every((run) => run.fanoutMs !== undefined);
+  const fewest = runs
+    .filter((run) => run.commandsPerNotification !== undefined)
+    .sort((a, b) => a.commandsPerNotification! - b.commandsPerNotification!)[0];
+  const sum = (pick: (run: RedisFanoutResult) => number | undefined) =>
+    runs.reduce((total, run) => total + (pick(run) ?? 0), 0);
+  const errors = runs.map((run) => run.error).filter((error): error is string => error !== undefined);
+  return {
+    topology,
+    n: runs[0]?.n ?? 0,
+    instances: runs[0]?.instances ?? 0,
+    runs: runs.length,
+    rounds: roundsMs.length,
+    warmupRounds: runs[0]?.warmupRounds,
+    roundsMs,
+    roundsCpuMs,
+    ...(complete
+      ? {
+          fanoutMs: median(roundsMs),
+          serverCpuMs: median(roundsCpuMs),
+          p50ArrivalMs: median(runs.map((run) => run.p50ArrivalMs!)),
+        }
+      : {}),
+    setupMs: Math.max(...runs.map((run) => run.setupMs ?? 0)),
+    ...(fewest ? { commandsPerNotification: fewest.commandsPerNotification, commands: fewest.commands } : {}),
+    delivered: Math.min(...runs.map((run) => run.delivered ?? 0)),
+    missing: sum((run) => run.missing),
+    duplicates: sum((run) => run.duplicates),
+    unexpected: sum((run) => run.unexpected),
+    errors: sum((run) => run.errors),
+    ...(errors.length > 0 ? { error: errors.join('; ') } : {}),
+  };
+}
+
+/** The fan-out on both deployments, their runs in FANOUT_ORDER; one merged result per deployment. */
+async function fanoutOnTopologies(
+  config: BenchConfig,
+  deployments: Record<RedisTopology, BenchRedis>,
+  log: (line: string) => void,
+): Promise<RedisClusterResult['fanout']> {
+  const n = config.redisClusterFanoutN;
+  const rounds = Math.ceil(config.fanoutRounds / 2);
+  const runs: Record<RedisTopology, RedisFanoutResult[]> = { single: [], cluster: [] };
+  for (const [index, topology] of FANOUT_ORDER.entries()) {
+    const label = `${topology === 'single' ? 'one node' : 'cluster'}: fan-out (run ${index + 1} of ${FANOUT_ORDER.length})`;
+    runs[topology].push(
+      await fanout(config, deployments[topology], n, log, { label, rounds, warmupRounds: WARMUP_ROUNDS }),
+    );
+  }
+  const merged = (['single', 'cluster'] as const).map((topology) => mergeFanoutRuns(topology, runs[topology]));
+  for (const run of merged) {
+    log(
+      `  ${run.topology === 'single' ? 'one node' : 'cluster'}: fan-out N=${run.n}, median of ${run.rounds} rounds over ${run.runs} runs (${WARMUP_ROUNDS} warm-up rounds dropped in each): ${run.fanoutMs?.toFixed(1) ?? 'n/a'} ms to all; instances' CPU ${run.serverCpuMs?.toFixed(1) ?? 'n/a'} ms per notification (rounds ${run.roundsCpuMs?.map((t) => t.toFixed(1)).join(', ')})`,
+    );
+  }
+  return merged;
+}
+
 export async function runRedisCluster(config: BenchConfig, log: (line: string) => void): Promise<RedisClusterResult> {
   const result: RedisClusterResult = { fanout: [], errors: 0 };
   let single: RedisProcess | undefined;
@@ -121,16 +206,8 @@ export async function runRedisCluster(config: BenchConfig, log: (line: string) =
     log(
       `  redis-server ${result.redisVersion}: one node on port ${single.port}; a cluster of ${cluster.masterCount} masters + ${cluster.seeds.length - cluster.masterCount} replicas on ${cluster.seeds.join(', ')} (all started by the bench)`,
     );
-    const n = config.redisClusterFanoutN;
-    const topologies = [
-      { topology: 'single' as const, redis: single as BenchRedis, label: 'one node: fan-out' },
-      { topology: 'cluster' as const, redis: cluster as BenchRedis, label: 'cluster: fan-out' },
-    ];
-    for (const { topology, redis, label } of topologies) {
-      const run = await fanout(config, redis, n, log, { label });
-      result.fanout.push({ ...run, topology });
-      result.errors += run.errors;
-    }
+    result.fanout = await fanoutOnTopologies(config, { single, cluster }, log);
+    result.errors += result.fanout.reduce((sum, run) => sum + run.errors, 0);
     result.echo = await echoOnTopologies(config, single, cluster, log);
     result.errors += result.echo.errors;
     log(

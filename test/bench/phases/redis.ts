@@ -51,6 +51,10 @@ export interface FanoutMode {
   readonly single?: boolean;
   /** Modern `subscriptions/listen` streams instead of legacy subscribed sessions. */
   readonly modern?: boolean;
+  /** Measured rounds (default `config.fanoutRounds`). */
+  readonly rounds?: number;
+  /** Rounds run first and dropped (default none). */
+  readonly warmupRounds?: number;
 }
 
 /**
@@ -64,7 +68,15 @@ export async function fanout(
   redis: BenchRedis,
   requested: number,
   log: (line: string) => void,
-  { single = false, modern = false, label: name }: FanoutMode & { label?: string } = {},
+  {
+    single = false,
+    modern = false,
+    label: name,
+    rounds: measuredRounds,
+    warmupRounds = 0,
+  }: FanoutMode & {
+    label?: string;
+  } = {},
 ): Promise<RedisFanoutResult> {
   const instances = single ? 1 : config.redisInstances;
   const n = Math.min(requested, config.fdLimit - config.fdReserve - config.setupConcurrency * instances);
@@ -112,7 +124,7 @@ export async function fanout(
       servers[0],
       set,
       streams,
-      config.fanoutRounds,
+      measuredRounds ?? config.fanoutRounds,
       WAIT_MS,
       single
         ? {}
@@ -125,6 +137,7 @@ export async function fanout(
             },
           },
       servers,
+      warmupRounds,
     );
     Object.assign(result, rounds.summary);
     if (perRound.length > 0) {
@@ -136,16 +149,17 @@ export async function fanout(
       result.commands = perRound[fewest];
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
-    result.delivered = streams.filter((s) => s.counters.updated === result.rounds).length;
-    result.missing = streams.filter((s) => s.counters.updated < result.rounds!).length;
-    result.duplicates = streams.filter((s) => s.counters.updated > result.rounds!).length;
+    const sent = result.rounds! + warmupRounds;
+    result.delivered = streams.filter((s) => s.counters.updated === sent).length;
+    result.missing = streams.filter((s) => s.counters.updated < sent).length;
+    result.duplicates = streams.filter((s) => s.counters.updated > sent).length;
     result.unexpected =
       streams.filter(
         (s) => s.counters.otherUpdated > 0 || s.counters.unexpected > 0 || (modern && s.counters.acknowledged !== 1),
       ).length + set.endedEarly;
     result.errors += result.missing + result.duplicates + result.unexpected + (rounds.complete ? 0 : 1);
     log(
-      `  ${label} N=${n} over ${servers.length} instance${servers.length > 1 ? 's' : ''}: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; instances' CPU ${result.serverCpuMs?.toFixed(1)} ms); ${single ? 'no Redis' : `${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}`}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
+      `  ${label} N=${n} over ${servers.length} instance${servers.length > 1 ? 's' : ''}: ${result.fanoutMs?.toFixed(1) ?? 'TIMEOUT'} ms to all (median of ${result.rounds}${warmupRounds ? ` after ${warmupRounds} warm-up` : ''}: ${result.roundsMs?.map((t) => t.toFixed(1)).join(', ')}; p50 ${result.p50ArrivalMs?.toFixed(1)} ms; instances' CPU ${result.serverCpuMs?.toFixed(1)} ms); ${single ? 'no Redis' : `${result.commandsPerNotification ?? '?'} Redis commands per notification ${JSON.stringify(result.commands ?? {})}`}; missing ${result.missing}, duplicates ${result.duplicates}, unexpected ${result.unexpected}; setup ${((result.setupMs ?? 0) / 1000).toFixed(1)} s`,
     );
   } catch (error) {
     result.error = `${(error as Error).message} (while ${stage}; ${set.streams.length} streams opened)`;
