@@ -85,10 +85,9 @@ local COUNTER = (not CLUSTERED) and KEYS[2] or nil
 local function counted(field) return tonumber(redis.call('HGET', COUNTER, field) or '0') end
 
 -- On a cluster, every key touched must be declared: a key found by reading another is asked for
--- (want, then asking) before the step that touches it, and call stops a script that touches one
--- not declared (a bug: the cluster could not have checked it before the script ran).
-local DECLARED = {}
-for _, declared in ipairs(KEYS) do DECLARED[declared] = true end
+-- (the prelude's want, then asking) before the step that touches it, and call stops a script
+-- that touches one not declared (a bug: the cluster could not have checked it before the script
+-- ran). DECLARED (the script's KEYS, on a cluster), MISSING, want and ready are the prelude's.
 local call = redis.call
 if CLUSTERED then
   call = function(command, ...)
@@ -98,13 +97,6 @@ if CLUSTERED then
       if not DECLARED[args[n]] then error('task script touched an undeclared key: ' .. tostring(args[n])) end
     end
     return redis.call(command, ...)
-  end
-end
-local MISSING, WANTED = {}, {}
-local function want(key)
-  if CLUSTERED and not DECLARED[key] and not WANTED[key] then
-    WANTED[key] = true
-    MISSING[#MISSING + 1] = key
   end
 end
 local function wantTask(id)
@@ -119,8 +111,8 @@ local function wantCaller(caller)
   want(ckey('te', caller))
   want(ckey('tb', caller))
 end
-local function ready() return #MISSING == 0 end
--- The reply asking for the keys wanted and not declared, then what the script did so far.
+-- The reply asking for the keys wanted and not declared, then what the script did so far (a
+-- task script's own form: the global counter's changes come first).
 local function asking(partial)
   local out = { -1, DN, DB, #MISSING }
   for _, key in ipairs(MISSING) do out[#out + 1] = key end
