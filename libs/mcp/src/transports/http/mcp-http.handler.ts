@@ -239,7 +239,8 @@ export class McpHttpHandler implements McpServedTransport {
       dropped = true;
       drop?.();
     };
-    res.once('close', onClosed);
+    // A response closes once: `on` spares `once`'s wrapper, and `onClosed` acts once anyway.
+    res.on('close', onClosed);
     const ctx: McpDispatchContext = {
       transport: 'streamable-http',
       request: req,
