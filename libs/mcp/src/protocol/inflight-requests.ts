@@ -74,23 +74,27 @@ export class McpInflightRequests implements OnModuleInit, OnApplicationShutdown 
   }
 
   /**
-   * Tracks a request; call the returned function when it is answered. Undefined when the
+   * Tracks a request; call `finish` with the same arguments when it is answered. False when the
    * scope already has a request with this id in flight: a second one would make the first
-   * uncancellable, so it is refused.
+   * uncancellable, so it is refused (and nothing is to be finished).
    */
-  start(sessionId: string, id: JsonRpcId, controller: LazyAbortController): (() => void) | undefined {
+  start(sessionId: string, id: JsonRpcId, controller: LazyAbortController): boolean {
     let requests = this.bySession.get(sessionId);
     if (!requests) {
       requests = new Map();
       this.bySession.set(sessionId, requests);
     }
-    if (requests.has(id)) return undefined;
+    if (requests.has(id)) return false;
     requests.set(id, controller);
-    return () => {
-      if (requests.get(id) !== controller) return;
-      requests.delete(id);
-      if (requests.size === 0 && this.bySession.get(sessionId) === requests) this.bySession.delete(sessionId);
-    };
+    return true;
+  }
+
+  /** Stops tracking a request `start` tracked; a later request that took its id is left alone. */
+  finish(sessionId: string, id: JsonRpcId, controller: LazyAbortController): void {
+    const requests = this.bySession.get(sessionId);
+    if (requests?.get(id) !== controller) return;
+    requests.delete(id);
+    if (requests.size === 0) this.bySession.delete(sessionId);
   }
 
   /**

@@ -8,7 +8,7 @@ import type {
   McpSessionRecord,
   McpSessionStore,
 } from '../backend/mcp-session.store.js';
-import { onClientDeparture } from './client-departure.js';
+import { onClientDeparture, stopWatchingDeparture } from './client-departure.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
 import { isSamePrincipal, principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
 import { SessionQuota } from './session-quota.js';
@@ -147,7 +147,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     const done = () => {
       if (ended) return;
       ended = true;
-      stopWatching?.();
+      if (watching) stopWatchingDeparture(request, done);
       const left = (this.busy.get(id) ?? 1) - 1;
       if (left > 0) this.busy.set(id, left);
       else this.busy.delete(id);
@@ -159,7 +159,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     };
     // A client that left awaits nothing here any more (it may resume the answer on a new
     // request): from then on the request no longer keeps its session alive.
-    const stopWatching = onClientDeparture(request, done);
+    const watching = onClientDeparture(request, done);
     return done;
   }
 

@@ -193,9 +193,11 @@ export class McpTelemetry {
     // Only what the server serves becomes a name: a client's invented method is `_OTHER`, and a
     // tool or prompt is named only when one of that name exists (each bounded in length).
     const method = recordedMethod(this.catalog, start.method);
-    const target = this.knownTarget(start.method, start.params);
-    const named = this.recordNames ? (target.tool ?? target.prompt) : undefined;
-    const network = networkAttributes(start.transport, start.request);
+    // The target and the network attributes are recorded only by a recording span or the
+    // duration: the no-op path (no SDK, or sampled out) looks up neither.
+    let target: OperationTarget | undefined;
+    let named: string | undefined;
+    let network: Attributes | undefined;
     let span: Span | undefined;
     let active: Context | undefined;
     if (this.tracer) {
@@ -210,6 +212,9 @@ export class McpTelemetry {
         origin.parent,
       );
       if (span.isRecording()) {
+        target = this.knownTarget(start.method, start.params);
+        named = this.recordNames ? (target.tool ?? target.prompt) : undefined;
+        network = networkAttributes(start.transport, start.request);
         if (named !== undefined) span.updateName(`${method} ${named}`);
         span.setAttributes(this.spanAttributes(start, method, target, named, network));
         active = trace.setSpan(origin.parent, span);
@@ -222,6 +227,11 @@ export class McpTelemetry {
     if (!span && !duration) return NO_OPERATION;
     let metricAttributes: Attributes | undefined;
     if (duration) {
+      if (target === undefined) {
+        target = this.knownTarget(start.method, start.params);
+        named = this.recordNames ? (target.tool ?? target.prompt) : undefined;
+        network = networkAttributes(start.transport, start.request);
+      }
       metricAttributes = { [ATTR_MCP_METHOD_NAME]: method, ...network };
       if (named !== undefined) {
         metricAttributes[target.tool !== undefined ? ATTR_GEN_AI_TOOL_NAME : ATTR_GEN_AI_PROMPT_NAME] = named;

@@ -63,7 +63,7 @@ export class McpRequestRun {
     const controller = new LazyAbortController();
     // initialize cannot be cancelled; without a scope a cancellation could not be attributed.
     const scope = ctx.connectionId ?? ctx.session?.id;
-    let finish: (() => void) | undefined;
+    let tracked = false;
     // A session with a request in flight is not idle, however long the request waits.
     const busy =
       ctx.session && request.method !== 'initialize'
@@ -71,8 +71,8 @@ export class McpRequestRun {
         : undefined;
     try {
       if (scope !== undefined && request.method !== 'initialize') {
-        finish = this.inflight.start(scope, request.id, controller);
-        if (!finish) {
+        tracked = this.inflight.start(scope, request.id, controller);
+        if (!tracked) {
           throw new McpInvalidRequestException(
             `Request id ${JSON.stringify(request.id)} is already in flight here; use a fresh id`,
           );
@@ -94,7 +94,7 @@ export class McpRequestRun {
       this.refused(exception, ctx);
       return failure(request.id, exception, request.method);
     } finally {
-      finish?.();
+      if (tracked) this.inflight.finish(scope!, request.id, controller);
       busy?.();
     }
   }

@@ -22,23 +22,28 @@ export type JsonPayload = { value: unknown } | undefined;
 /**
  * Reads the JSON-RPC payload of a POST: 415 for a non-JSON content type, 413 past the limit,
  * 400 `-32700` for bytes that are not UTF-8 JSON. Uses the bytes the early body reader kept
- * when it ran.
+ * when it ran, and then answers at once (no promise): only a body still to be read is awaited.
  */
-export async function readJsonPayload(
+export function readJsonPayload(
   req: McpHttpRequest,
   res: ServerResponse,
   maxBytes: number,
   /** Told of each refusal it answered (to count it). */
   onRefused: (exception: McpException) => void = () => undefined,
-): Promise<JsonPayload> {
+): JsonPayload | Promise<JsonPayload> {
   if (!isJsonContentType(req.headers['content-type'])) {
     const refusal = new McpUnsupportedMediaTypeException();
     rejectHttp(res, refusal);
     onRefused(refusal);
     return undefined;
   }
-  const body = req[MCP_RAW_BODY] ?? (await readLate(req, res, maxBytes, onRefused));
-  if (!body) return undefined;
+  const kept = req[MCP_RAW_BODY];
+  if (kept !== undefined) return decodePayload(kept, res, onRefused);
+  return readLate(req, res, maxBytes, onRefused).then((body) => body && decodePayload(body, res, onRefused));
+}
+
+/** The payload of a body's bytes; a 400 `-32700` answered (and undefined) when they are not JSON. */
+function decodePayload(body: Buffer, res: ServerResponse, onRefused: (exception: McpException) => void): JsonPayload {
   const decoded = decodeJsonText(body);
   if (!decoded.ok) {
     const refusal = new McpParseErrorException(decoded.detail);

@@ -92,7 +92,12 @@ export class McpHttpHandler implements McpServedTransport {
   }
 
   async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
-    await this.guarded(req, res, () => this.handlePost(req, res));
+    // `guarded` inlined: no closure and no async layer of its own on the path every request takes.
+    try {
+      await this.handlePost(req, res);
+    } catch (error) {
+      this.answerRejection(req, res, error);
+    }
   }
 
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -129,14 +134,17 @@ export class McpHttpHandler implements McpServedTransport {
     if (req[MCP_RAW_BODY] === undefined && !this.originPolicy.admit(req, res)) return;
     const receivedAt = this.inbound.receivedNow();
     // Every request is authorized on its own token, never on its session (MCP 2025-11-25).
-    const auth = await this.authenticator.authenticate(req);
+    // Awaited only when there is something to verify: without auth the principal is undefined.
+    const auth = this.authenticator.enabled ? await this.authenticator.authenticate(req) : undefined;
     const accept = negotiateAccept(req.headers.accept);
     if (!accept.json && !accept.sse) {
       throw new McpNotAcceptableException('Accept must allow application/json or text/event-stream');
     }
-    const body = await readJsonPayload(req, res, this.options.maxBodyBytes, (refusal) =>
+    const read = readJsonPayload(req, res, this.options.maxBodyBytes, (refusal) =>
       this.inbound.refused(refusal, 'streamable-http', req),
     );
+    // The early body reader's bytes are parsed at once; only a body still to be read is awaited.
+    const body = read instanceof Promise ? await read : read;
     if (!body) return;
     const payload = body.value;
     const id = readableId(payload);
@@ -170,7 +178,13 @@ export class McpHttpHandler implements McpServedTransport {
       if (!initialize) ctx.headerProtocolVersion = this.binding.headerVersion(req);
       ctx.session = await this.binding.forPost(req, initialize, auth);
     };
-    const answer = await this.rejectingWithId(id, () => this.inbound.dispatch(inbound, ctx, lookup));
+    let answer: McpAnswer | undefined;
+    try {
+      answer = await this.inbound.dispatch(inbound, ctx, lookup);
+    } catch (error) {
+      // Answered with the request's id echoed.
+      throw new HttpRejection(error, id);
+    }
     this.writeAnswer(res, answer, stream, accept, ctx.session, auth);
   }
 
@@ -225,7 +239,8 @@ export class McpHttpHandler implements McpServedTransport {
       dropped = true;
       drop?.();
     };
-    res.once('close', onClosed);
+    // A response closes once: `on` spares `once`'s wrapper, and `onClosed` acts once anyway.
+    res.on('close', onClosed);
     const ctx: McpDispatchContext = {
       transport: 'streamable-http',
       request: req,
@@ -305,15 +320,6 @@ export class McpHttpHandler implements McpServedTransport {
     res.writeHead(answer.status, headers).end(answer.json);
   }
 
-  /** Runs `work`; a rejection it throws is answered with the request's id echoed. */
-  private async rejectingWithId<T>(id: JsonRpcId | null, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw new HttpRejection(error, id);
-    }
-  }
-
   /**
    * Every exception of a request ends here, answered through the one mapper, and counted once
    * when it refused the request (`nest_mcp.requests.refused`); what the dispatcher answered was
@@ -323,11 +329,16 @@ export class McpHttpHandler implements McpServedTransport {
     try {
       await work();
     } catch (error) {
-      const { cause, id } = error instanceof HttpRejection ? error : { cause: error, id: null };
-      const exception = this.toException(cause);
-      rejectHttp(res, exception, id);
-      this.inbound.refused(exception, 'streamable-http', req);
+      this.answerRejection(req, res, error);
     }
+  }
+
+  /** Answers the exception that ended a request (with its id when it knew one) and counts the refusal. */
+  private answerRejection(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    const { cause, id } = error instanceof HttpRejection ? error : { cause: error, id: null };
+    const exception = this.toException(cause);
+    rejectHttp(res, exception, id);
+    this.inbound.refused(exception, 'streamable-http', req);
   }
 
   private toException(error: unknown): McpException {
