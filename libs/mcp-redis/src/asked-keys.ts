@@ -10,6 +10,14 @@ export interface AskedKeysCall {
   readonly exhausted: string;
   /** Gathers what each asking reply did before it asked (after its keys), when the script says so. */
   readonly partial?: string[];
+  /**
+   * Numbers every asking reply carries between the marker and the key count (`[marker,
+   * ...totals, n, keys…]`), added up here over the calls: what the script changed before it
+   * asked (the task store's counter changes).
+   */
+  readonly totals?: number[];
+  /** Runs before the exhausted error is thrown (the task store gives back what the calls took). */
+  readonly onExhausted?: () => Promise<void>;
 }
 
 /**
@@ -29,10 +37,16 @@ export async function runAskingForKeys<T>(
   for (let calls = 1; ; calls++) {
     const reply = await run(keys);
     if (!Array.isArray(reply) || reply[0] !== how.marker) return reply as T;
-    const count = Number(reply[1]);
-    const asked = (reply as string[]).slice(2, 2 + count);
-    how.partial?.push(...(reply as string[]).slice(2 + count));
-    if (calls === how.maxCalls) throw new McpBackendUnavailableError(how.exhausted);
+    const totals = how.totals ?? [];
+    for (let n = 0; n < totals.length; n++) totals[n] += Number(reply[1 + n]);
+    const at = 1 + totals.length;
+    const count = Number(reply[at]);
+    const asked = (reply as string[]).slice(at + 1, at + 1 + count);
+    how.partial?.push(...(reply as string[]).slice(at + 1 + count));
+    if (calls === how.maxCalls) {
+      await how.onExhausted?.();
+      throw new McpBackendUnavailableError(how.exhausted);
+    }
     keys = [...new Set([...keys, ...asked])];
   }
 }

@@ -10,6 +10,7 @@ import {
   type McpTaskStatus,
   type McpTaskStore,
 } from '@nest-mcp/server/backend';
+import { runAskingForKeys } from './asked-keys.js';
 import type { RedisKeys } from './redis-keys.js';
 import type { RedisScripts, ScriptName } from './redis-scripts.js';
 import { TaskScriptKeys } from './task-script-keys.js';
@@ -136,27 +137,22 @@ export class RedisTaskStore implements McpTaskStore {
     args: (string | number)[],
     counted = true,
   ): Promise<Changed<T>> {
-    let keys = declared;
-    let tasks = 0;
-    let bytes = 0;
+    const totals = [0, 0];
     const partial: string[] = [];
-    for (let calls = 1; ; calls++) {
-      const reply = await this.scripts.run<unknown>(name, keys, ...args);
-      if (!Array.isArray(reply) || (reply[0] !== -1 && !counted)) return { result: reply as T, tasks, bytes };
-      tasks += Number(reply[1]);
-      bytes += Number(reply[2]);
-      if (reply[0] !== -1) {
-        return { result: [...partial, ...(reply as string[]).slice(3)] as T, tasks, bytes };
-      }
-      const count = Number(reply[3]);
-      const asked = (reply as string[]).slice(4, 4 + count);
-      partial.push(...(reply as string[]).slice(4 + count));
-      if (calls === MAX_CALLS) {
-        await this.adjust(tasks, bytes);
-        throw new McpBackendUnavailableError('The task store changed under every attempt: retry');
-      }
-      keys = [...new Set([...keys, ...asked])];
-    }
+    const reply = await runAskingForKeys<unknown>((keys) => this.scripts.run<unknown>(name, keys, ...args), declared, {
+      marker: -1,
+      maxCalls: MAX_CALLS,
+      exhausted: 'The task store changed under every attempt: retry',
+      partial,
+      totals,
+      onExhausted: () => this.adjust(totals[0], totals[1]),
+    });
+    if (!counted || !Array.isArray(reply)) return { result: reply as T, tasks: totals[0], bytes: totals[1] };
+    return {
+      result: [...partial, ...(reply as string[]).slice(3)] as T,
+      tasks: totals[0] + Number(reply[1]),
+      bytes: totals[1] + Number(reply[2]),
+    };
   }
 
   /** Takes places in the global counter: true when taken, else what it lacks ([tasks, bytes]). */
