@@ -27,7 +27,7 @@ import { detailedTask } from './modern-tasks.js';
 import type { McpTaskChannels } from './task-channels.js';
 import { McpTaskEvents } from './task-events.js';
 import { McpTaskNotFoundException } from './task.exceptions.js';
-import { taskLimits } from '../../testing/task-store-contract.js';
+import { taskLimits, taskRecord } from '../../testing/task-store-contract.js';
 
 function tasksWith(store = new InMemoryTaskStore(), overrides: Record<string, unknown> = {}) {
   const messaging = new LocalInstanceMessaging('here');
@@ -96,21 +96,9 @@ function ctx(subject?: string, scopes: string[] = [], era: McpEra = 'modern'): C
   });
 }
 
-const record = (overrides: Partial<McpTaskRecord>): McpTaskRecord => {
-  const now = Date.now();
-  return {
-    taskId: 'task-1',
-    owner: 'm:',
-    instanceId: 'gone',
-    era: 'modern',
-    status: 'working',
-    createdAt: now,
-    lastUpdatedAt: now,
-    ttlMs: 60_000,
-    pollIntervalMs: 1_000,
-    ...overrides,
-  };
-};
+/** A working modern task of a gone instance (the contract's record, without a caller). */
+const record = (overrides: Partial<McpTaskRecord>): McpTaskRecord =>
+  taskRecord({ caller: undefined, taskId: 'task-1', owner: 'm:', instanceId: 'gone', ...overrides });
 
 describe('McpTasks', () => {
   it('answers a task of another principal exactly as an unknown one', async () => {
