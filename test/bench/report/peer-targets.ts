@@ -36,6 +36,7 @@ import type {
   TelemetryMode,
   TelemetryResult,
 } from '../types.js';
+import { DIRECT_VS_NODE_MIN } from './targets.js';
 
 /** "No more CPU": the modern cost may be at most this times the legacy one. */
 export const CPU_TOLERANCE = 1.1;
@@ -101,11 +102,11 @@ export function evaluatePeerTargets(
       id: 'modern-c16-vs-node-direct',
       server: 'library-direct',
       text: 'modern tools/call at concurrency 16 vs the bare node:http floor (direct mount)',
-      threshold: '>= 0.50x',
+      threshold: `>= ${DIRECT_VS_NODE_MIN.toFixed(2)}x`,
       value: vsFloor,
       detail:
         vsFloor === undefined ? 'n/a' : `${ratioText(vsFloor)} (${direct!.toFixed(0)} vs ${floor!.toFixed(0)} req/s)`,
-      pass: judge(vsFloor, (v) => v >= 0.5),
+      pass: judge(vsFloor, (v) => v >= DIRECT_VS_NODE_MIN),
     });
     for (const kind of MOUNTS) {
       const modern = point(kind, 'modern')?.cpuUsPerRequest;

@@ -13,7 +13,7 @@
  */
 import { LIBRARY_KINDS, MOUNT_LABELS, type ServerKind } from '../client/server-process.js';
 import type { EchoResult, FanoutResult, MemoryResult, TargetResult } from '../types.js';
-import { LINEAR_TOLERANCE } from './targets.js';
+import { DIRECT_VS_NODE_MIN, LINEAR_TOLERANCE } from './targets.js';
 
 const KB = 1024;
 /** The notifying call may take at most this times a plain call. */
@@ -119,7 +119,7 @@ export function evaluateStreamTargets(
   };
   if (kinds.includes('library')) c16('library', 'nest-floor', 'the bare-Nest floor', 0.95);
   if (kinds.includes('library-direct')) {
-    c16('library-direct', 'node-floor', 'the bare node:http floor', 0.5);
+    c16('library-direct', 'node-floor', 'the bare node:http floor', DIRECT_VS_NODE_MIN);
     c16('library-direct', 'tmcp', 'tmcp', 3);
   }
 
