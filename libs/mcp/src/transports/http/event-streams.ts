@@ -56,6 +56,8 @@ export class McpEventStreams implements OnModuleInit {
    * is defined for it: the stream simply ends, and the client reconnects with a fresh token.
    */
   endWithToken(stream: SseStream, principal: McpPrincipal | undefined): void {
+    // Without an expiry there is nothing to end it, and nothing to keep per stream.
+    if (principal?.expiresAt === undefined) return;
     const expiry = closeWhenExpired(principal, () => stream.close());
     stream.onClose(() => expiry.cancel());
   }

@@ -39,7 +39,12 @@ const SSE_HEADERS: Readonly<Record<string, string>> = {
   // Stops nginx from buffering the stream.
   'X-Accel-Buffering': 'no',
 };
+/** The SSE header names, lower-cased, for the headers of `open()` that they replace. */
+const SSE_HEADER_NAMES = new Set(Object.keys(SSE_HEADERS).map((name) => name.toLowerCase()));
 const KEEP_ALIVE_FRAME = ': keepalive\n\n';
+/** Where a response keeps the stream that wraps it, for the listeners all streams share. */
+const STREAM_OF = Symbol('SseStream');
+type StreamResponse = ServerResponse & { [STREAM_OF]?: SseStream };
 // Node clamps larger timer delays to 1 ms, which would turn a keep-alive into a busy loop.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -89,6 +94,12 @@ function ownedSocket(res: ServerResponse): Socket | undefined {
  * response (`close`) still goes through `res.end`, which writes the last chunk.
  */
 export class SseStream {
+  /**
+   * The keep-alive rounds, one per interval in use: one timer writes the comment to every open
+   * stream of that interval, in place of a timer (and its closure) per stream.
+   */
+  static #keepAlives = new Map<number, KeepAliveRound>();
+
   /** Streams whose socket was corked in this turn, uncorked together on the next tick. */
   static #corked: SseStream[] = [];
 
@@ -118,8 +129,13 @@ export class SseStream {
   readonly #endTimeoutMs: number;
   #opened = false;
   #closeReason: SseCloseReason | undefined;
-  #keepAliveTimer: NodeJS.Timeout | undefined;
-  #closeCallbacks: Array<(reason: SseCloseReason) => void> = [];
+  /** The keep-alive round this stream is in while open (see {@link KeepAliveRound}). */
+  #keepAliveRound: KeepAliveRound | undefined;
+  /** Neighbours in the keep-alive round's list. */
+  #keepAlivePrev: SseStream | undefined;
+  #keepAliveNext: SseStream | undefined;
+  /** One callback, or an array once there are several: most streams have one or two. */
+  #closeCallbacks: ((reason: SseCloseReason) => void) | Array<(reason: SseCloseReason) => void> | undefined;
 
   /**
    * Wraps `res` without writing anything yet. Throws RangeError for invalid options.
@@ -143,8 +159,11 @@ export class SseStream {
       this.#closeReason = res.destroyed ? 'client' : 'server';
       return;
     }
-    res.once('close', this.#onResponseClose);
-    res.on('error', this.#onResponseError);
+    // Listeners shared by every stream, which find theirs on the response: no closure and no
+    // `once` wrapper per stream.
+    (res as StreamResponse)[STREAM_OF] = this;
+    res.on('close', SseStream.#onResponseClose);
+    res.on('error', SseStream.#onResponseError);
   }
 
   /** True once the stream is closed, for whatever reason. */
@@ -163,21 +182,33 @@ export class SseStream {
     if (this.closed) return false;
     const res = this.#res;
     if (res.headersSent) throw new Error('Cannot open an SSE stream: the response headers were already sent');
-    // setHeader, not writeHead(status, headers): it replaces names case-insensitively instead of sending duplicates.
-    for (const [name, value] of Object.entries(extraHeaders)) {
-      if (value !== undefined) res.setHeader(name, value);
+    if (res.getHeaderNames().length === 0) {
+      // Nothing set before: the headers go to writeHead as a list, which Node sends without
+      // keeping them (an object and two arrays per header, as long as the stream lives).
+      const headers: Array<string | number | readonly string[]> = [];
+      const seen = new Set<string>();
+      for (const [name, value] of Object.entries(extraHeaders)) {
+        const lower = name.toLowerCase();
+        if (value === undefined || SSE_HEADER_NAMES.has(lower) || seen.has(lower)) continue;
+        seen.add(lower);
+        headers.push(name, value);
+      }
+      for (const [name, value] of Object.entries(SSE_HEADERS)) headers.push(name, value);
+      res.writeHead(200, headers as unknown as OutgoingHttpHeaders);
+    } else {
+      // setHeader, not writeHead(status, headers): it replaces names case-insensitively instead of sending duplicates.
+      for (const [name, value] of Object.entries(extraHeaders)) {
+        if (value !== undefined) res.setHeader(name, value);
+      }
+      for (const [name, value] of Object.entries(SSE_HEADERS)) res.setHeader(name, value);
+      res.writeHead(200);
     }
-    for (const [name, value] of Object.entries(SSE_HEADERS)) res.setHeader(name, value);
-    res.writeHead(200);
     res.flushHeaders();
     this.#opened = true;
     this.#socket = ownedSocket(res);
     this.#chunked = res.chunkedEncoding;
-    if (this.#socket) res.once('prefinish', () => (this.#responseEnded = true));
-    if (this.#keepAliveMs > 0) {
-      this.#keepAliveTimer = setInterval(() => this.#write(KEEP_ALIVE_FRAME), this.#keepAliveMs);
-      this.#keepAliveTimer.unref();
-    }
+    if (this.#socket) res.on('prefinish', SseStream.#onResponsePrefinish);
+    if (this.#keepAliveMs > 0) this.#joinKeepAlive();
     return true;
   }
 
@@ -226,8 +257,50 @@ export class SseStream {
    * others, and its error is rethrown in a microtask.
    */
   onClose(callback: (reason: SseCloseReason) => void): void {
+    const callbacks = this.#closeCallbacks;
     if (this.#closeReason !== undefined) callback(this.#closeReason);
-    else this.#closeCallbacks.push(callback);
+    else if (callbacks === undefined) this.#closeCallbacks = callback;
+    else if (typeof callbacks === 'function') this.#closeCallbacks = [callbacks, callback];
+    else callbacks.push(callback);
+  }
+
+  #joinKeepAlive(): void {
+    let round = SseStream.#keepAlives.get(this.#keepAliveMs);
+    if (!round) {
+      const started = new KeepAliveRound(this.#keepAliveMs);
+      started.timer = setInterval(() => SseStream.#writeKeepAlives(started), started.intervalMs).unref();
+      SseStream.#keepAlives.set(started.intervalMs, (round = started));
+    }
+    this.#keepAliveRound = round;
+    this.#keepAliveNext = round.head;
+    if (round.head) round.head.#keepAlivePrev = this;
+    round.head = this;
+  }
+
+  #leaveKeepAlive(): void {
+    const round = this.#keepAliveRound;
+    if (!round) return;
+    const prev = this.#keepAlivePrev;
+    const next = this.#keepAliveNext;
+    if (prev) prev.#keepAliveNext = next;
+    else round.head = next;
+    if (next) next.#keepAlivePrev = prev;
+    if (round.cursor === this) round.cursor = next;
+    this.#keepAliveRound = this.#keepAlivePrev = this.#keepAliveNext = undefined;
+    if (!round.head && SseStream.#keepAlives.get(round.intervalMs) === round) {
+      clearInterval(round.timer);
+      SseStream.#keepAlives.delete(round.intervalMs);
+    }
+  }
+
+  /** Writes the keep-alive comment to every stream of `round` (a stream closed by it leaves the list). */
+  static #writeKeepAlives(round: KeepAliveRound): void {
+    round.cursor = round.head;
+    while (round.cursor) {
+      const stream = round.cursor;
+      round.cursor = stream.#keepAliveNext;
+      stream.#write(KEEP_ALIVE_FRAME);
+    }
   }
 
   #assertOpened(): void {
@@ -288,8 +361,7 @@ export class SseStream {
   #close(reason: SseCloseReason, finalFrame?: string): void {
     if (this.#closeReason !== undefined) return;
     this.#closeReason = reason;
-    clearInterval(this.#keepAliveTimer);
-    this.#keepAliveTimer = undefined;
+    this.#leaveKeepAlive();
 
     const res = this.#res;
     if (this.#opened && reason !== 'client' && !res.destroyed && !res.writableEnded) {
@@ -307,28 +379,54 @@ export class SseStream {
     }
 
     const callbacks = this.#closeCallbacks;
-    this.#closeCallbacks = [];
-    for (const callback of callbacks) {
-      try {
-        callback(reason);
-      } catch (error) {
-        // Keeps the other callbacks running and send()/close() from throwing, while the bug still surfaces
-        // as an uncaught exception, like a throwing event listener would.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
+    this.#closeCallbacks = undefined;
+    if (typeof callbacks === 'function') SseStream.#runCloseCallback(callbacks, reason);
+    else if (callbacks) for (const callback of callbacks) SseStream.#runCloseCallback(callback, reason);
+  }
+
+  static #runCloseCallback(callback: (reason: SseCloseReason) => void, reason: SseCloseReason): void {
+    try {
+      callback(reason);
+    } catch (error) {
+      // Keeps the other callbacks running and send()/close() from throwing, while the bug still surfaces
+      // as an uncaught exception, like a throwing event listener would.
+      queueMicrotask(() => {
+        throw error;
+      });
     }
   }
 
-  readonly #onResponseClose = (): void => {
-    this.#res.off('error', this.#onResponseError);
-    this.#close('client');
+  static readonly #onResponseClose = function (this: StreamResponse): void {
+    const stream = this[STREAM_OF];
+    if (!stream) return;
+    this.off('error', SseStream.#onResponseError);
+    stream.#close('client');
   };
 
-  readonly #onResponseError = (): void => {
+  static readonly #onResponseError = function (this: StreamResponse): void {
     // Without a listener the error would be unhandled; the connection is unusable either way.
-    this.#close('client');
-    this.#res.destroy();
+    const stream = this[STREAM_OF];
+    if (stream) stream.#close('client');
+    this.destroy();
   };
+
+  static readonly #onResponsePrefinish = function (this: StreamResponse): void {
+    const stream = this[STREAM_OF];
+    if (stream) stream.#responseEnded = true;
+  };
+}
+
+/**
+ * The open streams of one keep-alive interval and the one timer that writes their comments: a
+ * stream's first comment comes within one interval of its opening, and the next ones one
+ * interval apart, so no stream stays silent longer than the interval.
+ */
+class KeepAliveRound {
+  /** First stream of the list (the streams link to each other). */
+  head: SseStream | undefined;
+  /** The stream the running round writes to next, moved on when that stream leaves meanwhile. */
+  cursor: SseStream | undefined;
+  timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly intervalMs: number) {}
 }
