@@ -57,15 +57,18 @@ export class McpHttpStreams {
     lastEventId: string | undefined,
   ): Promise<void> {
     const stream = this.sseStream(res);
+    const sessionId = session.id;
+    const caller = callerKeyOf(auth, req);
     // The GETs of one session share a place: a reconnect replacing a stream that is still
     // closing is not refused.
-    this.eventStreams.hold(stream, callerKeyOf(auth, req), session.id);
+    this.eventStreams.claim(caller, sessionId);
     this.gets += 1;
-    const sessionId = session.id;
     const connection = new SseConnection(stream, { 'MCP-Session-Id': sessionId });
-    // One close callback for the count and the live stream's detach (set once it attaches).
+    // One close callback, held as long as the stream: its place, the count, and the live
+    // stream's detach (once it attaches).
     let attached = false;
     stream.onClose(() => {
+      this.eventStreams.release(caller, sessionId);
       this.gets -= 1;
       if (attached) this.liveStreams.detach(sessionId, connection);
     });

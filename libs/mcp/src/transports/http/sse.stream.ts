@@ -48,6 +48,47 @@ type StreamResponse = ServerResponse & { [STREAM_OF]?: SseStream };
 // Node clamps larger timer delays to 1 ms, which would turn a keep-alive into a busy loop.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Node's key of the headers a response keeps (`getHeader`), once seen on a response. */
+let outHeadersKey: symbol | undefined;
+
+/**
+ * The headers of an opening stream as one list for `writeHead`, which Node sends without keeping
+ * them: kept, they are an object (a dictionary) and two arrays per header, about 1 KB as long as
+ * the stream lives, and nobody reads a stream's response headers once they are on the wire. The
+ * headers set before (`setHeader`, e.g. Express's `X-Powered-By`) are in the list, and dropped
+ * from the response, unless a name in `extraHeaders` or the SSE headers replaces them.
+ * Undefined, to set them one by one, when `writeHead` is not Node's own (a middleware that wraps
+ * it reads and writes headers around it) or the response's header store cannot be found.
+ */
+function headerList(res: ServerResponse, extraHeaders: OutgoingHttpHeaders): unknown[] | undefined {
+  if (res.writeHead !== ServerResponse.prototype.writeHead) return undefined;
+  // Names as they were set (Node has it since 15.13; @types/node does not declare it).
+  const earlier = (res as unknown as { getRawHeaderNames(): string[] }).getRawHeaderNames();
+  if (earlier.length > 0) {
+    outHeadersKey ??= Object.getOwnPropertySymbols(res).find((key) => key.description === 'kOutHeaders');
+    const store = outHeadersKey && (res as unknown as Record<symbol, unknown>)[outHeadersKey];
+    if (typeof store !== 'object' || store === null) return undefined;
+  }
+  const list: unknown[] = [];
+  const seen = new Set<string>(SSE_HEADER_NAMES);
+  const extra = Object.entries(extraHeaders).filter(([, value]) => value !== undefined);
+  for (const [name] of extra) seen.add(name.toLowerCase());
+  for (const name of earlier) {
+    if (!seen.has(name.toLowerCase())) list.push(name, res.getHeader(name));
+  }
+  seen.clear();
+  for (const [name, value] of extra) {
+    const lower = name.toLowerCase();
+    if (SSE_HEADER_NAMES.has(lower) || seen.has(lower)) continue;
+    seen.add(lower);
+    list.push(name, value);
+  }
+  for (const [name, value] of Object.entries(SSE_HEADERS)) list.push(name, value);
+  // writeHead takes the list as it is only when no header is kept.
+  if (earlier.length > 0) (res as unknown as Record<symbol, unknown>)[outHeadersKey!] = null;
+  return list;
+}
+
 function assertMs(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0 || value > MAX_TIMER_MS) {
     throw new RangeError(`${name} must be an integer between 0 and ${MAX_TIMER_MS}, got ${String(value)}`);
@@ -118,14 +159,10 @@ export class SseStream {
   /** Whether the response is chunked (`Transfer-Encoding: chunked`), so direct writes are framed as chunks. */
   #chunked = false;
   #isCorked = false;
-  /**
-   * Set when the response is ended (its 'prefinish', emitted within `res.end()` for a response whose bytes are
-   * all on its socket), so the direct path never reads Express's response object per write.
-   */
-  #responseEnded = false;
   readonly #keepAliveMs: number;
   readonly #maxBufferedBytes: number;
-  readonly #backlog: StreamBacklog;
+  /** Created on the first write that backs up: most streams never need it. */
+  #backlog: StreamBacklog | undefined;
   readonly #endTimeoutMs: number;
   #opened = false;
   #closeReason: SseCloseReason | undefined;
@@ -149,7 +186,7 @@ export class SseStream {
     } = options;
     assertMs('keepAliveMs', keepAliveMs);
     assertMs('endTimeoutMs', endTimeoutMs);
-    this.#backlog = new StreamBacklog(maxBufferedBytes);
+    StreamBacklog.assertBound(maxBufferedBytes);
     this.#res = res;
     this.#keepAliveMs = keepAliveMs;
     this.#maxBufferedBytes = maxBufferedBytes;
@@ -182,18 +219,8 @@ export class SseStream {
     if (this.closed) return false;
     const res = this.#res;
     if (res.headersSent) throw new Error('Cannot open an SSE stream: the response headers were already sent');
-    if (res.getHeaderNames().length === 0) {
-      // Nothing set before: the headers go to writeHead as a list, which Node sends without
-      // keeping them (an object and two arrays per header, as long as the stream lives).
-      const headers: Array<string | number | readonly string[]> = [];
-      const seen = new Set<string>();
-      for (const [name, value] of Object.entries(extraHeaders)) {
-        const lower = name.toLowerCase();
-        if (value === undefined || SSE_HEADER_NAMES.has(lower) || seen.has(lower)) continue;
-        seen.add(lower);
-        headers.push(name, value);
-      }
-      for (const [name, value] of Object.entries(SSE_HEADERS)) headers.push(name, value);
+    const headers = headerList(res, extraHeaders);
+    if (headers) {
       res.writeHead(200, headers as unknown as OutgoingHttpHeaders);
     } else {
       // setHeader, not writeHead(status, headers): it replaces names case-insensitively instead of sending duplicates.
@@ -207,7 +234,6 @@ export class SseStream {
     this.#opened = true;
     this.#socket = ownedSocket(res);
     this.#chunked = res.chunkedEncoding;
-    if (this.#socket) res.on('prefinish', SseStream.#onResponsePrefinish);
     if (this.#keepAliveMs > 0) this.#joinKeepAlive();
     return true;
   }
@@ -321,7 +347,7 @@ export class SseStream {
     // The backlog can only pass a cap above the high-water mark once write() signals it.
     if (
       (!flowing || this.#maxBufferedBytes < res.writableHighWaterMark) &&
-      !this.#backlog.admits(res.writableLength, frame.length)
+      !this.#admits(res.writableLength, frame.length)
     ) {
       this.#close('slow-consumer', `retry: ${SLOW_CONSUMER_RETRY_MS}\n\n`);
       return false;
@@ -333,7 +359,7 @@ export class SseStream {
   #writeToSocket(socket: Socket, frame: string): boolean {
     // 'close' may not have been emitted yet although the connection is already unusable; the response may
     // also have been ended by someone else, after which its socket may carry the next response.
-    if (socket.destroyed || !socket.writable || this.#responseEnded) {
+    if (socket.destroyed || !socket.writable || this.#res.writableEnded) {
       this.#close('client');
       return false;
     }
@@ -350,12 +376,17 @@ export class SseStream {
     // The backlog can only pass a cap above the high-water mark once write() signals it.
     if (
       (!flowing || this.#maxBufferedBytes < socket.writableHighWaterMark) &&
-      !this.#backlog.admits(socket.writableLength, chunk.length)
+      !this.#admits(socket.writableLength, chunk.length)
     ) {
       this.#close('slow-consumer', `retry: ${SLOW_CONSUMER_RETRY_MS}\n\n`);
       return false;
     }
     return true;
+  }
+
+  #admits(backlogBytes: number, messageBytes: number): boolean {
+    this.#backlog ??= new StreamBacklog(this.#maxBufferedBytes);
+    return this.#backlog.admits(backlogBytes, messageBytes);
   }
 
   #close(reason: SseCloseReason, finalFrame?: string): void {
@@ -408,11 +439,6 @@ export class SseStream {
     const stream = this[STREAM_OF];
     if (stream) stream.#close('client');
     this.destroy();
-  };
-
-  static readonly #onResponsePrefinish = function (this: StreamResponse): void {
-    const stream = this[STREAM_OF];
-    if (stream) stream.#responseEnded = true;
   };
 }
 
