@@ -75,7 +75,9 @@ for (const [key, was] of a) if (!b.has(key)) diff.push([key, -was.count / n, -wa
 diff.sort((x, y) => Math.abs(y[2]) - Math.abs(x[2]));
 let total = 0;
 for (const [, , bytes] of diff) total += bytes;
-console.log(`${kind}: ${(total / 1024).toFixed(2)} KB of heap objects per stream session (snapshot ${n + 50} vs ${2 * n + 50})`);
+console.log(
+  `${kind}: ${(total / 1024).toFixed(2)} KB of heap objects per stream session (snapshot ${n + 50} vs ${2 * n + 50})`,
+);
 for (const [key, count, bytes] of diff.slice(0, 70)) {
   if (Math.abs(bytes) < 8) break;
   console.log(`${bytes.toFixed(0).padStart(7)} B  ${count.toFixed(2).padStart(6)}x  ${key}`);
