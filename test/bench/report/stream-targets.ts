@@ -18,7 +18,7 @@ import { DIRECT_VS_NODE_MIN, LINEAR_TOLERANCE } from './targets.js';
 const KB = 1024;
 /** The notifying call may take at most this times a plain call. */
 export const BUMP_VS_ECHO_MAX = 1.5;
-export const MEMORY_MAX_KB = 20;
+export const MEMORY_MAX_KB = 11;
 
 const ratioText = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(2)}x`);
 const ratio = (a?: number, b?: number) => (a !== undefined && b !== undefined && b > 0 ? a / b : undefined);

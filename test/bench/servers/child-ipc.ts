@@ -8,7 +8,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 
 export interface BenchHooks {
   /** Sends `notifications/resources/updated` for a URI, as the server's `bump` does. */
@@ -27,6 +27,7 @@ export interface ReadyInfo {
 
 type Command =
   | { id: number; cmd: 'gc' }
+  | { id: number; cmd: 'snapshot'; file: string }
   | { id: number; cmd: 'notify-none'; uri: string; iterations: number; batches: number }
   | { id: number; cmd: 'stats' }
   | { id: number; cmd: 'now' }
@@ -83,6 +84,10 @@ export function serveBenchIpc(info: ReadyInfo, hooks: BenchHooks, close: () => P
         switch (message.cmd) {
           case 'gc':
             return reply(message.id, { memory: await collect(), spaces: heapSpaces() });
+          case 'snapshot':
+            // A heap snapshot after a forced GC, for test/bench/stream-snapshot.ts.
+            await collect();
+            return reply(message.id, { file: writeHeapSnapshot(message.file) });
           case 'notify-none':
             return reply(message.id, await notifyNone(hooks, message.uri, message.iterations, message.batches));
           case 'stats':

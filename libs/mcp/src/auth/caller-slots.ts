@@ -19,11 +19,7 @@ export class CallerSlots {
    */
   take(caller: string | undefined, key = `#${++this.unique}`): (() => void) | undefined {
     if (caller === undefined) return () => undefined;
-    let held = this.byCaller.get(caller);
-    const sharing = held?.get(key) ?? 0;
-    if (sharing === 0 && (held?.size ?? 0) >= this.limit) return undefined;
-    if (!held) this.byCaller.set(caller, (held = new Map()));
-    held.set(key, sharing + 1);
+    if (!this.claim(caller, key)) return undefined;
     let released = false;
     return () => {
       if (released) return;
@@ -44,7 +40,24 @@ export class CallerSlots {
     return total;
   }
 
-  private release(caller: string, key: string): void {
+  /**
+   * `take` without a release function, for a holder that keeps `caller` and `key` anyway: false
+   * when the caller already holds `limit` other places. Give the place back with `release`,
+   * exactly once.
+   */
+  claim(caller: string | undefined, key: string): boolean {
+    if (caller === undefined) return true;
+    let held = this.byCaller.get(caller);
+    const sharing = held?.get(key) ?? 0;
+    if (sharing === 0 && (held?.size ?? 0) >= this.limit) return false;
+    if (!held) this.byCaller.set(caller, (held = new Map()));
+    held.set(key, sharing + 1);
+    return true;
+  }
+
+  /** Gives back a place of `claim` (call it once per claim). */
+  release(caller: string | undefined, key: string): void {
+    if (caller === undefined) return;
     const held = this.byCaller.get(caller);
     const sharing = held?.get(key);
     if (!held || sharing === undefined) return;

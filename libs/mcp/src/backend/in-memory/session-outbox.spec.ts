@@ -21,6 +21,15 @@ describe('SessionOutbox', () => {
     expect(outbox.after(ids[2])).toBeUndefined();
   });
 
+  it('replays across the ring wrapping around, more than once', () => {
+    const outbox = new SessionOutbox(4);
+    const ids = Array.from({ length: 11 }, (_, i) => outbox.append(String(i)));
+    expect(outbox.size).toBe(4);
+    expect(outbox.after(ids[6])?.map((entry) => entry.json)).toEqual(['7', '8', '9', '10']);
+    expect(outbox.after(ids[8])?.map((entry) => entry.json)).toEqual(['9', '10']);
+    expect(outbox.after(ids[10])).toEqual([]);
+  });
+
   it("does not know another session's ids, malformed ids or ids from the future", () => {
     const mine = new SessionOutbox(5);
     const theirs = new SessionOutbox(5);

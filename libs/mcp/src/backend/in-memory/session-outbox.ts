@@ -14,21 +14,24 @@ export interface OutboxEntry {
  * space private to this session (an id of another session is simply unknown here), and the
  * sequence orders the events. A client that comes back with an id older than the ring gets a
  * resync instead of a replay.
+ *
+ * The ring grows as messages arrive, up to `capacity`: most sessions hold a few messages, and a
+ * ring allocated at full size up front cost every session with a stream 2 KB (256 empty slots).
  */
 export class SessionOutbox {
-  private readonly epoch = randomBytes(6).toString('base64url');
-  private readonly prefix = `g:${this.epoch}:`;
-  private readonly ring: string[];
+  private readonly prefix = `g:${randomBytes(6).toString('base64url')}:`;
+  /** Message `seq` at `(seq - 1) % capacity`: appended in order until the ring is full. */
+  private readonly ring: string[] = [];
   private seq = 0;
 
-  constructor(private readonly capacity: number) {
-    this.ring = new Array<string>(capacity);
-  }
+  constructor(private readonly capacity: number) {}
 
   /** Records a serialized message and returns its event id. */
   append(json: string): string {
+    const slot = this.seq % this.capacity;
     this.seq += 1;
-    this.ring[this.seq % this.capacity] = json;
+    if (slot === this.ring.length) this.ring.push(json);
+    else this.ring[slot] = json;
     return this.prefix + this.seq;
   }
 
@@ -43,7 +46,7 @@ export class SessionOutbox {
     if (seq < oldest - 1 || seq > this.seq) return undefined;
     const entries: OutboxEntry[] = [];
     for (let next = seq + 1; next <= this.seq; next++) {
-      entries.push({ eventId: this.prefix + next, json: this.ring[next % this.capacity] });
+      entries.push({ eventId: this.prefix + next, json: this.ring[(next - 1) % this.capacity] });
     }
     return entries;
   }

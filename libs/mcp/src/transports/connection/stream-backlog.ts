@@ -18,10 +18,15 @@ export class StreamBacklog {
   #ceiling: number;
 
   constructor(readonly maxBytes: number) {
+    StreamBacklog.assertBound(maxBytes);
+    this.#ceiling = maxBytes;
+  }
+
+  /** Throws the RangeError the constructor throws for `maxBytes`, for a stream that creates its backlog later. */
+  static assertBound(maxBytes: number): void {
     if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
       throw new RangeError(`maxBufferedBytes must be a positive integer, got ${String(maxBytes)}`);
     }
-    this.#ceiling = maxBytes;
   }
 
   /**

@@ -52,10 +52,27 @@ export class McpEventStreams implements OnModuleInit {
   }
 
   /**
+   * `hold` for a holder that gives the place back itself, with `release(caller, key)` once its
+   * stream closed: no release function per stream. Throws as `hold` does.
+   */
+  claim(caller: string | undefined, key: string): void {
+    if (!this.perCaller.claim(caller, key)) {
+      throw new McpCapacityException('streamsPerCaller', this.options.maxStreamsPerCaller);
+    }
+  }
+
+  /** Gives back a place of `claim`. */
+  release(caller: string | undefined, key: string): void {
+    this.perCaller.release(caller, key);
+  }
+
+  /**
    * Ends `stream` when the access token of `principal` expires (nothing without one). No event
    * is defined for it: the stream simply ends, and the client reconnects with a fresh token.
    */
   endWithToken(stream: SseStream, principal: McpPrincipal | undefined): void {
+    // Without an expiry there is nothing to end it, and nothing to keep per stream.
+    if (principal?.expiresAt === undefined) return;
     const expiry = closeWhenExpired(principal, () => stream.close());
     stream.onClose(() => expiry.cancel());
   }

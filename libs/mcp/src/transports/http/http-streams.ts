@@ -57,12 +57,21 @@ export class McpHttpStreams {
     lastEventId: string | undefined,
   ): Promise<void> {
     const stream = this.sseStream(res);
+    const sessionId = session.id;
+    const caller = callerKeyOf(auth, req);
     // The GETs of one session share a place: a reconnect replacing a stream that is still
     // closing is not refused.
-    this.eventStreams.hold(stream, callerKeyOf(auth, req), session.id);
+    this.eventStreams.claim(caller, sessionId);
     this.gets += 1;
-    stream.onClose(() => (this.gets -= 1));
-    const connection = new SseConnection(stream, { 'MCP-Session-Id': session.id });
+    const connection = new SseConnection(stream, { 'MCP-Session-Id': sessionId });
+    // One close callback, held as long as the stream: its place, the count, and the live
+    // stream's detach (once it attaches).
+    let attached = false;
+    stream.onClose(() => {
+      this.eventStreams.release(caller, sessionId);
+      this.gets -= 1;
+      if (attached) this.liveStreams.detach(sessionId, connection);
+    });
 
     if (lastEventId !== undefined) {
       // Resuming a POST answer: replay it and carry the rest of it (its response included).
@@ -73,7 +82,7 @@ export class McpHttpStreams {
       }
       if (resumed === 'gap') throw new McpStreamHistoryLostException(lastEventId);
     }
-    stream.onClose(() => this.liveStreams.detach(session.id, connection));
+    attached = true;
     if (await this.liveStreams.attach(session.id, connection, lastEventId)) {
       // Closed while it attached (the client left): its detach came first and found nothing,
       // so the session would stay held, and never idle, by a stream that is gone.

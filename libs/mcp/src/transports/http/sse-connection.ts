@@ -10,12 +10,16 @@ import type { SseStream } from './sse.stream.js';
 export class SseConnection implements McpConnection {
   constructor(
     readonly stream: SseStream,
-    private readonly headers?: OutgoingHttpHeaders,
+    private headers?: OutgoingHttpHeaders,
   ) {}
 
   /** Writes the headers if nothing was written yet; false when the stream is closed. */
   open(): boolean {
-    return this.stream.opened || this.stream.open(this.headers);
+    if (this.stream.opened) return true;
+    const headers = this.headers;
+    // Sent with the status line: not kept as long as the stream.
+    this.headers = undefined;
+    return this.stream.open(headers);
   }
 
   send(json: string, eventId?: string): boolean {

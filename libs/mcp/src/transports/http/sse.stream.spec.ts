@@ -148,6 +148,39 @@ describe('SseStream', () => {
       expect(response.rawHeaders.filter((name) => name.toLowerCase() === 'content-type')).toHaveLength(1);
     });
 
+    it('sends earlier headers once, replaced by extra and SSE headers of the same name, and keeps none', async () => {
+      const { res, response } = await openClient({ keepAliveMs: 0 }, { 'X-Replaced': 'extra' }, (res) => {
+        res.setHeader('Content-Type', 'text/html');
+        res.setHeader('x-replaced', 'earlier');
+        res.setHeader('Set-Cookie', ['a=1', 'b=2']);
+      });
+
+      expect(response.headers).toMatchObject({
+        'content-type': 'text/event-stream',
+        'x-replaced': 'extra',
+        'set-cookie': ['a=1', 'b=2'],
+      });
+      const names = response.rawHeaders.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+      expect(names.filter((name) => name === 'content-type' || name === 'x-replaced')).toHaveLength(2);
+      // Sent with the status line, not kept for the stream's lifetime.
+      expect(res.getHeaderNames()).toEqual([]);
+    });
+
+    it('sets the headers one by one when writeHead is wrapped (a middleware reads them there)', async () => {
+      let seen: unknown;
+      const { res, response } = await openClient({ keepAliveMs: 0 }, { 'Mcp-Session-Id': 'abc' }, (res) => {
+        const writeHead = res.writeHead;
+        res.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+          seen = this.getHeader('content-type');
+          return writeHead.apply(this, args);
+        } as typeof writeHead;
+      });
+
+      expect(seen).toBe('text/event-stream');
+      expect(response.headers['mcp-session-id']).toBe('abc');
+      expect(res.getHeader('mcp-session-id')).toBe('abc');
+    });
+
     it('throws when called twice', async () => {
       const { stream } = await openClient({ keepAliveMs: 0 });
       expect(() => stream.open()).toThrow('already called');
@@ -217,6 +250,18 @@ describe('SseStream', () => {
   });
 
   describe('keep-alive', () => {
+    it('keeps writing to the streams of an interval when another stream of it closes', async () => {
+      const first = await openClient({ keepAliveMs: 10 });
+      const second = await openClient({ keepAliveMs: 10 });
+      first.stream.close();
+      await readToEnd(first.response);
+
+      const text = await readUntil(second.response, (received) => received.split(': keepalive\n\n').length > 3);
+      expect(text.replaceAll(': keepalive\n\n', '')).toBe('');
+      second.stream.close();
+      await readToEnd(second.response);
+    });
+
     it('writes keep-alive comments on the interval, and nothing else', async () => {
       const { stream, response } = await openClient({ keepAliveMs: 10 });
 

@@ -39,9 +39,55 @@ const SSE_HEADERS: Readonly<Record<string, string>> = {
   // Stops nginx from buffering the stream.
   'X-Accel-Buffering': 'no',
 };
+/** The SSE header names, lower-cased, for the headers of `open()` that they replace. */
+const SSE_HEADER_NAMES = new Set(Object.keys(SSE_HEADERS).map((name) => name.toLowerCase()));
 const KEEP_ALIVE_FRAME = ': keepalive\n\n';
+/** Where a response keeps the stream that wraps it, for the listeners all streams share. */
+const STREAM_OF = Symbol('SseStream');
+type StreamResponse = ServerResponse & { [STREAM_OF]?: SseStream };
 // Node clamps larger timer delays to 1 ms, which would turn a keep-alive into a busy loop.
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Node's key of the headers a response keeps (`getHeader`), once seen on a response. */
+let outHeadersKey: symbol | undefined;
+
+/**
+ * The headers of an opening stream as one list for `writeHead`, which Node sends without keeping
+ * them: kept, they are an object (a dictionary) and two arrays per header, about 1 KB as long as
+ * the stream lives, and nobody reads a stream's response headers once they are on the wire. The
+ * headers set before (`setHeader`, e.g. Express's `X-Powered-By`) are in the list, and dropped
+ * from the response, unless a name in `extraHeaders` or the SSE headers replaces them.
+ * Undefined, to set them one by one, when `writeHead` is not Node's own (a middleware that wraps
+ * it reads and writes headers around it) or the response's header store cannot be found.
+ */
+function headerList(res: ServerResponse, extraHeaders: OutgoingHttpHeaders): unknown[] | undefined {
+  if (res.writeHead !== ServerResponse.prototype.writeHead) return undefined;
+  // Names as they were set (Node has it since 15.13; @types/node does not declare it).
+  const earlier = (res as unknown as { getRawHeaderNames(): string[] }).getRawHeaderNames();
+  if (earlier.length > 0) {
+    outHeadersKey ??= Object.getOwnPropertySymbols(res).find((key) => key.description === 'kOutHeaders');
+    const store = outHeadersKey && (res as unknown as Record<symbol, unknown>)[outHeadersKey];
+    if (typeof store !== 'object' || store === null) return undefined;
+  }
+  const list: unknown[] = [];
+  const seen = new Set<string>(SSE_HEADER_NAMES);
+  const extra = Object.entries(extraHeaders).filter(([, value]) => value !== undefined);
+  for (const [name] of extra) seen.add(name.toLowerCase());
+  for (const name of earlier) {
+    if (!seen.has(name.toLowerCase())) list.push(name, res.getHeader(name));
+  }
+  seen.clear();
+  for (const [name, value] of extra) {
+    const lower = name.toLowerCase();
+    if (SSE_HEADER_NAMES.has(lower) || seen.has(lower)) continue;
+    seen.add(lower);
+    list.push(name, value);
+  }
+  for (const [name, value] of Object.entries(SSE_HEADERS)) list.push(name, value);
+  // writeHead takes the list as it is only when no header is kept.
+  if (earlier.length > 0) (res as unknown as Record<symbol, unknown>)[outHeadersKey!] = null;
+  return list;
+}
 
 function assertMs(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0 || value > MAX_TIMER_MS) {
@@ -89,6 +135,12 @@ function ownedSocket(res: ServerResponse): Socket | undefined {
  * response (`close`) still goes through `res.end`, which writes the last chunk.
  */
 export class SseStream {
+  /**
+   * The keep-alive rounds, one per interval in use: one timer writes the comment to every open
+   * stream of that interval, in place of a timer (and its closure) per stream.
+   */
+  static #keepAlives = new Map<number, KeepAliveRound>();
+
   /** Streams whose socket was corked in this turn, uncorked together on the next tick. */
   static #corked: SseStream[] = [];
 
@@ -107,19 +159,20 @@ export class SseStream {
   /** Whether the response is chunked (`Transfer-Encoding: chunked`), so direct writes are framed as chunks. */
   #chunked = false;
   #isCorked = false;
-  /**
-   * Set when the response is ended (its 'prefinish', emitted within `res.end()` for a response whose bytes are
-   * all on its socket), so the direct path never reads Express's response object per write.
-   */
-  #responseEnded = false;
   readonly #keepAliveMs: number;
   readonly #maxBufferedBytes: number;
-  readonly #backlog: StreamBacklog;
+  /** Created on the first write that backs up: most streams never need it. */
+  #backlog: StreamBacklog | undefined;
   readonly #endTimeoutMs: number;
   #opened = false;
   #closeReason: SseCloseReason | undefined;
-  #keepAliveTimer: NodeJS.Timeout | undefined;
-  #closeCallbacks: Array<(reason: SseCloseReason) => void> = [];
+  /** The keep-alive round this stream is in while open (see {@link KeepAliveRound}). */
+  #keepAliveRound: KeepAliveRound | undefined;
+  /** Neighbours in the keep-alive round's list. */
+  #keepAlivePrev: SseStream | undefined;
+  #keepAliveNext: SseStream | undefined;
+  /** One callback, or an array once there are several: most streams have one or two. */
+  #closeCallbacks: ((reason: SseCloseReason) => void) | Array<(reason: SseCloseReason) => void> | undefined;
 
   /**
    * Wraps `res` without writing anything yet. Throws RangeError for invalid options.
@@ -133,7 +186,7 @@ export class SseStream {
     } = options;
     assertMs('keepAliveMs', keepAliveMs);
     assertMs('endTimeoutMs', endTimeoutMs);
-    this.#backlog = new StreamBacklog(maxBufferedBytes);
+    StreamBacklog.assertBound(maxBufferedBytes);
     this.#res = res;
     this.#keepAliveMs = keepAliveMs;
     this.#maxBufferedBytes = maxBufferedBytes;
@@ -143,8 +196,11 @@ export class SseStream {
       this.#closeReason = res.destroyed ? 'client' : 'server';
       return;
     }
-    res.once('close', this.#onResponseClose);
-    res.on('error', this.#onResponseError);
+    // Listeners shared by every stream, which find theirs on the response: no closure and no
+    // `once` wrapper per stream.
+    (res as StreamResponse)[STREAM_OF] = this;
+    res.on('close', SseStream.#onResponseClose);
+    res.on('error', SseStream.#onResponseError);
   }
 
   /** True once the stream is closed, for whatever reason. */
@@ -163,21 +219,22 @@ export class SseStream {
     if (this.closed) return false;
     const res = this.#res;
     if (res.headersSent) throw new Error('Cannot open an SSE stream: the response headers were already sent');
-    // setHeader, not writeHead(status, headers): it replaces names case-insensitively instead of sending duplicates.
-    for (const [name, value] of Object.entries(extraHeaders)) {
-      if (value !== undefined) res.setHeader(name, value);
+    const headers = headerList(res, extraHeaders);
+    if (headers) {
+      res.writeHead(200, headers as unknown as OutgoingHttpHeaders);
+    } else {
+      // setHeader, not writeHead(status, headers): it replaces names case-insensitively instead of sending duplicates.
+      for (const [name, value] of Object.entries(extraHeaders)) {
+        if (value !== undefined) res.setHeader(name, value);
+      }
+      for (const [name, value] of Object.entries(SSE_HEADERS)) res.setHeader(name, value);
+      res.writeHead(200);
     }
-    for (const [name, value] of Object.entries(SSE_HEADERS)) res.setHeader(name, value);
-    res.writeHead(200);
     res.flushHeaders();
     this.#opened = true;
     this.#socket = ownedSocket(res);
     this.#chunked = res.chunkedEncoding;
-    if (this.#socket) res.once('prefinish', () => (this.#responseEnded = true));
-    if (this.#keepAliveMs > 0) {
-      this.#keepAliveTimer = setInterval(() => this.#write(KEEP_ALIVE_FRAME), this.#keepAliveMs);
-      this.#keepAliveTimer.unref();
-    }
+    if (this.#keepAliveMs > 0) this.#joinKeepAlive();
     return true;
   }
 
@@ -226,8 +283,50 @@ export class SseStream {
    * others, and its error is rethrown in a microtask.
    */
   onClose(callback: (reason: SseCloseReason) => void): void {
+    const callbacks = this.#closeCallbacks;
     if (this.#closeReason !== undefined) callback(this.#closeReason);
-    else this.#closeCallbacks.push(callback);
+    else if (callbacks === undefined) this.#closeCallbacks = callback;
+    else if (typeof callbacks === 'function') this.#closeCallbacks = [callbacks, callback];
+    else callbacks.push(callback);
+  }
+
+  #joinKeepAlive(): void {
+    let round = SseStream.#keepAlives.get(this.#keepAliveMs);
+    if (!round) {
+      const started = new KeepAliveRound(this.#keepAliveMs);
+      started.timer = setInterval(() => SseStream.#writeKeepAlives(started), started.intervalMs).unref();
+      SseStream.#keepAlives.set(started.intervalMs, (round = started));
+    }
+    this.#keepAliveRound = round;
+    this.#keepAliveNext = round.head;
+    if (round.head) round.head.#keepAlivePrev = this;
+    round.head = this;
+  }
+
+  #leaveKeepAlive(): void {
+    const round = this.#keepAliveRound;
+    if (!round) return;
+    const prev = this.#keepAlivePrev;
+    const next = this.#keepAliveNext;
+    if (prev) prev.#keepAliveNext = next;
+    else round.head = next;
+    if (next) next.#keepAlivePrev = prev;
+    if (round.cursor === this) round.cursor = next;
+    this.#keepAliveRound = this.#keepAlivePrev = this.#keepAliveNext = undefined;
+    if (!round.head && SseStream.#keepAlives.get(round.intervalMs) === round) {
+      clearInterval(round.timer);
+      SseStream.#keepAlives.delete(round.intervalMs);
+    }
+  }
+
+  /** Writes the keep-alive comment to every stream of `round` (a stream closed by it leaves the list). */
+  static #writeKeepAlives(round: KeepAliveRound): void {
+    round.cursor = round.head;
+    while (round.cursor) {
+      const stream = round.cursor;
+      round.cursor = stream.#keepAliveNext;
+      stream.#write(KEEP_ALIVE_FRAME);
+    }
   }
 
   #assertOpened(): void {
@@ -248,7 +347,7 @@ export class SseStream {
     // The backlog can only pass a cap above the high-water mark once write() signals it.
     if (
       (!flowing || this.#maxBufferedBytes < res.writableHighWaterMark) &&
-      !this.#backlog.admits(res.writableLength, frame.length)
+      !this.#admits(res.writableLength, frame.length)
     ) {
       this.#close('slow-consumer', `retry: ${SLOW_CONSUMER_RETRY_MS}\n\n`);
       return false;
@@ -260,7 +359,7 @@ export class SseStream {
   #writeToSocket(socket: Socket, frame: string): boolean {
     // 'close' may not have been emitted yet although the connection is already unusable; the response may
     // also have been ended by someone else, after which its socket may carry the next response.
-    if (socket.destroyed || !socket.writable || this.#responseEnded) {
+    if (socket.destroyed || !socket.writable || this.#res.writableEnded) {
       this.#close('client');
       return false;
     }
@@ -277,7 +376,7 @@ export class SseStream {
     // The backlog can only pass a cap above the high-water mark once write() signals it.
     if (
       (!flowing || this.#maxBufferedBytes < socket.writableHighWaterMark) &&
-      !this.#backlog.admits(socket.writableLength, chunk.length)
+      !this.#admits(socket.writableLength, chunk.length)
     ) {
       this.#close('slow-consumer', `retry: ${SLOW_CONSUMER_RETRY_MS}\n\n`);
       return false;
@@ -285,11 +384,15 @@ export class SseStream {
     return true;
   }
 
+  #admits(backlogBytes: number, messageBytes: number): boolean {
+    this.#backlog ??= new StreamBacklog(this.#maxBufferedBytes);
+    return this.#backlog.admits(backlogBytes, messageBytes);
+  }
+
   #close(reason: SseCloseReason, finalFrame?: string): void {
     if (this.#closeReason !== undefined) return;
     this.#closeReason = reason;
-    clearInterval(this.#keepAliveTimer);
-    this.#keepAliveTimer = undefined;
+    this.#leaveKeepAlive();
 
     const res = this.#res;
     if (this.#opened && reason !== 'client' && !res.destroyed && !res.writableEnded) {
@@ -307,28 +410,49 @@ export class SseStream {
     }
 
     const callbacks = this.#closeCallbacks;
-    this.#closeCallbacks = [];
-    for (const callback of callbacks) {
-      try {
-        callback(reason);
-      } catch (error) {
-        // Keeps the other callbacks running and send()/close() from throwing, while the bug still surfaces
-        // as an uncaught exception, like a throwing event listener would.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
+    this.#closeCallbacks = undefined;
+    if (typeof callbacks === 'function') SseStream.#runCloseCallback(callbacks, reason);
+    else if (callbacks) for (const callback of callbacks) SseStream.#runCloseCallback(callback, reason);
+  }
+
+  static #runCloseCallback(callback: (reason: SseCloseReason) => void, reason: SseCloseReason): void {
+    try {
+      callback(reason);
+    } catch (error) {
+      // Keeps the other callbacks running and send()/close() from throwing, while the bug still surfaces
+      // as an uncaught exception, like a throwing event listener would.
+      queueMicrotask(() => {
+        throw error;
+      });
     }
   }
 
-  readonly #onResponseClose = (): void => {
-    this.#res.off('error', this.#onResponseError);
-    this.#close('client');
+  static readonly #onResponseClose = function (this: StreamResponse): void {
+    const stream = this[STREAM_OF];
+    if (!stream) return;
+    this.off('error', SseStream.#onResponseError);
+    stream.#close('client');
   };
 
-  readonly #onResponseError = (): void => {
+  static readonly #onResponseError = function (this: StreamResponse): void {
     // Without a listener the error would be unhandled; the connection is unusable either way.
-    this.#close('client');
-    this.#res.destroy();
+    const stream = this[STREAM_OF];
+    if (stream) stream.#close('client');
+    this.destroy();
   };
+}
+
+/**
+ * The open streams of one keep-alive interval and the one timer that writes their comments: a
+ * stream's first comment comes within one interval of its opening, and the next ones one
+ * interval apart, so no stream stays silent longer than the interval.
+ */
+class KeepAliveRound {
+  /** First stream of the list (the streams link to each other). */
+  head: SseStream | undefined;
+  /** The stream the running round writes to next, moved on when that stream leaves meanwhile. */
+  cursor: SseStream | undefined;
+  timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly intervalMs: number) {}
 }
