@@ -16,7 +16,6 @@ const NO_HTTP_SERVER: McpHttpPlatform = {
   response: (res) => res as ServerResponse,
   readBodiesFirst: () => undefined,
   releaseHeld: () => undefined,
-  routed: () => undefined,
 };
 
 /**
