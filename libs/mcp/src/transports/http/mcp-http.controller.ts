@@ -28,12 +28,11 @@ export function createMcpHttpController(path: string): Type<unknown> {
       const res = platform.response(response);
       const answered = routeMcpRequest(this.handler, req, res);
       if (!answered) {
-        platform.routed?.(request, response);
+        platform.routed(request, response);
         return;
       }
-      // Once answered, the request and response hold every property they will get. A platform
-      // with nothing to learn (Fastify) gets no step of its own per request.
-      const learned = platform.routed ? answered.then(() => platform.routed?.(request, response)) : answered;
+      // Once answered, the request and response hold every property they will get.
+      const learned = answered.then(() => platform.routed(request, response));
       if (req.method !== 'GET') return learned;
       // A GET answered and still open is the session's event stream: it lives as long as the
       // client stays, so what the framework keeps of the request is dropped now.

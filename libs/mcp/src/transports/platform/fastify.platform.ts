@@ -62,8 +62,8 @@ export class McpFastifyPlatform implements McpHttpPlatform {
    */
   releaseHeld(): void {}
 
-  // No `routed`: Fastify's request and reply are class instances that share their hidden classes
-  // already, so there is nothing to learn from a routed request.
+  /** Fastify's request and reply are class instances that share their hidden classes already. */
+  routed(): void {}
 
   /**
    * The reader runs in an `onRequest` hook, before Fastify parses anything (its body limit and
@@ -74,10 +74,7 @@ export class McpFastifyPlatform implements McpHttpPlatform {
   readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void {
     this.fastify.addHook('onRequest', (request, reply, done) => {
       const raw = request.raw;
-      // A client's URL is most often the path itself, already in the set's form: then there is
-      // nothing to cut or normalize.
-      const url = raw.url;
-      const path = url !== undefined && paths.has(url) ? url : normalizePath(pathOf(url));
+      const path = normalizePath(pathOf(raw.url));
       if (!paths.has(path)) {
         done();
         return;

@@ -16,6 +16,7 @@ const NO_HTTP_SERVER: McpHttpPlatform = {
   response: (res) => res as ServerResponse,
   readBodiesFirst: () => undefined,
   releaseHeld: () => undefined,
+  routed: () => undefined,
 };
 
 /**

@@ -44,12 +44,8 @@ export interface McpHttpPlatform {
    * is memory held per session. Nothing another middleware or hook may still read goes.
    */
   releaseHeld(req: unknown, res: unknown): void;
-  /**
-   * Hears every request the framework routed to an MCP controller (`req`/`res`: what it received),
-   * once it is answered. A platform with nothing to learn from them has none, and the controller
-   * then hands Nest the answer's promise as it is, without a step of its own per request.
-   */
-  routed?(req: unknown, res: unknown): void;
+  /** Hears every request the framework routed to an MCP controller (`req`/`res`: what it received). */
+  routed(req: unknown, res: unknown): void;
 }
 
 /**
