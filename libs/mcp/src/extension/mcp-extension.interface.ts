@@ -57,6 +57,35 @@ export type McpCallRunner = (
   execute: (context: McpRequestContext) => Promise<Record<string, unknown>>,
 ) => Promise<Record<string, unknown>>;
 
+/**
+ * Which of an extension's `tools/call` steps apply to one tool, decided once per tool
+ * (`McpExtension.stepsFor`): a step that does not apply is never asked for a call of the tool.
+ */
+export interface McpToolSteps {
+  /** Its `callable` (visibility) step applies: it may hide this tool from some caller. @default true */
+  readonly callable?: boolean;
+  /**
+   * Its `runsCall` (task mode) step applies: `true` to every call of this tool, `{ whenParam }`
+   * only to a call whose params carry that key (tasks: `task`, which a tool without task support
+   * must refuse in 2025-11-25), `false` to none. @default true
+   */
+  readonly runsCall?: boolean | { readonly whenParam: string };
+}
+
+/**
+ * The `tools/call` steps of one tool, every plugged extension's combined, made once per tool
+ * (`McpExtensions.planOf`, kept in `McpExtensions.plans`): an absent step is one no extension
+ * takes for this tool, so a plain tool's call asks no extension anything.
+ */
+export interface McpToolCallPlan {
+  /** The visibility step: false answers the call as an unknown tool. Absent: visible to every caller. */
+  readonly callable?: (caller: McpCaller) => boolean;
+  /** The task mode step: a runner, or undefined to run the call in its request. Absent: always in its request. */
+  readonly runsCall?: (params: Record<string, unknown>, ctx: ChannelContext) => McpCallRunner | undefined;
+  /** `runsCall` is asked only for a call whose params carry this key. Absent: for every call. */
+  readonly runsCallWhen?: string;
+}
+
 /** What an extension made of its part of a `subscriptions/listen` filter. */
 export interface McpListened {
   /** The filter asked for some notification (a listen must ask for one). */
@@ -124,7 +153,8 @@ export interface McpDiscoveredResource extends McpResourceDeclaration {
  *   `present()`;
  * - **what each caller sees**: `toolsShownTo`, `resourcesShownTo` (list filters and the items'
  *   `_meta`), `callable`, the visibility step of the `tools/call` pipeline (visibility, then
- *   access, task mode, rate limit, validation, hooks, execution), and `runsCall`, its task mode step;
+ *   access, task mode, rate limit, validation, hooks, execution), and `runsCall`, its task mode step,
+ *   each asked only for the tools `stepsFor` says it applies to (decided once per tool);
  * - **listens**: `listen`, its keys of a `subscriptions/listen` filter;
  * - **its metadata**: `declareTool`, `declareResource`, `declareTemplate` (checks and rewrites
  *   what is declared, from decorators or at runtime) and `discover` (its own class decorators).
@@ -161,6 +191,13 @@ export interface McpExtension {
    * own context: the runner may run the call on another channel of it (`ctx.through`).
    */
   runsCall?(tool: McpToolEntry, params: Record<string, unknown>, ctx: ChannelContext): McpCallRunner | undefined;
+  /**
+   * Which of its `tools/call` steps (`callable`, `runsCall`) apply to `tool`, asked once per tool
+   * entry, the first time it is called: what it answers must depend on the entry alone (what its
+   * `declareTool` kept on it), never on the caller or on state that changes. A step that does not
+   * apply is never asked for the tool's calls. @default every step it implements, for every call
+   */
+  stepsFor?(tool: McpToolEntry): McpToolSteps;
   /**
    * Its part of a `subscriptions/listen` filter (`notifications.taskIds`, its own keys): what it
    * honours and the notifications it then sends, or undefined when the filter names none of its

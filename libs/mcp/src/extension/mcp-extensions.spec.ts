@@ -82,6 +82,40 @@ describe('McpExtensions', () => {
     expect(await extensions.runsCall(tool('short'), {}, ctx)!(async () => ({}))).toEqual({ by: 'c' });
   });
 
+  it('asks each step only of the extensions whose stepsFor takes part in the tool, once per tool', async () => {
+    const extensions = new McpExtensions();
+    const ctx = {} as ChannelContext;
+    const asked: string[] = [];
+    let planned = 0;
+    extensions.add({
+      name: 'ui',
+      stepsFor: (entry) => (planned++, { callable: entry.name === 'app-only' }),
+      callable: (entry) => (asked.push(`callable ${entry.name}`), false),
+    });
+    extensions.add({
+      name: 'tasks',
+      stepsFor: (entry) => ({ runsCall: entry.name === 'long' || { whenParam: 'task' } }),
+      runsCall: (entry) => (asked.push(`runsCall ${entry.name}`), undefined),
+    });
+    const plain = tool('plain');
+    expect(extensions.planOf(plain)).toEqual({ runsCall: expect.any(Function), runsCallWhen: 'task' });
+    expect(extensions.plans.get(plain)).toBe(extensions.planOf(plain));
+    expect(extensions.callable(plain, {})).toBe(true);
+    expect(extensions.runsCall(plain, {}, ctx)).toBeUndefined();
+    expect(asked).toEqual([]);
+    expect(extensions.runsCall(plain, { task: {} }, ctx)).toBeUndefined();
+    expect(asked).toEqual(['runsCall plain']);
+    const appOnly = tool('app-only');
+    expect(extensions.callable(appOnly, {})).toBe(false);
+    const long = tool('long');
+    extensions.runsCall(long, {}, ctx);
+    expect(asked).toEqual(['runsCall plain', 'callable app-only', 'runsCall long']);
+    expect(planned).toBe(3);
+    // An extension plugged later takes part in the plans made from then on.
+    extensions.add({ name: 'late', callable: () => false });
+    expect(extensions.callable(plain, {})).toBe(false);
+  });
+
   it('gathers every extension’s part of a listen filter, in the order they were plugged in', async () => {
     const extensions = new McpExtensions();
     const ctx = {} as McpRequestContext;

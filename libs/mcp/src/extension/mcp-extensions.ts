@@ -16,6 +16,7 @@ import type {
   McpShown,
   McpDiscoveredResource,
   McpTemplateDeclaration,
+  McpToolCallPlan,
   McpToolDeclaration,
 } from './mcp-extension.interface.js';
 
@@ -38,6 +39,13 @@ export interface McpListView<T> {
 @Injectable()
 export class McpExtensions {
   private readonly plugged: McpExtension[] = [];
+  /**
+   * The `tools/call` plan of each tool entry made so far (`planOf`). The pipeline reads it here
+   * first, so a tool's call after its first costs a map lookup and no call into an extension
+   * that takes no part in it. An entry is immutable, so its plan is too; a tool registered again
+   * is a new entry, with a plan of its own.
+   */
+  plans = new WeakMap<McpToolEntry, McpToolCallPlan>();
 
   /** Adds an extension; a second one with its name is a definition error. */
   add(extension: McpExtension): void {
@@ -45,6 +53,18 @@ export class McpExtensions {
       throw new McpDefinitionError(`Two MCP extensions are named '${extension.name}'`);
     }
     this.plugged.push(extension);
+    // Plans made before (none, outside tests: extensions are plugged before any request) lack it.
+    this.plans = new WeakMap();
+  }
+
+  /**
+   * The `tools/call` steps of `tool`, made once per entry from every plugged extension's
+   * `stepsFor` and kept in `plans`: a step no extension takes for this tool is absent.
+   */
+  planOf(tool: McpToolEntry): McpToolCallPlan {
+    let plan = this.plans.get(tool);
+    if (!plan) this.plans.set(tool, (plan = this.makePlan(tool)));
+    return plan;
   }
 
   /** Every plugged extension, in the order they were added. */
@@ -97,22 +117,62 @@ export class McpExtensions {
     return this.view(base, (extension) => extension.resourcesShownTo?.(caller));
   }
 
-  /** The visibility step of `tools/call`: whether the tool exists for this caller. */
+  /** The visibility step of `tools/call`: whether the tool exists for this caller (its plan's `callable`). */
   callable(tool: McpToolEntry, caller: McpCaller): boolean {
-    for (const extension of this.plugged) if (extension.callable && !extension.callable(tool, caller)) return false;
-    return true;
+    const callable = this.planOf(tool).callable;
+    return !callable || callable(caller);
   }
 
   /**
-   * The task mode step of `tools/call`: the runner of the first extension that takes the call
-   * (each may refuse it by throwing), or undefined to run it in its request.
+   * The task mode step of `tools/call` (its plan's `runsCall`): the runner of the first extension
+   * that takes the call (each may refuse it by throwing), or undefined to run it in its request.
    */
   runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: ChannelContext): McpCallRunner | undefined {
-    for (const extension of this.plugged) {
-      const runner = extension.runsCall?.(tool, params, ctx);
-      if (runner) return runner;
+    const plan = this.planOf(tool);
+    if (!plan.runsCall || (plan.runsCallWhen !== undefined && params[plan.runsCallWhen] === undefined)) {
+      return undefined;
     }
-    return undefined;
+    return plan.runsCall(params, ctx);
+  }
+
+  private makePlan(tool: McpToolEntry): McpToolCallPlan {
+    const visibility: McpExtension[] = [];
+    const taskModes: { readonly extension: McpExtension; readonly whenParam?: string }[] = [];
+    for (const extension of this.plugged) {
+      const steps = extension.stepsFor?.(tool);
+      if (extension.callable && steps?.callable !== false) visibility.push(extension);
+      const runs = steps?.runsCall ?? true;
+      if (extension.runsCall && runs !== false) {
+        taskModes.push({ extension, whenParam: runs === true ? undefined : runs.whenParam });
+      }
+    }
+    let callable: McpToolCallPlan['callable'];
+    if (visibility.length === 1) {
+      const [only] = visibility;
+      callable = (caller) => only.callable!(tool, caller);
+    } else if (visibility.length > 1) {
+      callable = (caller) => visibility.every((extension) => extension.callable!(tool, caller));
+    }
+    if (taskModes.length === 0) return { callable };
+    if (taskModes.length === 1) {
+      const [{ extension, whenParam }] = taskModes;
+      return {
+        callable,
+        runsCall: (params, ctx) => extension.runsCall!(tool, params, ctx),
+        runsCallWhen: whenParam,
+      };
+    }
+    return {
+      callable,
+      runsCall: (params, ctx) => {
+        for (const { extension, whenParam } of taskModes) {
+          if (whenParam !== undefined && params[whenParam] === undefined) continue;
+          const runner = extension.runsCall!(tool, params, ctx);
+          if (runner) return runner;
+        }
+        return undefined;
+      },
+    };
   }
 
   /** What every extension makes of a `subscriptions/listen` filter, in the order they were plugged in. */

@@ -100,10 +100,11 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   const hasMethod = Object.hasOwn(value, 'method');
   // An error response may carry `id: null` (or no id) when the peer could not read ours;
   // it is still a response, and a response is never answered.
-  if (!hasMethod && isObject(value.error) && (!hasId || value.id === null || isValidId(value.id))) {
+  // `readableId` is null exactly when the id is absent or not a valid one (a valid id is never null).
+  if (!hasMethod && isObject(value.error) && (!hasId || value.id === null || readableId !== null)) {
     return { kind: 'response', message: value as unknown as JsonRpcResponse };
   }
-  if (hasId && !isValidId(value.id)) return { kind: 'invalid', id: null, detail: invalidIdDetail(value.id) };
+  if (hasId && readableId === null) return { kind: 'invalid', id: null, detail: invalidIdDetail(value.id) };
   if (hasMethod) {
     if (typeof value.method !== 'string') {
       return { kind: 'invalid', id: readableId, detail: 'The "method" member must be a string' };

@@ -129,7 +129,9 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     const binding = principal && principalBinding(principal);
     const session = await this.store.access(id, Date.now(), idleTimeoutMs, binding);
     // Checked here too: a store of its own that ignores `principal` still hands no session over.
-    return session && isSamePrincipal(session.principal, binding) ? session : undefined;
+    return session && (session.principal === binding || isSamePrincipal(session.principal, binding))
+      ? session
+      : undefined;
   }
 
   /**

@@ -3,6 +3,8 @@ import {
   createNoopMeter,
   metrics,
   INVALID_TRACEID,
+  propagation,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -101,6 +103,12 @@ const NO_CHILD: McpChildSpan = { end: () => undefined };
 const hasTrace = (context: SpanContext): boolean =>
   context.traceId !== INVALID_TRACEID && trace.isSpanContextValid(context);
 
+/**
+ * The API's no-op tracer provider: what the global proxy provider delegates to until an SDK is
+ * registered (`trace.setGlobalTracerProvider`), so what a proxy tracer then makes spans with.
+ */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
 /** The class of the API's no-op histogram, what a meter gives when no SDK is installed. */
 const NOOP_HISTOGRAM_CLASS = createNoopMeter().createHistogram('noop').constructor;
 const isNoopHistogram = (histogram: Histogram): boolean => histogram.constructor === NOOP_HISTOGRAM_CLASS;
@@ -114,6 +122,12 @@ const isNoopHistogram = (histogram: Histogram): boolean => histogram.constructor
  */
 export class McpTelemetry {
   private readonly tracer?: Tracer;
+  /**
+   * The API's proxy provider `tracer` came from, when it came from one: no SDK was registered when
+   * the module was made. The proxy picks up an SDK registered later, so whether its tracer makes
+   * anything is asked per request (`startOperation`), not here.
+   */
+  private readonly proxy?: ProxyTracerProvider;
   private readonly meter?: Meter;
   private readonly operationDuration?: Histogram;
   private readonly refusals?: Counter;
@@ -139,7 +153,9 @@ export class McpTelemetry {
     this.sessionIds = options.sessionIds ?? 'digest';
     this.maxLength = options.maxAttributeLength ?? DEFAULT_MAX_ATTRIBUTE_LENGTH;
     if (options.tracing ?? true) {
-      this.tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
+      const provider = options.tracerProvider ?? trace.getTracerProvider();
+      this.tracer = provider.getTracer(INSTRUMENTATION_SCOPE);
+      if (provider instanceof ProxyTracerProvider) this.proxy = provider;
     }
     if (options.metrics ?? true) {
       // The meter is taken now, when the module is created: an SDK must be started before it
@@ -189,7 +205,16 @@ export class McpTelemetry {
    * and a no-op histogram gets no attributes built for it.
    */
   startOperation(start: McpOperationStart): McpOperation {
-    if (!this.tracer && !this.operationDuration) return NO_OPERATION;
+    // No SDK behind the API's proxy, no propagator (the client's trace context cannot be read) and
+    // no ambient span: the no-op tracer would answer the invalid span, which carries nothing. Its
+    // name, origin and span are not made then; a few reads of the API's globals decide it.
+    const tracer =
+      this.proxy?.getDelegate() === NOOP_TRACER_PROVIDER &&
+      propagation.fields().length === 0 &&
+      trace.getSpan(context.active()) === undefined
+        ? undefined
+        : this.tracer;
+    if (!tracer && !this.operationDuration) return NO_OPERATION;
     // Only what the server serves becomes a name: a client's invented method is `_OTHER`, and a
     // tool or prompt is named only when one of that name exists (each bounded in length).
     const method = recordedMethod(this.catalog, start.method);
@@ -200,12 +225,12 @@ export class McpTelemetry {
     let network: Attributes | undefined;
     let span: Span | undefined;
     let active: Context | undefined;
-    if (this.tracer) {
+    if (tracer) {
       const headers =
         start.transport === 'streamable-http' ? (start.request as { headers?: unknown })?.headers : undefined;
       const origin = spanOrigin(start.params, headers, this.options.clientTraceContext ?? 'parent');
       // Named by its method until it is known to record: the no-op path builds no name.
-      span = this.tracer.startSpan(
+      span = tracer.startSpan(
         method,
         // A number below the time origin is read as `performance.now()` time by the SDK.
         { kind: SpanKind.SERVER, links: origin.links, startTime: start.receivedAt },

@@ -60,7 +60,8 @@ export class InMemorySessionStore implements McpSessionStore {
   ): Promise<McpSessionRecord | undefined> {
     const record = this.sessions.get(id);
     // Another principal's lookup is refused before it can touch (or expire) the session.
-    if (!record || !isSamePrincipal(record.principal, principal)) return undefined;
+    // The same binding (none, without auth) is the same principal without comparing fields.
+    if (!record || (record.principal !== principal && !isSamePrincipal(record.principal, principal))) return undefined;
     if (now - record.lastActivityAt > idleTimeoutMs) {
       this.endNow(id, 'expired');
       return undefined;

@@ -14,6 +14,7 @@ import type {
   McpShown,
   McpTemplateDeclaration,
   McpToolDeclaration,
+  McpToolSteps,
 } from '../../extension/mcp-extension.interface.js';
 import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js';
 import { isUiUri, MCP_APPS_EXTENSION } from './mcp-apps.constants.js';
@@ -37,6 +38,9 @@ const PLAIN_TOOLS: McpShown<McpToolEntry> = {
     return descriptor === entry.descriptor ? ui.plainDescriptor : withoutUi(descriptor);
   },
 };
+
+const APP_ONLY_STEPS: McpToolSteps = Object.freeze({ callable: true });
+const NO_STEPS: McpToolSteps = Object.freeze({ callable: false });
 
 const NO_UI_RESOURCES: McpShown<McpResourceEntry> = { filter: (entry) => !isUiUri(entry.uri) };
 
@@ -92,6 +96,11 @@ export class McpAppsExtension implements McpExtension, OnApplicationBootstrap {
   /** An app-only tool exists only for hosts that render apps. */
   callable(tool: McpToolEntry, caller: McpCaller): boolean {
     return !uiOf(tool)?.appOnly || rendersApps(caller.clientCapabilities);
+  }
+
+  /** Its visibility step applies to app-only tools alone: every other tool is callable by every host. */
+  stepsFor(tool: McpToolEntry): McpToolSteps {
+    return uiOf(tool)?.appOnly ? APP_ONLY_STEPS : NO_STEPS;
   }
 
   declareTool({ options, descriptor, source }: McpToolDeclaration): McpDeclaredTool | undefined {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import type { TestingModule } from '@nestjs/testing';
 import { McpTool } from '../../decorators/index.js';
@@ -8,6 +8,8 @@ import { McpDefinitionError } from '../../errors/mcp-bootstrap.errors.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import { compileMcpModule, httpContext, McpTestClient } from '../../testing/mcp-testing-module.js';
 import { rejectionOf } from '../../testing/thrown.js';
+import { McpAppsExtension } from '../apps/mcp-apps.extension.js';
+import { McpTasksExtension } from './tasks.extension.js';
 
 const BOARD = 'ui://test/board';
 const APPS = { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } };
@@ -112,6 +114,45 @@ describe('the tasks extension’s tool metadata', () => {
       );
     } finally {
       await module?.close().catch(() => undefined);
+    }
+  });
+
+  /**
+   * Which extension steps a tool's call takes is decided once per tool (`stepsFor`, the tool's
+   * plan): a call of a tool without task support and without an app-only UI asks neither the
+   * tasks extension nor MCP Apps anything, in either era; only a 2025-11-25 call that carries
+   * `params.task` (which such a tool must refuse) reaches the tasks extension.
+   */
+  it('asks neither extension anything for a call of a tool that takes no part in them', async () => {
+    const runsCall = jest.spyOn(client.module.get(McpTasksExtension), 'runsCall');
+    const callable = jest.spyOn(client.module.get(McpAppsExtension), 'callable');
+    try {
+      const ctx = httpContext();
+      await client.result(
+        'initialize',
+        { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+        ctx,
+      );
+      for (const name of ['plain', 'never']) {
+        expect(await client.result('tools/call', { name }, ctx)).toHaveProperty('content');
+        expect(
+          await client.result('tools/call', {
+            name,
+            ...modern({ extensions: { 'io.modelcontextprotocol/tasks': {} } }),
+          }),
+        ).toHaveProperty('content');
+      }
+      expect(runsCall).not.toHaveBeenCalled();
+      // A 2025-11-25 call asking a task of a tool that never runs as one: the tasks extension refuses it.
+      expect((await client.error('tools/call', { name: 'never', task: {} }, ctx)).code).toBe(-32601);
+      expect(runsCall).toHaveBeenCalledTimes(1);
+      // A tool that supports tasks asks it on every call; its UI is not app-only, so MCP Apps is never asked.
+      await client.result('tools/call', { name: 'board.build' }, ctx);
+      expect(runsCall).toHaveBeenCalledTimes(2);
+      expect(callable).not.toHaveBeenCalled();
+    } finally {
+      runsCall.mockRestore();
+      callable.mockRestore();
     }
   });
 });

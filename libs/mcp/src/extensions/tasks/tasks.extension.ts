@@ -14,9 +14,10 @@ import type {
   McpListened,
   McpShown,
   McpToolDeclaration,
+  McpToolSteps,
 } from '../../extension/mcp-extension.interface.js';
 import type { McpToolEntry } from '../../registry/mcp-tool.registry.js';
-import { declaredTaskSupport, LEGACY_TASK_TOOLS } from './task-tools.js';
+import { declaredTaskSupport, LEGACY_TASK_TOOLS, taskSupportOf } from './task-tools.js';
 import { McpExtensionHost } from '../../protocol/handlers/mcp-extension.host.js';
 import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import { argumentDepthError } from '../../schema/argument-depth.js';
@@ -25,7 +26,7 @@ import { McpTaskLookup } from './task-lookup.js';
 import { McpTaskRuns } from './task-runs.js';
 import { McpTaskListens } from './task-listens.js';
 import { META_RELATED_TASK } from './legacy-tasks.js';
-import { TASKS_EXTENSION } from './task-era.js';
+import { supportsTasks, TASKS_EXTENSION } from './task-era.js';
 import { taskEraOf } from './task-eras.js';
 import { isObject } from '../../model/is-object.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
@@ -40,6 +41,9 @@ function isResultOf(method: string, answer: unknown): boolean {
   if (method === 'sampling/createMessage') return typeof answer.role === 'string' && answer.content !== undefined;
   return Array.isArray(answer.roots);
 }
+
+const EVERY_CALL: McpToolSteps = Object.freeze({ runsCall: true });
+const ASKING_FOR_A_TASK: McpToolSteps = Object.freeze({ runsCall: Object.freeze({ whenParam: 'task' }) });
 
 /** Every `tasks/*` request counts against the caller's `tasks.pollRateLimit`, applied by the host. */
 const POLL = { rateLimited: 'taskRequests' } as const;
@@ -122,6 +126,15 @@ export class McpTasksExtension implements McpExtension {
   declareTool({ options, descriptor, source }: McpToolDeclaration): McpDeclaredTool | undefined {
     const support = declaredTaskSupport(options, source);
     return support === undefined ? undefined : { descriptor, data: support };
+  }
+
+  /**
+   * Its task mode step applies to every call of a tool that supports tasks, and to no call of
+   * another tool but one that carries `params.task` (which 2025-11-25 refuses for such a tool
+   * once the server declares tasks; every other call of it runs in its request, in both eras).
+   */
+  stepsFor(tool: McpToolEntry): McpToolSteps {
+    return supportsTasks(taskSupportOf(tool)) ? EVERY_CALL : ASKING_FOR_A_TASK;
   }
 
   /**

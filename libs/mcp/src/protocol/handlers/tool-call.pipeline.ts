@@ -30,7 +30,9 @@ export class McpToolCallPipeline {
     // Hooks are awaited only when there are any: most servers register none.
     const hooked = this.run.hooked;
     const found = this.tools.get(name);
-    const tool = found && this.extensions.callable(found, ctx) ? found : undefined;
+    // The tool's steps, decided once per tool: a plain tool's call asks no extension anything.
+    const plan = found && (this.extensions.plans.get(found) ?? this.extensions.planOf(found));
+    const tool = found && (!plan!.callable || plan!.callable(ctx)) ? found : undefined;
     if (!tool) {
       const unknown = new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
       if (hooked) await this.run.rejected({ tool: name, reason: 'unknown-tool', error: unknown, context: ctx });
@@ -43,7 +45,9 @@ export class McpToolCallPipeline {
       throw error;
     }
     // The task mode: how the call runs (as a task, say), asked of the plugged extensions.
-    const runner = this.extensions.runsCall(tool, params, ctx);
+    const runsCall = plan!.runsCall;
+    const when = plan!.runsCallWhen;
+    const runner = runsCall && (when === undefined || params[when] !== undefined) ? runsCall(params, ctx) : undefined;
     try {
       // Awaited only when the limit is shared (a backend round trip): a local one answers at once.
       const taken = this.rateLimiter.take(ctx);

@@ -61,8 +61,9 @@ export class McpInboundClassifier {
    */
   private eraOf(value: unknown, frame: InboundFrame): McpEra {
     if (frame.eras === 'modern') return 'modern';
-    const header =
-      frame.headers && methodOf(value) !== 'initialize' ? frame.headers[PROTOCOL_VERSION_HEADER] : undefined;
+    // `initialize` only where a method can be read (an object's; an array or a primitive has none).
+    const initialize = (value as { method?: unknown } | null | undefined)?.method === 'initialize';
+    const header = frame.headers && !initialize ? frame.headers[PROTOCOL_VERSION_HEADER] : undefined;
     return isModernMessage(value, header) ? 'modern' : 'legacy';
   }
 

@@ -20,13 +20,6 @@ export interface McpModernEnvelope {
   readonly logLevel?: McpLogLevel;
 }
 
-/** The `_meta` object of a message's params, when there is one. */
-const metaOf = (message: unknown): Record<string, unknown> | undefined => {
-  const params = isObject(message) ? message.params : undefined;
-  const meta = isObject(params) ? params._meta : undefined;
-  return isObject(meta) ? meta : undefined;
-};
-
 /**
  * True for a message of the modern era: it carries the modern `_meta` protocol version (any
  * value: an unsupported one still gets the modern error), it is `server/discover`, or its HTTP
@@ -36,8 +29,10 @@ const metaOf = (message: unknown): Record<string, unknown> | undefined => {
 export function isModernMessage(message: unknown, headerVersion?: unknown): boolean {
   if (!isObject(message)) return false;
   if (message.method === 'server/discover') return true;
-  const meta = metaOf(message);
-  if (meta !== undefined && Object.hasOwn(meta, META_PROTOCOL_VERSION)) return true;
+  // Its params' `_meta`, read where it is an object (a parsed array has neither member).
+  const params = message.params;
+  const meta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
+  if (typeof meta === 'object' && meta !== null && Object.hasOwn(meta, META_PROTOCOL_VERSION)) return true;
   return typeof headerVersion === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(headerVersion);
 }
 

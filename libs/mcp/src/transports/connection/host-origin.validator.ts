@@ -167,8 +167,12 @@ export function createHostOriginValidator(options: HostOriginValidatorOptions = 
 
   return (headers) => {
     try {
-      const host = checkHost((headers as Record<string, unknown> | undefined)?.host);
-      return host.ok ? checkOrigin((headers as Record<string, unknown> | undefined)?.origin) : host;
+      const host = (headers as Record<string, unknown> | undefined)?.host;
+      const origin = (headers as Record<string, unknown> | undefined)?.origin;
+      // Most requests: the Host allowed last time (or any Host) and no Origin (not a browser).
+      if (origin === undefined && (hosts === WILDCARD || (host === lastAllowedHost && host !== undefined))) return OK;
+      const checked = checkHost(host);
+      return checked.ok ? checkOrigin(origin) : checked;
     } catch {
       // Unreachable for real header objects; a hostile getter must not take the request handler down.
       return fail('Unreadable Host or Origin header');

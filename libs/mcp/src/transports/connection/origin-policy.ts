@@ -45,7 +45,8 @@ export class McpOriginPolicy {
       this.refused(req, transport);
       return false;
     }
-    applyCors(req, res);
+    // CORS headers go to a browser's request alone (one with an Origin).
+    if (req.headers.origin !== undefined) applyCors(req, res);
     return true;
   }
 

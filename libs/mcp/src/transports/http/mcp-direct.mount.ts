@@ -38,9 +38,12 @@ export class McpDirectMount implements OnModuleInit {
     }
     const application = server.listeners('request') as RequestListener[];
     const path = normalizePath(this.path);
+    // A path with a query never matches a request's path (`pathOf` drops it), exactly or not.
+    const exact = path.includes('?') ? null : path;
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (normalizePath(pathOf(req.url)) === path) this.route(req, res);
+      // The URL as clients send it (the path exactly, no query) matches without being normalized.
+      if (req.url === exact || normalizePath(pathOf(req.url)) === path) this.route(req, res);
       else for (const listener of application) listener.call(server, req, res);
     });
   }

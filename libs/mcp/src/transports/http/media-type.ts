@@ -102,7 +102,11 @@ export function parseMediaType(header: string | undefined): MediaType | undefine
  */
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
-  return memoized(contentTypeVerdicts, header, () => parseMediaType(header)?.type === JSON_MEDIA_TYPE);
+  // A known value answers from the cache without a call (`memoized` fills it).
+  return (
+    contentTypeVerdicts.get(header) ??
+    memoized(contentTypeVerdicts, header, () => parseMediaType(header)?.type === JSON_MEDIA_TYPE)
+  );
 }
 
 /**
@@ -172,7 +176,7 @@ function qualityOf(ranges: MediaRange[], type: string, subtype: string): number 
  */
 export function negotiateAccept(header: string | undefined): AcceptNegotiation {
   if (typeof header !== 'string') return { json: true, sse: true };
-  return memoized(acceptVerdicts, header, () => Object.freeze(parseAccept(header)));
+  return acceptVerdicts.get(header) ?? memoized(acceptVerdicts, header, () => Object.freeze(parseAccept(header)));
 }
 
 function parseAccept(header: string): AcceptNegotiation {
