@@ -107,6 +107,11 @@ export interface StartOptions {
   /** Directory for a V8 CPU profile (`--cpu-prof`), written when the server exits. */
   cpuProfDir?: string;
   startTimeoutMs?: number;
+  /**
+   * A command the server runs under, before `node` (e.g. `['valgrind', '--tool=callgrind', ...]`):
+   * it must exec node in the same process, so that the IPC channel and the pid stay the server's.
+   */
+  wrap?: readonly string[];
 }
 
 export class ServerProcess {
@@ -140,7 +145,8 @@ export class ServerProcess {
     args.push(entryOf(kind));
     const env: NodeJS.ProcessEnv = { ...process.env, URLS: 'http://127.0.0.1:0', ...KIND_ENV[kind], ...options.env };
     const telemetry = ENTRIES[kind] === 'library-fixture.js' ? env.BENCH_TELEMETRY?.trim() || 'api' : undefined;
-    const child = spawn(process.execPath, args, {
+    const [command, ...prefix] = options.wrap?.length ? [...options.wrap, process.execPath] : [process.execPath];
+    const child = spawn(command, [...prefix, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
