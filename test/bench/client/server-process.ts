@@ -112,6 +112,8 @@ export interface StartOptions {
    * it must exec node in the same process, so that the IPC channel and the pid stay the server's.
    */
   wrap?: readonly string[];
+  /** More `node` flags, before the entry (e.g. V8's `--no-memory-reducer`). */
+  nodeArgs?: readonly string[];
 }
 
 export class ServerProcess {
@@ -142,6 +144,7 @@ export class ServerProcess {
     if (options.cpuProfDir) {
       args.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '--cpu-prof-interval', '250');
     }
+    if (options.nodeArgs) args.push(...options.nodeArgs);
     args.push(entryOf(kind));
     const env: NodeJS.ProcessEnv = { ...process.env, URLS: 'http://127.0.0.1:0', ...KIND_ENV[kind], ...options.env };
     const telemetry = ENTRIES[kind] === 'library-fixture.js' ? env.BENCH_TELEMETRY?.trim() || 'api' : undefined;
