@@ -67,9 +67,7 @@ export class McpToolCallPipeline {
       return this.run.invalidArguments(detail, ctx);
     }
     const args = validation.value;
-    // Awaited rather than returned: an async function that returns a promise adopts it through
-    // two more microtask jobs than an await takes.
-    if (!runner) return await this.run.execute(tool, args, ctx, hooked);
+    if (!runner) return this.run.execute(tool, args, ctx, hooked);
     return runner((context) => this.run.execute(tool, args, context, hooked));
   }
 }

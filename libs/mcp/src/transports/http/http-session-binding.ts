@@ -42,9 +42,7 @@ export class McpHttpSessionBinding {
       // is minted; a live one makes the dispatcher refuse a second initialize.
       return this.sessions.resolve(req.headers[SESSION_ID_HEADER], auth);
     }
-    // Awaited rather than returned: an async function that returns a promise adopts it through
-    // two more microtask jobs than an await takes.
-    return await this.require(req, auth);
+    return this.require(req, auth);
   }
 
   /** The session of the request, if it belongs to `auth` (another principal's is "not found"). */
