@@ -107,6 +107,13 @@ export interface StartOptions {
   /** Directory for a V8 CPU profile (`--cpu-prof`), written when the server exits. */
   cpuProfDir?: string;
   startTimeoutMs?: number;
+  /**
+   * A command the server runs under, before `node` (e.g. `['valgrind', '--tool=callgrind', ...]`):
+   * it must exec node in the same process, so that the IPC channel and the pid stay the server's.
+   */
+  wrap?: readonly string[];
+  /** More `node` flags, before the entry (e.g. V8's `--no-memory-reducer`). */
+  nodeArgs?: readonly string[];
 }
 
 export class ServerProcess {
@@ -137,10 +144,12 @@ export class ServerProcess {
     if (options.cpuProfDir) {
       args.push('--cpu-prof', '--cpu-prof-dir', options.cpuProfDir, '--cpu-prof-interval', '250');
     }
+    if (options.nodeArgs) args.push(...options.nodeArgs);
     args.push(entryOf(kind));
     const env: NodeJS.ProcessEnv = { ...process.env, URLS: 'http://127.0.0.1:0', ...KIND_ENV[kind], ...options.env };
     const telemetry = ENTRIES[kind] === 'library-fixture.js' ? env.BENCH_TELEMETRY?.trim() || 'api' : undefined;
-    const child = spawn(process.execPath, args, {
+    const [command, ...prefix] = options.wrap?.length ? [...options.wrap, process.execPath] : [process.execPath];
+    const child = spawn(command, [...prefix, ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });

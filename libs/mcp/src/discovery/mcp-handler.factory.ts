@@ -7,12 +7,15 @@ import type { McpRequestContext } from '../context/mcp-request-context.js';
 import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 import { McpParamsFactory } from './mcp-params.factory.js';
 import { companionCallback, type McpCompanionFn } from './companion-callback.js';
+import { directHandler } from './direct-handler.js';
 
 type Callback = (...args: unknown[]) => unknown;
 
 /**
  * Turns a discovered method into a callable that runs through Nest's guards, interceptors,
- * pipes and exception filters (the `ExternalContextCreator` recipe of @nestjs/graphql).
+ * pipes and exception filters (the `ExternalContextCreator` recipe of @nestjs/graphql). A
+ * method of a static provider that nothing enhances is called directly instead
+ * (`directHandler`): the same parameters, result and errors, without the chain's async layers.
  */
 @Injectable()
 export class McpHandlerFactory {
@@ -48,7 +51,10 @@ export class McpHandlerFactory {
 
   private build(wrapper: InstanceWrapper, callback: Callback, key: string): McpHandlerFn {
     if (wrapper.isDependencyTreeStatic()) {
-      const handler = this.wrap(wrapper.instance as object, callback, key);
+      const instance = wrapper.instance as object;
+      const direct = directHandler(this.externalContextCreator, instance, callback, key, this.paramsFactory);
+      if (direct) return direct;
+      const handler = this.wrap(instance, callback, key);
       return (args, ctx) => handler(args, ctx);
     }
     return async (args, ctx) => {

@@ -120,8 +120,8 @@ export class McpTasks {
       this.follow(run, work(context));
       return run.rules.created(record);
     }
-    const working = work(context);
-    const first = await this.handoffOrOutcome(working, channel, run);
+    const { working, first: opened } = this.handoffOrOutcome(() => work(context), channel, run);
+    const first = await opened;
     if (first !== 'handoff') {
       this.runs.release(run);
       if (first.ok) return first.result;
@@ -192,14 +192,16 @@ export class McpTasks {
   /**
    * The handoff window: the call's outcome when it comes first, else `'handoff'`. The window
    * does not close while the call waits for an answer of its request's round (that round ends
-   * it with `input_required` instead), nor after the request was dropped.
+   * it with `input_required` instead), nor after the request was dropped. The window opens
+   * before the call starts: a handler may call `ctx.becomeTask()` before its first `await`.
    */
   private handoffOrOutcome(
-    working: Promise<Record<string, unknown>>,
+    start: () => Promise<Record<string, unknown>>,
     channel: TaskRequestChannel,
     run: TaskRun,
-  ): Promise<TaskOutcome | 'handoff'> {
-    return new Promise((resolve) => {
+  ): { working: Promise<Record<string, unknown>>; first: Promise<TaskOutcome | 'handoff'> } {
+    let working!: Promise<Record<string, unknown>>;
+    const first = new Promise<TaskOutcome | 'handoff'>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const check = () => {
         clearTimeout(timer);
@@ -214,10 +216,16 @@ export class McpTasks {
         run.handoffNow = undefined;
         resolve(outcome);
       };
+      try {
+        working = start();
+      } catch (error) {
+        working = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
       working.then(
         (result) => settled({ ok: true, result }),
         (error: unknown) => settled({ ok: false, error }),
       );
     });
+    return { working, first };
   }
 }
