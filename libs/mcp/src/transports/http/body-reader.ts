@@ -113,7 +113,7 @@ export function readRequestBodyInto(
   };
   const onEnd = (): void => {
     cleanup();
-    onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    onBody(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
   };
   // 'aborted', and on Node 20 'close' without 'end' before it (a complete body's 'close' follows its 'end'):
   // the body never finished.
