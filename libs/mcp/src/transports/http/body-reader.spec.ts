@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { BodyAbortedError, BodyTooLargeError, readRequestBody } from './body-reader.js';
+import { BodyAbortedError, BodyTooLargeError, readRequestBody, readRequestBodyInto } from './body-reader.js';
 import { decodeJsonText } from '../connection/json-text.js';
 
 const WATCHED_EVENTS = ['data', 'end', 'aborted', 'error', 'close'] as const;
@@ -274,6 +274,34 @@ describe('readRequestBody on a stand-in stream', () => {
     (req as unknown as PassThrough).end('x');
     await once(req, 'end');
     await expect(readRequestBody(req, 10)).rejects.toThrow('already been consumed');
+  });
+
+  it('calls back once, without a promise: at once for a declared length past the limit, after the end for a body', async () => {
+    const tooLarge = fakeRequest({ 'content-length': '11' });
+    const refusals: Error[] = [];
+    readRequestBodyInto(
+      tooLarge,
+      10,
+      () => undefined,
+      (error) => refusals.push(error),
+    );
+    expect(refusals).toEqual([expect.any(BodyTooLargeError)]);
+
+    const req = fakeRequest();
+    const bodies: Buffer[] = [];
+    const errors: Error[] = [];
+    readRequestBodyInto(
+      req,
+      10,
+      (body) => bodies.push(body),
+      (error) => errors.push(error),
+    );
+    (req as unknown as PassThrough).write('ab');
+    (req as unknown as PassThrough).end('c');
+    await once(req, 'close');
+    expect(bodies).toEqual([Buffer.from('abc')]);
+    expect(errors).toEqual([]);
+    expect(listenerCounts(req)).toEqual([0, 0, 0, 0, 0]);
   });
 
   it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('rejects an invalid limit %p', async (limit) => {

@@ -47,72 +47,84 @@ const DECIMAL = /^\d+$/;
  * Slow senders are not timed out here; the server's `requestTimeout` covers that.
  */
 export function readRequestBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) {
-      reject(new RangeError(`limitBytes must be a non-negative safe integer, got ${String(limitBytes)}`));
+  return new Promise<Buffer>((resolve, reject) => readRequestBodyInto(req, limitBytes, resolve, reject));
+}
+
+/**
+ * {@link readRequestBody} without a promise: exactly one of `onBody` and `onError` is called, once
+ * (synchronously for a refusal that needs no byte read, later otherwise). For the transport's own
+ * early reader, which would only chain the promise to the same two callbacks.
+ */
+export function readRequestBodyInto(
+  req: IncomingMessage,
+  limitBytes: number,
+  onBody: (body: Buffer) => void,
+  onError: (error: Error) => void,
+): void {
+  if (!Number.isSafeInteger(limitBytes) || limitBytes < 0) {
+    onError(new RangeError(`limitBytes must be a non-negative safe integer, got ${String(limitBytes)}`));
+    return;
+  }
+  // 'end' will never fire again, so waiting would hang. Checked first: a fully read request is auto-destroyed too.
+  if (req.readableEnded) {
+    onError(new Error('The request body has already been consumed'));
+    return;
+  }
+  if (req.destroyed) {
+    onError(new BodyAbortedError());
+    return;
+  }
+
+  const declared = req.headers['content-length'];
+  if (typeof declared === 'string' && DECIMAL.test(declared.trim())) {
+    const declaredLength = Number(declared.trim());
+    if (declaredLength > limitBytes) {
+      req.pause();
+      onError(new BodyTooLargeError(limitBytes, declaredLength));
       return;
     }
-    // 'end' will never fire again, so waiting would hang. Checked first: a fully read request is auto-destroyed too.
-    if (req.readableEnded) {
-      reject(new Error('The request body has already been consumed'));
+  }
+
+  let chunks: Buffer[] = [];
+  let received = 0;
+
+  const cleanup = (): void => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('aborted', onAborted);
+    req.off('error', onFailure);
+    req.off('close', onAborted);
+  };
+  const fail = (error: Error): void => {
+    cleanup();
+    chunks = [];
+    onError(error);
+  };
+  const onData = (chunk: Buffer | string): void => {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    if (received + buf.length > limitBytes) {
+      req.pause();
+      req.unpipe();
+      fail(new BodyTooLargeError(limitBytes));
       return;
     }
-    if (req.destroyed) {
-      reject(new BodyAbortedError());
-      return;
-    }
+    received += buf.length;
+    chunks.push(buf);
+  };
+  const onEnd = (): void => {
+    cleanup();
+    onBody(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
+  };
+  // 'aborted', and on Node 20 'close' without 'end' before it (a complete body's 'close' follows its 'end'):
+  // the body never finished.
+  const onAborted = (): void => fail(new BodyAbortedError());
+  const onFailure = (error: Error): void => fail(new BodyAbortedError({ cause: error }));
 
-    const declared = req.headers['content-length'];
-    if (typeof declared === 'string' && DECIMAL.test(declared.trim())) {
-      const declaredLength = Number(declared.trim());
-      if (declaredLength > limitBytes) {
-        req.pause();
-        reject(new BodyTooLargeError(limitBytes, declaredLength));
-        return;
-      }
-    }
-
-    const chunks: Buffer[] = [];
-    let received = 0;
-
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('aborted', onAborted);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    const fail = (error: Error): void => {
-      cleanup();
-      chunks.length = 0;
-      reject(error);
-    };
-    const onData = (chunk: Buffer | string): void => {
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-      if (received + buf.length > limitBytes) {
-        req.pause();
-        req.unpipe();
-        fail(new BodyTooLargeError(limitBytes));
-        return;
-      }
-      received += buf.length;
-      chunks.push(buf);
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(Buffer.concat(chunks, received));
-    };
-    const onAborted = (): void => fail(new BodyAbortedError());
-    const onError = (error: Error): void => fail(new BodyAbortedError({ cause: error }));
-    // On Node 20 'close' follows 'end' for a complete body, so an unsettled 'close' means the body never finished.
-    const onClose = (): void => fail(new BodyAbortedError());
-
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('aborted', onAborted);
-    req.on('error', onError);
-    req.on('close', onClose);
-    // Someone may have paused the stream earlier; adding a 'data' listener alone would not restart it then.
-    req.resume();
-  });
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('aborted', onAborted);
+  req.on('error', onFailure);
+  req.on('close', onAborted);
+  // Someone may have paused the stream earlier; adding a 'data' listener alone would not restart it then.
+  req.resume();
 }

@@ -19,7 +19,7 @@ import { McpOriginPolicy } from '../connection/origin-policy.js';
 import { answerPreflight } from '../connection/cors.js';
 import { rejectHttp } from '../connection/http-rejection.js';
 import type { McpServedTransport } from '../connection/served-transport.js';
-import { readRequestBody } from './body-reader.js';
+import { readRequestBodyInto } from './body-reader.js';
 import { MCP_RAW_BODY, readJsonPayload, rejectBody, type McpHttpRequest } from './json-payload.js';
 import { negotiateAccept, type AcceptNegotiation } from './media-type.js';
 import { McpHttpSessionBinding } from './http-session-binding.js';
@@ -78,12 +78,15 @@ export class McpHttpHandler implements McpServedTransport {
       refused();
       return;
     }
-    readRequestBody(req, this.options.maxBodyBytes).then(
+    // Called back, not chained to a promise: no promise and no microtask hop per POST.
+    readRequestBodyInto(
+      req,
+      this.options.maxBodyBytes,
       (body) => {
         req[MCP_RAW_BODY] = body;
         next();
       },
-      (error: unknown) => {
+      (error) => {
         const refusal = rejectBody(res, error, this.options.maxBodyBytes);
         if (refusal) this.inbound.refused(refusal, transport, req);
         refused();
