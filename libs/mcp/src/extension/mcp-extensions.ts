@@ -36,13 +36,27 @@ export interface McpListView<T> {
  * visibility and task mode steps. Extensions are added while the module is built (`McpExtensionHost.plug`), before
  * discovery and before any request. With none plugged, each call costs a loop over nothing.
  */
+/** A plan's visibility step: whether the tool exists for `caller`. */
+export function planAdmits(plan: McpToolCallPlan, caller: McpCaller): boolean {
+  return !plan.callable || plan.callable(caller);
+}
+
+/** A plan's task mode step: its runner for this call, or undefined to run it in its request. */
+export function planRunner(
+  plan: McpToolCallPlan,
+  params: Record<string, unknown>,
+  ctx: ChannelContext,
+): McpCallRunner | undefined {
+  const when = plan.runsCallWhen;
+  return plan.runsCall && (when === undefined || params[when] !== undefined) ? plan.runsCall(params, ctx) : undefined;
+}
+
 @Injectable()
 export class McpExtensions {
   private readonly plugged: McpExtension[] = [];
   /**
-   * The `tools/call` plan of each tool entry made so far (`planOf`). The pipeline reads it here
-   * first, so a tool's call after its first costs a map lookup and no call into an extension
-   * that takes no part in it. An entry is immutable, so its plan is too; a tool registered again
+   * The `tools/call` plan of each tool entry made so far (`planOf`): a tool's call after its
+   * first costs a map lookup and no call into an extension that takes no part in it. An entry is immutable, so its plan is too; a tool registered again
    * is a new entry, with a plan of its own.
    */
   plans = new WeakMap<McpToolEntry, McpToolCallPlan>();
@@ -119,8 +133,7 @@ export class McpExtensions {
 
   /** The visibility step of `tools/call`: whether the tool exists for this caller (its plan's `callable`). */
   callable(tool: McpToolEntry, caller: McpCaller): boolean {
-    const callable = this.planOf(tool).callable;
-    return !callable || callable(caller);
+    return planAdmits(this.planOf(tool), caller);
   }
 
   /**
@@ -128,11 +141,7 @@ export class McpExtensions {
    * that takes the call (each may refuse it by throwing), or undefined to run it in its request.
    */
   runsCall(tool: McpToolEntry, params: Record<string, unknown>, ctx: ChannelContext): McpCallRunner | undefined {
-    const plan = this.planOf(tool);
-    if (!plan.runsCall || (plan.runsCallWhen !== undefined && params[plan.runsCallWhen] === undefined)) {
-      return undefined;
-    }
-    return plan.runsCall(params, ctx);
+    return planRunner(this.planOf(tool), params, ctx);
   }
 
   private makePlan(tool: McpToolEntry): McpToolCallPlan {

@@ -3,7 +3,7 @@ import type { ChannelContext } from '../../context/channel-context.js';
 import { McpInvalidParamsException } from '../../errors/mcp-protocol.exceptions.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import { McpAccessPolicy } from '../../auth/mcp-access.policy.js';
-import { McpExtensions } from '../../extension/mcp-extensions.js';
+import { McpExtensions, planAdmits, planRunner } from '../../extension/mcp-extensions.js';
 import { McpToolRateLimiter } from '../tool-rate-limiter.js';
 import { optionalObject, requireString } from './params.js';
 import { McpToolRun } from './tool-run.js';
@@ -31,8 +31,8 @@ export class McpToolCallPipeline {
     const hooked = this.run.hooked;
     const found = this.tools.get(name);
     // The tool's steps, decided once per tool: a plain tool's call asks no extension anything.
-    const plan = found && (this.extensions.plans.get(found) ?? this.extensions.planOf(found));
-    const tool = found && (!plan!.callable || plan!.callable(ctx)) ? found : undefined;
+    const plan = found && this.extensions.planOf(found);
+    const tool = found && planAdmits(plan!, ctx) ? found : undefined;
     if (!tool) {
       const unknown = new McpInvalidParamsException(`Unknown tool '${name}'`, { name });
       if (hooked) await this.run.rejected({ tool: name, reason: 'unknown-tool', error: unknown, context: ctx });
@@ -45,9 +45,7 @@ export class McpToolCallPipeline {
       throw error;
     }
     // The task mode: how the call runs (as a task, say), asked of the plugged extensions.
-    const runsCall = plan!.runsCall;
-    const when = plan!.runsCallWhen;
-    const runner = runsCall && (when === undefined || params[when] !== undefined) ? runsCall(params, ctx) : undefined;
+    const runner = planRunner(plan!, params, ctx);
     try {
       // Awaited only when the limit is shared (a backend round trip): a local one answers at once.
       const taken = this.rateLimiter.take(ctx);
