@@ -29,10 +29,8 @@ export interface McpModernEnvelope {
 export function isModernMessage(message: unknown, headerVersion?: unknown): boolean {
   if (!isObject(message)) return false;
   if (message.method === 'server/discover') return true;
-  // Its params' `_meta`, read where it is an object (a parsed array has neither member).
-  const params = message.params;
-  const meta = typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined;
-  if (typeof meta === 'object' && meta !== null && Object.hasOwn(meta, META_PROTOCOL_VERSION)) return true;
+  const meta = isObject(message.params) ? message.params._meta : undefined;
+  if (isObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)) return true;
   return typeof headerVersion === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(headerVersion);
 }
 
