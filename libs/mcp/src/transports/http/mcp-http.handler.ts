@@ -27,6 +27,7 @@ import { McpHttpStreams } from './http-streams.js';
 
 const ALLOW_ALL = 'GET, POST, DELETE';
 const ALLOW_STATELESS = 'POST';
+const NOTHING = (): void => undefined;
 
 /** What a browser that opens the endpoint is told (it sends `Accept: text/html`). */
 const BROWSER_HINT =
@@ -64,15 +65,17 @@ export class McpHttpHandler implements McpServedTransport {
   /**
    * Runs before any framework body parser: refuses foreign origins and oversized bodies
    * without reading them, and keeps the raw bytes for `post()`. `transport` is the one the POST
-   * is for (the legacy HTTP+SSE `POST /messages` is read here too). `refused` hears that the
-   * request was answered here (or dropped, when the client aborted the upload).
+   * is for (the legacy HTTP+SSE `POST /messages` is read here too). `next` carries the request on
+   * once its bytes are kept; without it, the request is this endpoint's POST and goes to `post`
+   * at once (the direct mount: nothing runs between the body and the handler). `refused` hears
+   * that the request was answered here (or dropped, when the client aborted the upload).
    */
   readBody(
     req: McpHttpRequest,
     res: ServerResponse,
-    next: () => void,
+    next?: () => void,
     transport: McpTransportKind = 'streamable-http',
-    refused: () => void = () => undefined,
+    refused: () => void = NOTHING,
   ): void {
     if (!this.originPolicy.admit(req, res, transport)) {
       refused();
@@ -84,7 +87,8 @@ export class McpHttpHandler implements McpServedTransport {
       this.options.maxBodyBytes,
       (body) => {
         req[MCP_RAW_BODY] = body;
-        next();
+        if (next) next();
+        else void this.post(req, res);
       },
       (error) => {
         const refusal = rejectBody(res, error, this.options.maxBodyBytes);
