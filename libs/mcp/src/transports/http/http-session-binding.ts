@@ -30,12 +30,15 @@ export class McpHttpSessionBinding {
     private readonly sessions: McpSessionManager,
   ) {}
 
-  /** Which session a POST belongs to; throws the 400/404 rejections. */
-  async forPost(
+  /**
+   * Which session a POST belongs to; throws the 400/404 rejections. Answered at once when the
+   * session store does (the in-memory one), else in a promise: `await` takes either.
+   */
+  forPost(
     req: IncomingMessage,
     initialize: boolean,
     auth: McpPrincipal | undefined,
-  ): Promise<McpSessionRecord | undefined> {
+  ): McpSessionRecord | undefined | Promise<McpSessionRecord | undefined> {
     if (!this.options.sessions) return undefined;
     if (initialize) {
       // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
@@ -45,8 +48,11 @@ export class McpHttpSessionBinding {
     return this.require(req, auth);
   }
 
-  /** The session of the request, if it belongs to `auth` (another principal's is "not found"). */
-  async require(req: IncomingMessage, auth: McpPrincipal | undefined): Promise<McpSessionRecord> {
+  /**
+   * The session of the request, if it belongs to `auth` (another principal's is "not found").
+   * At once or in a promise, as `forPost`.
+   */
+  require(req: IncomingMessage, auth: McpPrincipal | undefined): McpSessionRecord | Promise<McpSessionRecord> {
     const header = req.headers[SESSION_ID_HEADER];
     if (header === undefined) {
       throw new McpSessionRequiredException(
@@ -54,9 +60,10 @@ export class McpHttpSessionBinding {
         { status: 400 },
       );
     }
-    const session = await this.sessions.resolve(header, auth);
-    if (!session) throw new McpSessionNotFoundException();
-    return session;
+    const session = this.sessions.resolve(header, auth);
+    return session instanceof Promise
+      ? session.then((found) => found ?? sessionNotFound())
+      : (session ?? sessionNotFound());
   }
 
   /** The header's version; `undefined` when absent or not validated; throws 400 when refused. */
@@ -73,3 +80,7 @@ export class McpHttpSessionBinding {
     await this.sessions.end(session.id, 'deleted');
   }
 }
+
+const sessionNotFound = (): never => {
+  throw new McpSessionNotFoundException();
+};

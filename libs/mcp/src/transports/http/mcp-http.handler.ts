@@ -156,7 +156,9 @@ export class McpHttpHandler implements McpServedTransport {
       // message's SERVER span, so a request refused for either has its span like any other.
       const lookup = async () => {
         if (!initialize) ctx.headerProtocolVersion = this.binding.headerVersion(req);
-        ctx.session = await this.binding.forPost(req, initialize, auth);
+        const session = this.binding.forPost(req, initialize, auth);
+        // Awaited only when the session store answers later (a shared one): no suspension otherwise.
+        ctx.session = session instanceof Promise ? await session : session;
       };
       let answer: McpAnswer | undefined;
       try {
