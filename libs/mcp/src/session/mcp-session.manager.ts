@@ -173,7 +173,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     const done = () => {
       if (ended) return;
       ended = true;
-      if (watching) stopWatchingDeparture(request, done);
+      if (watch) stopWatchingDeparture(watch, done);
       const left = (this.busy.get(id) ?? 1) - 1;
       if (left > 0) this.busy.set(id, left);
       else this.busy.delete(id);
@@ -185,7 +185,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     };
     // A client that left awaits nothing here any more (it may resume the answer on a new
     // request): from then on the request no longer keeps its session alive.
-    const watching = onClientDeparture(request, done);
+    const watch = onClientDeparture(request, done);
     return done;
   }
 
