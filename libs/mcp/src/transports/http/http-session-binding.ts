@@ -13,6 +13,7 @@ import {
   type McpProtocolVersion,
 } from '../../mcp.constants.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { isSupportedProtocolVersion } from '../../model/protocol-version.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
@@ -31,26 +32,31 @@ export class McpHttpSessionBinding {
   ) {}
 
   /**
-   * Which session a POST belongs to; throws the 400/404 rejections. Answered at once when the
-   * session store does (the in-memory one), else in a promise: `await` takes either.
+   * Binds a POST to its 2025-era session (`ctx.session`) and its `MCP-Protocol-Version` header
+   * (`ctx.headerProtocolVersion`; not read on `initialize`, where the version is negotiated);
+   * throws the 400/404 rejections. The dispatcher runs it inside the message's span (its
+   * `prepare`). The session is awaited only when the store answers later (a shared one).
    */
-  forPost(
+  async bindPost(
+    ctx: McpDispatchContext,
     req: IncomingMessage,
     initialize: boolean,
     auth: McpPrincipal | undefined,
-  ): McpSessionRecord | undefined | Promise<McpSessionRecord | undefined> {
-    if (!this.options.sessions) return undefined;
-    if (initialize) {
-      // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
-      // is minted; a live one makes the dispatcher refuse a second initialize.
-      return this.sessions.resolve(req.headers[SESSION_ID_HEADER], auth);
-    }
-    return this.require(req, auth);
+  ): Promise<void> {
+    if (!initialize) ctx.headerProtocolVersion = this.headerVersion(req);
+    if (!this.options.sessions) return;
+    const session = initialize
+      ? // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
+        // is minted; a live one makes the dispatcher refuse a second initialize.
+        this.sessions.resolve(req.headers[SESSION_ID_HEADER], auth)
+      : this.require(req, auth);
+    ctx.session = session instanceof Promise ? await session : session;
   }
 
   /**
    * The session of the request, if it belongs to `auth` (another principal's is "not found").
-   * At once or in a promise, as `forPost`.
+   * Answered at once when the session store does (the in-memory one), else in a promise:
+   * `await` takes either.
    */
   require(req: IncomingMessage, auth: McpPrincipal | undefined): McpSessionRecord | Promise<McpSessionRecord> {
     const header = req.headers[SESSION_ID_HEADER];

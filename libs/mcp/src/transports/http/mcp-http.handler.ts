@@ -154,12 +154,8 @@ export class McpHttpHandler implements McpServedTransport {
       };
       // The header is checked and the session looked up by the dispatcher's call: inside the
       // message's SERVER span, so a request refused for either has its span like any other.
-      const lookup = async () => {
-        if (!initialize) ctx.headerProtocolVersion = this.binding.headerVersion(req);
-        const session = this.binding.forPost(req, initialize, auth);
-        // Awaited only when the session store answers later (a shared one): no suspension otherwise.
-        ctx.session = session instanceof Promise ? await session : session;
-      };
+      // (Bound, not wrapped in a closure: the binding's call is the only one.)
+      const lookup = this.binding.bindPost.bind(this.binding, ctx, req, initialize, auth);
       let answer: McpAnswer | undefined;
       try {
         answer = await this.inbound.dispatch(inbound, ctx, lookup);
