@@ -85,11 +85,13 @@ export class McpHttpHandler implements McpServedTransport {
     readRequestBodyInto(
       req,
       this.options.maxBodyBytes,
-      (body) => {
-        req[MCP_RAW_BODY] = body;
-        if (next) next();
-        else void this.post(req, res);
-      },
+      next
+        ? (body) => {
+            req[MCP_RAW_BODY] = body;
+            next();
+          }
+        : // Bound, not wrapped: `post` takes the bytes itself.
+          this.post.bind(this, req, res),
       (error) => {
         const refusal = rejectBody(res, error, this.options.maxBodyBytes);
         if (refusal) this.inbound.refused(refusal, transport, req);
@@ -102,8 +104,11 @@ export class McpHttpHandler implements McpServedTransport {
    * A POST, from its admission to its answer. One async function for the whole request (the
    * `guarded` catch, the era's steps and the JSON answer inlined, a modern request's state set up
    * by a plain function): a request suspends only where it waits, and each wait is one resumption.
+   * `bytes` is the request's body when the caller read it already (`readBody` without `next`).
    */
-  async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
+  async post(req: McpHttpRequest, res: ServerResponse, bytes?: Buffer): Promise<void> {
+    // The bytes the early reader handed over directly (the direct mount's POST).
+    if (bytes !== undefined) req[MCP_RAW_BODY] = bytes;
     try {
       // The early body reader admitted the request already (its bytes are there): once per POST.
       if (req[MCP_RAW_BODY] === undefined && !this.originPolicy.admit(req, res)) return;
