@@ -42,12 +42,12 @@ export function checkModernHeaders(
   envelope: McpModernEnvelope,
   tools: HeaderParamsByTool,
 ): void {
-  const version = single(headers, PROTOCOL_VERSION_HEADER);
-  if (version !== envelope.protocolVersion) {
-    throw mismatch(PROTOCOL_VERSION_HEADER, version, envelope.protocolVersion);
+  // Compared as they came: a header equal to the body is one value (the copies of a repeated
+  // one are joined or collected), and only one that differs is looked at again.
+  if (headers[PROTOCOL_VERSION_HEADER] !== envelope.protocolVersion) {
+    throw unexpected(headers, PROTOCOL_VERSION_HEADER, envelope.protocolVersion);
   }
-  const method = single(headers, METHOD_HEADER);
-  if (method !== request.method) throw mismatch(METHOD_HEADER, method, request.method);
+  if (headers[METHOD_HEADER] !== request.method) throw unexpected(headers, METHOD_HEADER, request.method);
 
   const params = request.params ?? {};
   const field = NAMED[request.method];
@@ -107,6 +107,11 @@ function single(headers: IncomingHttpHeaders, name: string): string | undefined 
   const value = headers[name];
   if (Array.isArray(value)) throw mismatch(name, value.join(', '), 'one value');
   return value;
+}
+
+/** The refusal of a header that is not `expected` (a repeated one is refused for that, by `single`). */
+function unexpected(headers: IncomingHttpHeaders, name: string, expected: string): McpHeaderMismatchException {
+  return mismatch(name, single(headers, name), expected);
 }
 
 /** A header value with its Base64 sentinel form decoded; a malformed sentinel is a mismatch. */
