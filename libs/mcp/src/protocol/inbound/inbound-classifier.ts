@@ -10,11 +10,10 @@ import {
   MAX_METHOD_LENGTH,
   type JsonRpcId,
   type JsonRpcNotification,
-  type JsonRpcRequest,
 } from '../../model/json-rpc.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
 import type { Inbound, InboundFrame, InboundMessage } from './inbound.js';
-import { isModernMessage, readModernEnvelope, type McpModernEnvelope } from './modern-envelope.js';
+import { isModernMessage, readModernEnvelope } from './modern-envelope.js';
 import { checkModernHeaders } from './modern-headers.js';
 import { isObject } from '../../model/is-object.js';
 
@@ -82,30 +81,26 @@ export class McpInboundClassifier {
         return { kind: 'notification', era: 'modern', notification: classified.message };
       case 'request': {
         const request = classified.message;
+        // The checked envelope of a modern request; whatever does not hold is the refusal that answers it.
         try {
-          return { kind: 'request', era: 'modern', request, envelope: this.envelopeOf(request, frame) };
+          if (frame.eras === 'legacy') throw new McpModernEraDisabledException();
+          if (request.method === 'initialize' && !isModernMessage(request)) {
+            // A legacy client of a modern-only endpoint: named versions are the only diagnostic it can show.
+            throw new McpUnsupportedProtocolVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+          }
+          // Params that are no object are refused here too ("A modern request needs 'params' with '_meta'").
+          const envelope = readModernEnvelope(request.params);
+          if (frame.headers) checkModernHeaders(frame.headers, request, envelope, this.tools);
+          if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(envelope.protocolVersion)) {
+            throw new McpUnsupportedProtocolVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+          }
+          return { kind: 'request', era: 'modern', request, envelope };
         } catch (error) {
           if (error instanceof McpException) return invalid(request.id, error, request);
           throw error;
         }
       }
     }
-  }
-
-  /** The checked envelope of a modern request; throws the refusal that answers it. */
-  private envelopeOf(request: JsonRpcRequest, frame: InboundFrame): McpModernEnvelope {
-    if (frame.eras === 'legacy') throw new McpModernEraDisabledException();
-    if (request.method === 'initialize' && !isModernMessage(request)) {
-      // A legacy client of a modern-only endpoint: named versions are the only diagnostic it can show.
-      throw new McpUnsupportedProtocolVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
-    }
-    // Params that are no object are refused here too ("A modern request needs 'params' with '_meta'").
-    const envelope = readModernEnvelope(request.params);
-    if (frame.headers) checkModernHeaders(frame.headers, request, envelope, this.tools);
-    if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(envelope.protocolVersion)) {
-      throw new McpUnsupportedProtocolVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
-    }
-    return envelope;
   }
 }
 
