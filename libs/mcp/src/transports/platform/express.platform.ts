@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ExpressRequestShapes } from './express-request-shapes.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
-import { normalizePath, pathOf } from '../connection/request-path.js';
+import { pathIn } from '../connection/request-path.js';
 import type { McpEarlyBodyReader, McpHttpPlatform } from './http-platform.js';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
@@ -23,6 +23,7 @@ interface RoutedRequest {
 const FRAMEWORK_PARSERS = new Set(['jsonParser', 'urlencodedParser']);
 
 const same = <T>(value: unknown): T => value as T;
+const NOTHING = (): void => undefined;
 
 /**
  * `@nestjs/platform-express`: Express's request and response are Node's own (extended), so a
@@ -73,8 +74,8 @@ export class McpExpressPlatform implements McpHttpPlatform {
     const server = this.server();
     if (server) this.shapes.install(server, paths);
     const middleware: Middleware = (req, res, next) => {
-      const path = req.method === 'POST' ? normalizePath(pathOf(req.url)) : undefined;
-      if (path !== undefined && paths.has(path)) reader(req, res, path, next, () => undefined);
+      const path = req.method === 'POST' ? pathIn(req.url, paths) : undefined;
+      if (path !== undefined) reader(req, res, path, next, NOTHING);
       else next();
     };
     Object.defineProperty(middleware, 'name', { value: 'mcpBodyReader' });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { normalizePath, pathOf } from '../connection/request-path.js';
+import { pathIn } from '../connection/request-path.js';
 import type { McpEarlyBodyReader, McpHttpPlatform } from './http-platform.js';
 
 /** A Fastify request, as far as the platform uses it (the library does not import `fastify`). */
@@ -74,8 +74,8 @@ export class McpFastifyPlatform implements McpHttpPlatform {
   readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void {
     this.fastify.addHook('onRequest', (request, reply, done) => {
       const raw = request.raw;
-      const path = normalizePath(pathOf(raw.url));
-      if (!paths.has(path)) {
+      const path = pathIn(raw.url, paths);
+      if (path === undefined) {
         done();
         return;
       }
