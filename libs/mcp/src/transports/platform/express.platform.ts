@@ -37,15 +37,18 @@ export class McpExpressPlatform implements McpHttpPlatform {
 
   private readonly shapes = new ExpressRequestShapes();
 
+  /**
+   * Learns what Express adds to the requests of the MCP paths (see `ExpressRequestShapes`): the
+   * shapes' own `learn`, bound once, so that hearing a request is no call of the platform's.
+   */
+  readonly routed: (req: unknown, res: unknown) => void;
+
   /** `server`: the HTTP server Express listens on, once there is one. */
   constructor(
     private readonly app: ExpressInstance,
     private readonly server: () => Server | undefined = () => undefined,
-  ) {}
-
-  /** Learns what Express adds to the requests of the MCP paths (see `ExpressRequestShapes`). */
-  routed(req: unknown, res: unknown): void {
-    this.shapes.learn(req as IncomingMessage, res as ServerResponse);
+  ) {
+    this.routed = this.shapes.learn.bind(this.shapes) as (req: unknown, res: unknown) => void;
   }
 
   /**
