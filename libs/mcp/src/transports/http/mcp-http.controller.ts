@@ -27,8 +27,8 @@ export function createMcpHttpController(path: string): Type<unknown> {
     @All()
     serve(@Req() request: unknown, @Res() response: unknown): Promise<void> | void {
       const platform = (this.platform ??= this.platforms.platform);
-      const req = platform.request(request);
-      const res = platform.response(response);
+      const req = platform.nodeObjects ? (request as IncomingMessage) : platform.request(request);
+      const res = platform.nodeObjects ? (response as ServerResponse) : platform.response(response);
       const answered = routeMcpRequest(this.handler, req, res);
       if (!answered) {
         platform.routed(request, response);

@@ -31,6 +31,7 @@ const NOTHING = (): void => undefined;
  */
 export class McpExpressPlatform implements McpHttpPlatform {
   readonly name = 'express';
+  readonly nodeObjects = true;
   readonly request = same<IncomingMessage>;
   readonly response = same<ServerResponse>;
   private readonly logger = new McpLogger('McpHttp');

@@ -42,6 +42,7 @@ const BODY_TAKEN: Readonly<Record<string, undefined>> = Object.freeze({
  */
 export class McpFastifyPlatform implements McpHttpPlatform {
   readonly name = 'fastify';
+  readonly nodeObjects = false;
 
   constructor(private readonly fastify: FastifyInstance) {}
 

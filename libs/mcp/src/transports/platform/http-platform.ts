@@ -24,6 +24,12 @@ export type McpEarlyBodyReader = (
  */
 export interface McpHttpPlatform {
   readonly name: McpHttpPlatformName;
+  /**
+   * True when a controller's `@Req()` and `@Res()` are Node's own request and response
+   * (Express's, extended): then they are handed on as they are, without asking `request` and
+   * `response`.
+   */
+  readonly nodeObjects: boolean;
   /** Node's request under what a controller's `@Req()` received. */
   request(req: unknown): IncomingMessage;
   /**
