@@ -16,7 +16,10 @@ export const normalizePath = (path: string): string => {
  * URL that is such a path exactly (as clients send it: no query, nothing to normalize) is matched
  * as it is, without a call.
  */
-export const pathIn = (url: string | undefined, paths: ReadonlySet<string>): string | undefined => {
+export const pathIn = (
+  url: string | undefined,
+  paths: ReadonlySet<string> | ReadonlyMap<string, unknown>,
+): string | undefined => {
   if (url !== undefined && paths.has(url) && !url.includes('?')) return url;
   const path = normalizePath(pathOf(url));
   return paths.has(path) ? path : undefined;

@@ -3,6 +3,7 @@ import { ExpressRequestShapes } from './express-request-shapes.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
 import { pathIn } from '../connection/request-path.js';
 import type { McpEarlyBodyReader, McpHttpPlatform } from './http-platform.js';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 type RouterLayer = { handle?: { name?: string } };
@@ -74,12 +75,12 @@ export class McpExpressPlatform implements McpHttpPlatform {
    * Express router stack. Once it has consumed the body, the parsers see a finished request and
    * step aside.
    */
-  readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void {
+  readBodiesFirst(paths: ReadonlyMap<string, McpTransportKind>, reader: McpEarlyBodyReader): void {
     const server = this.server();
-    if (server) this.shapes.install(server, paths);
+    if (server) this.shapes.install(server, new Set(paths.keys()));
     const middleware: Middleware = (req, res, next) => {
       const path = req.method === 'POST' ? pathIn(req.url, paths) : undefined;
-      if (path !== undefined) reader(req, res, path, next, NOTHING);
+      if (path !== undefined) reader(req, res, next, paths.get(path)!, NOTHING);
       else next();
     };
     Object.defineProperty(middleware, 'name', { value: 'mcpBodyReader' });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pathIn } from '../connection/request-path.js';
 import type { McpEarlyBodyReader, McpHttpPlatform } from './http-platform.js';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 
 /** A Fastify request, as far as the platform uses it (the library does not import `fastify`). */
 interface FastifyRequestLike {
@@ -72,7 +73,7 @@ export class McpFastifyPlatform implements McpHttpPlatform {
    * it from Fastify (`BODY_TAKEN`), as it hides the body of any other method on those paths. A request it refused is hijacked, so that Fastify writes
    * nothing more and runs no route.
    */
-  readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void {
+  readBodiesFirst(paths: ReadonlyMap<string, McpTransportKind>, reader: McpEarlyBodyReader): void {
     this.fastify.addHook('onRequest', (request, reply, done) => {
       const raw = request.raw;
       const path = pathIn(raw.url, paths);
@@ -89,11 +90,11 @@ export class McpFastifyPlatform implements McpHttpPlatform {
       reader(
         raw,
         reply.raw,
-        path,
         () => {
           request.headers = BODY_TAKEN;
           done();
         },
+        paths.get(path)!,
         () => {
           reply.hijack();
           done();
