@@ -10,12 +10,13 @@ describe('onClientDeparture', () => {
     const first = jest.fn();
     const second = jest.fn();
     const third = jest.fn();
-    expect(onClientDeparture(requestOn(socket), first)).toBe(true);
-    expect(onClientDeparture(requestOn(socket), second)).toBe(true);
-    expect(onClientDeparture(requestOn(socket), third)).toBe(true);
+    const watch = onClientDeparture(requestOn(socket), first);
+    expect(watch).toBeDefined();
+    expect(onClientDeparture(requestOn(socket), second)).toBe(watch);
+    expect(onClientDeparture(requestOn(socket), third)).toBe(watch);
     expect(socket.listenerCount('close')).toBe(1);
 
-    stopWatchingDeparture(requestOn(socket), second);
+    stopWatchingDeparture(watch!, second);
     socket.emit('close');
 
     expect(first).toHaveBeenCalledTimes(1);
@@ -23,7 +24,7 @@ describe('onClientDeparture', () => {
     expect(third).toHaveBeenCalledTimes(1);
     expect(socket.listenerCount('close')).toBe(0);
     // Stopping after the close is harmless.
-    stopWatchingDeparture(requestOn(socket), first);
+    stopWatchingDeparture(watch!, first);
   });
 
   it('keeps one listener on a keep-alive connection whose requests come one after the other', () => {
@@ -31,8 +32,7 @@ describe('onClientDeparture', () => {
     const calls: string[] = [];
     for (let i = 0; i < 5; i++) {
       const left = () => calls.push(`request ${i}`);
-      onClientDeparture(requestOn(socket), left);
-      stopWatchingDeparture(requestOn(socket), left);
+      stopWatchingDeparture(onClientDeparture(requestOn(socket), left)!, left);
     }
     const last = jest.fn();
     onClientDeparture(requestOn(socket), last);
@@ -45,7 +45,7 @@ describe('onClientDeparture', () => {
   it('a callback that stops watching while the close is told does not disturb the others', () => {
     const socket = new EventEmitter();
     const other = jest.fn();
-    const selfStopping = jest.fn(() => stopWatchingDeparture(requestOn(socket), selfStopping));
+    const selfStopping = jest.fn(() => stopWatchingDeparture(socket, selfStopping));
     onClientDeparture(requestOn(socket), selfStopping);
     onClientDeparture(requestOn(socket), other);
     socket.emit('close');
@@ -56,7 +56,7 @@ describe('onClientDeparture', () => {
   it('a connection closed already tells the caller after it returns, never synchronously', async () => {
     const socket = Object.assign(new EventEmitter(), { destroyed: true });
     const left = jest.fn();
-    expect(onClientDeparture(requestOn(socket), left)).toBe(true);
+    expect(onClientDeparture(requestOn(socket), left)).toBe(socket);
     expect(left).not.toHaveBeenCalled();
     await Promise.resolve();
     expect(left).toHaveBeenCalledTimes(1);
@@ -65,10 +65,9 @@ describe('onClientDeparture', () => {
 
   it('watches nothing for a request without a connection', () => {
     const left = jest.fn();
-    expect(onClientDeparture(undefined, left)).toBe(false);
-    expect(onClientDeparture({}, left)).toBe(false);
-    expect(onClientDeparture({ socket: {} }, left)).toBe(false);
-    stopWatchingDeparture(undefined, left);
+    expect(onClientDeparture(undefined, left)).toBeUndefined();
+    expect(onClientDeparture({}, left)).toBeUndefined();
+    expect(onClientDeparture({ socket: {} }, left)).toBeUndefined();
     expect(left).not.toHaveBeenCalled();
   });
 });

@@ -101,16 +101,62 @@ describe('McpSessionManager', () => {
       ['an object', { id: 'abc' }],
     ])('answers undefined for an id with %s, without touching the store', async (_label, id) => {
       const access = jest.spyOn(harness.store, 'access');
+      const accessNow = jest.spyOn(harness.store, 'accessNow');
 
       expect(await harness.manager.resolve(id)).toBeUndefined();
       expect(access).not.toHaveBeenCalled();
+      expect(accessNow).not.toHaveBeenCalled();
     });
 
     it('looks up a well-formed id of 256 characters (and answers undefined when unknown)', async () => {
-      const access = jest.spyOn(harness.store, 'access');
+      // The in-memory store is asked at once (its `access` answers the same, in a promise).
+      const accessNow = jest.spyOn(harness.store, 'accessNow');
 
       expect(await harness.manager.resolve('a'.repeat(256))).toBeUndefined();
-      expect(access).toHaveBeenCalledWith('a'.repeat(256), expect.any(Number), IDLE_TIMEOUT_MS, undefined);
+      expect(accessNow).toHaveBeenCalledWith('a'.repeat(256), expect.any(Number), IDLE_TIMEOUT_MS, undefined);
+    });
+
+    it('answers at once with the in-memory store, and through `access` with a store wrapped around it', async () => {
+      const session = await newSession(harness.manager);
+      expect(harness.manager.resolve(session.id)).toEqual(expect.objectContaining({ id: session.id }));
+
+      // A wrapper (here a proxy, as the faulty test backend is) keeps what it adds to `access`.
+      const wrapped = new Proxy(harness.store, {});
+      const access = jest.spyOn(harness.store, 'access');
+      const manager = new McpSessionManager(
+        wrapped,
+        harness.liveStreams,
+        resolveMcpOptions({ serverInfo: { name: 't', version: '1' } }),
+        new McpTelemetry(),
+      );
+      const lookup = manager.resolve(session.id);
+      expect(lookup).toBeInstanceOf(Promise);
+      expect((await lookup)?.id).toBe(session.id);
+      expect(access).toHaveBeenCalledTimes(1);
+    });
+
+    it("checks the principal itself on a store's async answer: a store that ignores it hands no session over", async () => {
+      const alice = { issuer: 'https://as', subject: 'alice', scopes: [], audience: [], claims: {} };
+      const session = await harness.manager.create({
+        protocolVersion: '2025-11-25',
+        transport: 'streamable-http',
+        principal: { issuer: 'https://as', subject: 'alice' },
+      });
+      const careless = new Proxy(harness.store, {
+        get: (store, property) =>
+          property === 'access'
+            ? async (id: string, now: number, idle: number) => store.accessNow(id, now, idle, store.peek(id)?.principal)
+            : Reflect.get(store, property),
+      });
+      const manager = new McpSessionManager(
+        careless,
+        harness.liveStreams,
+        resolveMcpOptions({ serverInfo: { name: 't', version: '1' } }),
+        new McpTelemetry(),
+      );
+
+      expect(await manager.resolve(session.id, { ...alice, subject: 'mallory' })).toBeUndefined();
+      expect((await manager.resolve(session.id, alice))?.id).toBe(session.id);
     });
 
     it('never adopts an unknown id', async () => {

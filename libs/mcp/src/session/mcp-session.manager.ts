@@ -8,9 +8,15 @@ import type {
   McpSessionRecord,
   McpSessionStore,
 } from '../backend/mcp-session.store.js';
+import { inProcessSessionStore, type InMemorySessionStore } from '../backend/in-memory/in-memory-session.store.js';
 import { onClientDeparture, stopWatchingDeparture } from './client-departure.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
-import { isSamePrincipal, principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
+import {
+  isSamePrincipal,
+  principalBinding,
+  type McpPrincipal,
+  type McpPrincipalBinding,
+} from '../model/mcp-principal.js';
 import { SessionQuota } from './session-quota.js';
 import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { networkAttributes } from '../telemetry/transport-attributes.js';
@@ -36,13 +42,17 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
   private readonly quota = new SessionQuota();
   /** Requests in flight on this instance, by session: a session with one is never idle. */
   private readonly busy = new Map<string, number>();
+  /** The store, when it is the in-memory one: a lookup is then answered at once. */
+  private readonly inProcess: InMemorySessionStore | undefined;
 
   constructor(
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
     @McpOptions('sessions') private readonly options: McpOptionGroup<'sessions'>,
     private readonly telemetry: McpTelemetry,
-  ) {}
+  ) {
+    this.inProcess = inProcessSessionStore(store);
+  }
 
   onModuleInit(): void {
     if (!this.options.sessions) return;
@@ -121,12 +131,26 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
    * principal than `principal` is not found (the same answer as an unknown id, so its existence
    * is not revealed) and not touched: the store checks the principal before the clock. Without
    * auth both are undefined and always match.
+   *
+   * With the in-memory store the session is answered at once, not in a promise: a request then
+   * waits for nothing it need not (`await` takes either).
    */
-  async resolve(id: unknown, principal?: McpPrincipal): Promise<McpSessionRecord | undefined> {
+  resolve(id: unknown, principal?: McpPrincipal): McpSessionRecord | undefined | Promise<McpSessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
     const idleTimeoutMs =
       this.liveStreams.holds(id) || this.busy.has(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
     const binding = principal && principalBinding(principal);
+    // The library's own store checks the principal itself (its contract suite holds it to that).
+    if (this.inProcess) return this.inProcess.accessNow(id, Date.now(), idleTimeoutMs, binding);
+    return this.accessStored(id, idleTimeoutMs, binding);
+  }
+
+  /** `resolve` through the store's async `access`. */
+  private async accessStored(
+    id: string,
+    idleTimeoutMs: number,
+    binding: McpPrincipalBinding | undefined,
+  ): Promise<McpSessionRecord | undefined> {
     const session = await this.store.access(id, Date.now(), idleTimeoutMs, binding);
     // Checked here too: a store of its own that ignores `principal` still hands no session over.
     return session && (session.principal === binding || isSamePrincipal(session.principal, binding))
@@ -149,7 +173,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     const done = () => {
       if (ended) return;
       ended = true;
-      if (watching) stopWatchingDeparture(request, done);
+      if (watch) stopWatchingDeparture(watch, done);
       const left = (this.busy.get(id) ?? 1) - 1;
       if (left > 0) this.busy.set(id, left);
       else this.busy.delete(id);
@@ -161,7 +185,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     };
     // A client that left awaits nothing here any more (it may resume the answer on a new
     // request): from then on the request no longer keeps its session alive.
-    const watching = onClientDeparture(request, done);
+    const watch = onClientDeparture(request, done);
     return done;
   }
 

@@ -4,6 +4,7 @@ import { MCP_BODY_PATHS } from './http/mcp-http.tokens.js';
 import { McpHttpHandler } from './http/mcp-http.handler.js';
 import { normalizePath } from './connection/request-path.js';
 import { McpHttpPlatformHost } from './platform/http-platform.provider.js';
+import type { McpTransportKind } from '../model/mcp-transport.interface.js';
 
 /**
  * Puts the MCP body reader in front of the framework's body parsing for POSTs to the MCP paths
@@ -22,8 +23,9 @@ export class McpBodyReaderInstaller implements OnModuleInit {
 
   onModuleInit(): void {
     const messages = this.legacy && normalizePath(this.legacy.messagesPath);
-    this.platforms.platform.readBodiesFirst(new Set(this.paths.map(normalizePath)), (req, res, path, next, refused) =>
-      this.handler.readBody(req, res, next, path === messages ? 'sse' : 'streamable-http', refused),
-    );
+    const paths = new Map<string, McpTransportKind>();
+    for (const path of this.paths.map(normalizePath)) paths.set(path, path === messages ? 'sse' : 'streamable-http');
+    // The handler's reader itself, bound: no adapter of the installer's runs per POST.
+    this.platforms.platform.readBodiesFirst(paths, this.handler.readBody.bind(this.handler));
   }
 }

@@ -8,6 +8,20 @@ import type {
 } from '../mcp-session.store.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
 
+/** The in-memory stores made here, by identity: a wrapper around one (a proxy, a decorator) is not one of them. */
+const IN_PROCESS = new WeakSet<object>();
+
+/**
+ * `store` itself when it is an in-memory store, unwrapped and with its own `access`: then its
+ * `accessNow` is the same lookup, answered at once (not part of the public store contract, whose
+ * calls are all async). Undefined for any other store, which is asked through `access`.
+ */
+export function inProcessSessionStore(store: McpSessionStore): InMemorySessionStore | undefined {
+  return IN_PROCESS.has(store) && store.access === InMemorySessionStore.prototype.access
+    ? (store as InMemorySessionStore)
+    : undefined;
+}
+
 /** Told, synchronously and inside `end`, that a session ended: the sibling stores clear it. */
 export type InMemorySessionEndHook = (sessionId: string) => void;
 
@@ -25,6 +39,10 @@ export class InMemorySessionStore implements McpSessionStore {
   private readonly sessions = new Map<string, McpSessionRecord>();
   private readonly endHooks: InMemorySessionEndHook[] = [];
   private readonly endListeners: McpSessionEndListener[] = [];
+
+  constructor() {
+    IN_PROCESS.add(this);
+  }
 
   /** Runs `hook` inside every `end`, before the listeners (not part of the public store contract). */
   clearOnEnd(hook: InMemorySessionEndHook): void {
@@ -58,6 +76,19 @@ export class InMemorySessionStore implements McpSessionStore {
     idleTimeoutMs: number,
     principal?: McpPrincipalBinding,
   ): Promise<McpSessionRecord | undefined> {
+    return this.accessNow(id, now, idleTimeoutMs, principal);
+  }
+
+  /**
+   * `access`, answered at once (the session manager's lookup of a request, found through
+   * `inProcessSessionStore`; not part of the public store contract).
+   */
+  accessNow(
+    id: string,
+    now: number,
+    idleTimeoutMs: number,
+    principal?: McpPrincipalBinding,
+  ): McpSessionRecord | undefined {
     const record = this.sessions.get(id);
     // Another principal's lookup is refused before it can touch (or expire) the session.
     // The same binding (none, without auth) is the same principal without comparing fields.

@@ -32,26 +32,30 @@ export interface McpRefusedFrom {
  */
 @Injectable()
 export class McpInboundPort {
+  /**
+   * When a message arrives: the start of its span and duration (undefined without telemetry).
+   * (`receivedNow`, `classify` and `dispatch` are the services' own methods, bound once: a call
+   * through the port is no call of its own on the path every message takes.)
+   */
+  readonly receivedNow: () => number | undefined;
+  /** Classifies `payload` once, for the eras served where it arrived (and, over HTTP, its headers). */
+  readonly classify: (payload: unknown, frame: InboundFrame) => Inbound;
+  /** Serves a classified message (see `McpDispatcher.dispatch`). */
+  readonly dispatch: (
+    inbound: Inbound,
+    ctx: McpDispatchContext,
+    prepare?: () => Promise<void>,
+  ) => Promise<McpAnswer | undefined>;
+
   constructor(
-    private readonly classifier: McpInboundClassifier,
-    private readonly dispatcher: McpDispatcher,
+    classifier: McpInboundClassifier,
+    dispatcher: McpDispatcher,
     private readonly errors: McpErrorMapper,
     private readonly telemetry: McpTelemetry,
-  ) {}
-
-  /** When a message arrives: the start of its span and duration (undefined without telemetry). */
-  receivedNow(): number | undefined {
-    return this.telemetry.receivedNow();
-  }
-
-  /** Classifies `payload` once, for the eras served where it arrived (and, over HTTP, its headers). */
-  classify(payload: unknown, frame: InboundFrame): Inbound {
-    return this.classifier.classify(payload, frame);
-  }
-
-  /** Serves a classified message (see `McpDispatcher.dispatch`). */
-  dispatch(inbound: Inbound, ctx: McpDispatchContext, prepare?: () => Promise<void>): Promise<McpAnswer | undefined> {
-    return this.dispatcher.dispatch(inbound, ctx, prepare);
+  ) {
+    this.receivedNow = telemetry.receivedNow.bind(telemetry);
+    this.classify = classifier.classify.bind(classifier);
+    this.dispatch = dispatcher.dispatch.bind(dispatcher);
   }
 
   /** What failed outside a handler (a session lookup, a backend down), as the exception to answer. */

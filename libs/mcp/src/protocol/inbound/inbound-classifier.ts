@@ -1,22 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { McpInvalidRequestException } from '../../errors/mcp-protocol.exceptions.js';
-import { McpInvalidMetaException, McpModernEraDisabledException } from '../../errors/mcp-modern.exceptions.js';
+import { McpModernEraDisabledException } from '../../errors/mcp-modern.exceptions.js';
 import { McpUnsupportedProtocolVersionException } from '../../errors/mcp-transport.exceptions.js';
 import { McpException } from '../../errors/mcp.exception.js';
 import { MODERN_PROTOCOL_VERSIONS, PROTOCOL_VERSION_HEADER } from '../../mcp.constants.js';
 import {
   classifyMessage,
-  hasMalformedParams,
   isValidId,
   MAX_METHOD_LENGTH,
   type JsonRpcId,
   type JsonRpcNotification,
-  type JsonRpcRequest,
 } from '../../model/json-rpc.js';
 import { McpToolRegistry } from '../../registry/mcp-tool.registry.js';
-import type { McpHeaderParam } from '../../registry/tool-header-params.js';
-import type { Inbound, InboundFrame, InboundMessage, McpEra } from './inbound.js';
-import { isModernMessage, readModernEnvelope, type McpModernEnvelope } from './modern-envelope.js';
+import type { Inbound, InboundFrame, InboundMessage } from './inbound.js';
+import { isModernMessage, readModernEnvelope } from './modern-envelope.js';
 import { checkModernHeaders } from './modern-headers.js';
 import { isObject } from '../../model/is-object.js';
 
@@ -29,9 +26,6 @@ const methodOf = (value: unknown): string | undefined =>
     ? value.method
     : undefined;
 
-const isModernVersion = (value: unknown): boolean =>
-  typeof value === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(value);
-
 /**
  * The one place where an inbound frame is classified, for every transport (Streamable HTTP,
  * legacy HTTP+SSE, WebSocket, stdio) and every element of a batch: JSON-RPC framing, the era that
@@ -42,29 +36,23 @@ const isModernVersion = (value: unknown): boolean =>
  */
 @Injectable()
 export class McpInboundClassifier {
-  private readonly headerParamsOf = (tool: string): readonly McpHeaderParam[] | undefined =>
-    this.tools.get(tool)?.headerParams;
-
   constructor(private readonly tools: McpToolRegistry) {}
 
+  /**
+   * A single message is modern when the endpoint serves only the modern era, or the message says
+   * so: its `_meta` protocol version, `server/discover`, or a modern `MCP-Protocol-Version`
+   * header. The header is not read on `initialize`, where the version is negotiated: a modern
+   * header does not make an `initialize` modern.
+   */
   classify(payload: unknown, frame: InboundFrame): Inbound {
     if (Array.isArray(payload)) return this.batch(payload, frame);
-    const era = this.eraOf(payload, frame);
-    return { kind: 'single', era, message: era === 'modern' ? this.modern(payload, frame) : legacy(payload) };
-  }
-
-  /**
-   * Modern when the endpoint serves only the modern era, or the message says so: its `_meta`
-   * protocol version, `server/discover`, or a modern `MCP-Protocol-Version` header. The header is
-   * not read on `initialize`, where the version is negotiated: a modern header does not make an
-   * `initialize` modern.
-   */
-  private eraOf(value: unknown, frame: InboundFrame): McpEra {
-    if (frame.eras === 'modern') return 'modern';
-    // `initialize` only where a method can be read (an object's; an array or a primitive has none).
-    const initialize = (value as { method?: unknown } | null | undefined)?.method === 'initialize';
-    const header = frame.headers && !initialize ? frame.headers[PROTOCOL_VERSION_HEADER] : undefined;
-    return isModernMessage(value, header) ? 'modern' : 'legacy';
+    if (frame.eras !== 'modern') {
+      // `initialize` only where a method can be read (an object's; a primitive has none).
+      const initialize = (payload as { method?: unknown } | null | undefined)?.method === 'initialize';
+      const header = frame.headers && !initialize ? frame.headers[PROTOCOL_VERSION_HEADER] : undefined;
+      if (!isModernMessage(payload, header)) return { kind: 'single', era: 'legacy', message: legacy(payload) };
+    }
+    return { kind: 'single', era: 'modern', message: this.modern(payload, frame) };
   }
 
   /**
@@ -93,30 +81,26 @@ export class McpInboundClassifier {
         return { kind: 'notification', era: 'modern', notification: classified.message };
       case 'request': {
         const request = classified.message;
+        // The checked envelope of a modern request; whatever does not hold is the refusal that answers it.
         try {
-          return { kind: 'request', era: 'modern', request, envelope: this.envelopeOf(request, frame) };
+          if (frame.eras === 'legacy') throw new McpModernEraDisabledException();
+          if (request.method === 'initialize' && !isModernMessage(request)) {
+            // A legacy client of a modern-only endpoint: named versions are the only diagnostic it can show.
+            throw new McpUnsupportedProtocolVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+          }
+          // Params that are no object are refused here too ("A modern request needs 'params' with '_meta'").
+          const envelope = readModernEnvelope(request.params);
+          if (frame.headers) checkModernHeaders(frame.headers, request, envelope, this.tools);
+          if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(envelope.protocolVersion)) {
+            throw new McpUnsupportedProtocolVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+          }
+          return { kind: 'request', era: 'modern', request, envelope };
         } catch (error) {
           if (error instanceof McpException) return invalid(request.id, error, request);
           throw error;
         }
       }
     }
-  }
-
-  /** The checked envelope of a modern request; throws the refusal that answers it. */
-  private envelopeOf(request: JsonRpcRequest, frame: InboundFrame): McpModernEnvelope {
-    if (frame.eras === 'legacy') throw new McpModernEraDisabledException();
-    if (request.method === 'initialize' && !isModernMessage(request)) {
-      // A legacy client of a modern-only endpoint: named versions are the only diagnostic it can show.
-      throw new McpUnsupportedProtocolVersionException(request.params?.protocolVersion, MODERN_PROTOCOL_VERSIONS);
-    }
-    if (hasMalformedParams(request)) throw new McpInvalidMetaException("A modern request needs 'params' with '_meta'");
-    const envelope = readModernEnvelope(request.params);
-    if (frame.headers) checkModernHeaders(frame.headers, request, envelope, this.headerParamsOf);
-    if (!isModernVersion(envelope.protocolVersion)) {
-      throw new McpUnsupportedProtocolVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
-    }
-    return envelope;
   }
 }
 

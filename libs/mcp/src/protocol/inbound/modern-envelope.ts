@@ -30,7 +30,8 @@ export function isModernMessage(message: unknown, headerVersion?: unknown): bool
   if (!isObject(message)) return false;
   if (message.method === 'server/discover') return true;
   const meta = isObject(message.params) ? message.params._meta : undefined;
-  if (isObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)) return true;
+  // Most messages carry no `_meta`: nothing to ask of it then.
+  if (meta !== undefined && isObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)) return true;
   return typeof headerVersion === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(headerVersion);
 }
 

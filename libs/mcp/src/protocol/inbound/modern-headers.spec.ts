@@ -91,7 +91,7 @@ const modernCase: fc.Arbitrary<Case> = fc
   });
 
 const check = (item: Case, headers: IncomingHttpHeaders): void =>
-  checkModernHeaders(headers, item.request, ENVELOPE, () => item.params);
+  checkModernHeaders(headers, item.request, ENVELOPE, { get: () => ({ headerParams: item.params }) });
 
 /** The code the check refuses with, or `undefined` when it passes. */
 const refusal = (item: Case, headers: IncomingHttpHeaders): number | undefined => {

@@ -16,6 +16,11 @@ const NAMED: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tasks/cancel': 'taskId',
 };
 
+/** Where the `Mcp-Param-*` declarations of a tool are found, by its name (the tool registry). */
+export interface HeaderParamsByTool {
+  get(tool: string): { readonly headerParams?: readonly McpHeaderParam[] } | undefined;
+}
+
 /** `=?base64?<value>?=`: a header value carried as the Base64 of its UTF-8 bytes. */
 const SENTINEL = /^=\?base64\?(.*)\?=$/s;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -29,20 +34,20 @@ const INTEGER = /^-?\d+(?:\.0+)?$/;
  * cases them), values case-sensitive; `Mcp-Name` and `Mcp-Param-*` may use the Base64 sentinel
  * form. Any failure is `-32020` HeaderMismatch (HTTP 400).
  *
- * @param headerParamsOf the `Mcp-Param-*` declarations of a tool, by name.
+ * @param tools the tools by name, with their `Mcp-Param-*` declarations (the tool registry).
  */
 export function checkModernHeaders(
   headers: IncomingHttpHeaders,
   request: JsonRpcRequest,
   envelope: McpModernEnvelope,
-  headerParamsOf: (tool: string) => readonly McpHeaderParam[] | undefined,
+  tools: HeaderParamsByTool,
 ): void {
-  const version = single(headers, PROTOCOL_VERSION_HEADER);
-  if (version !== envelope.protocolVersion) {
-    throw mismatch(PROTOCOL_VERSION_HEADER, version, envelope.protocolVersion);
+  // Compared as they came: a header equal to the body is one value (the copies of a repeated
+  // one are joined or collected), and only one that differs is looked at again.
+  if (headers[PROTOCOL_VERSION_HEADER] !== envelope.protocolVersion) {
+    throw unexpected(headers, PROTOCOL_VERSION_HEADER, envelope.protocolVersion);
   }
-  const method = single(headers, METHOD_HEADER);
-  if (method !== request.method) throw mismatch(METHOD_HEADER, method, request.method);
+  if (headers[METHOD_HEADER] !== request.method) throw unexpected(headers, METHOD_HEADER, request.method);
 
   const params = request.params ?? {};
   const field = NAMED[request.method];
@@ -54,7 +59,7 @@ export function checkModernHeaders(
   if (name !== bodyName) throw mismatch(NAME_HEADER, name, bodyName);
 
   if (request.method === 'tools/call') {
-    const declared = headerParamsOf(bodyName);
+    const declared = tools.get(bodyName)?.headerParams;
     if (declared?.length) checkParamHeaders(headers, declared, isObject(params.arguments) ? params.arguments : {});
   }
 }
@@ -102,6 +107,11 @@ function single(headers: IncomingHttpHeaders, name: string): string | undefined 
   const value = headers[name];
   if (Array.isArray(value)) throw mismatch(name, value.join(', '), 'one value');
   return value;
+}
+
+/** The refusal of a header that is not `expected` (a repeated one is refused for that, by `single`). */
+function unexpected(headers: IncomingHttpHeaders, name: string, expected: string): McpHeaderMismatchException {
+  return mismatch(name, single(headers, name), expected);
 }
 
 /** A header value with its Base64 sentinel form decoded; a malformed sentinel is a mismatch. */

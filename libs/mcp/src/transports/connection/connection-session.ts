@@ -61,8 +61,8 @@ export class ConnectionSession {
    * instead of waiting for `initialize`. With an async store the lookup takes time, and the
    * client may already be talking.
    */
-  joinWhenFound(lookup: Promise<McpSessionRecord | undefined>): void {
-    this.initializing = lookup
+  joinWhenFound(lookup: McpSessionRecord | undefined | Promise<McpSessionRecord | undefined>): void {
+    this.initializing = Promise.resolve(lookup)
       .then(async (session) => {
         if (!session || this.closed) return;
         if (await this.services.liveStreams.attach(session.id, this.connection)) {

@@ -13,6 +13,7 @@ import {
   type McpProtocolVersion,
 } from '../../mcp.constants.js';
 import { McpOptions, type McpOptionGroup } from '../../mcp-option-groups.js';
+import type { McpDispatchContext } from '../../context/mcp-dispatch-context.js';
 import type { McpPrincipal } from '../../model/mcp-principal.js';
 import { isSupportedProtocolVersion } from '../../model/protocol-version.js';
 import { McpSessionManager } from '../../session/mcp-session.manager.js';
@@ -30,23 +31,34 @@ export class McpHttpSessionBinding {
     private readonly sessions: McpSessionManager,
   ) {}
 
-  /** Which session a POST belongs to; throws the 400/404 rejections. */
-  async forPost(
+  /**
+   * Binds a POST to its 2025-era session (`ctx.session`) and its `MCP-Protocol-Version` header
+   * (`ctx.headerProtocolVersion`; not read on `initialize`, where the version is negotiated);
+   * throws the 400/404 rejections. The dispatcher runs it inside the message's span (its
+   * `prepare`). The session is awaited only when the store answers later (a shared one).
+   */
+  async bindPost(
+    ctx: McpDispatchContext,
     req: IncomingMessage,
     initialize: boolean,
     auth: McpPrincipal | undefined,
-  ): Promise<McpSessionRecord | undefined> {
-    if (!this.options.sessions) return undefined;
-    if (initialize) {
-      // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
-      // is minted; a live one makes the dispatcher refuse a second initialize.
-      return this.sessions.resolve(req.headers[SESSION_ID_HEADER], auth);
-    }
-    return this.require(req, auth);
+  ): Promise<void> {
+    if (!initialize) ctx.headerProtocolVersion = this.headerVersion(req);
+    if (!this.options.sessions) return;
+    const session = initialize
+      ? // Never adopt a client-chosen id: an unknown id on initialize is ignored and a new one
+        // is minted; a live one makes the dispatcher refuse a second initialize.
+        this.sessions.resolve(req.headers[SESSION_ID_HEADER], auth)
+      : this.require(req, auth);
+    ctx.session = session instanceof Promise ? await session : session;
   }
 
-  /** The session of the request, if it belongs to `auth` (another principal's is "not found"). */
-  async require(req: IncomingMessage, auth: McpPrincipal | undefined): Promise<McpSessionRecord> {
+  /**
+   * The session of the request, if it belongs to `auth` (another principal's is "not found").
+   * Answered at once when the session store does (the in-memory one), else in a promise:
+   * `await` takes either.
+   */
+  require(req: IncomingMessage, auth: McpPrincipal | undefined): McpSessionRecord | Promise<McpSessionRecord> {
     const header = req.headers[SESSION_ID_HEADER];
     if (header === undefined) {
       throw new McpSessionRequiredException(
@@ -54,9 +66,10 @@ export class McpHttpSessionBinding {
         { status: 400 },
       );
     }
-    const session = await this.sessions.resolve(header, auth);
-    if (!session) throw new McpSessionNotFoundException();
-    return session;
+    const session = this.sessions.resolve(header, auth);
+    return session instanceof Promise
+      ? session.then((found) => found ?? sessionNotFound())
+      : (session ?? sessionNotFound());
   }
 
   /** The header's version; `undefined` when absent or not validated; throws 400 when refused. */
@@ -73,3 +86,7 @@ export class McpHttpSessionBinding {
     await this.sessions.end(session.id, 'deleted');
   }
 }
+
+const sessionNotFound = (): never => {
+  throw new McpSessionNotFoundException();
+};

@@ -43,13 +43,12 @@ export class McpDirectMount implements OnModuleInit {
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       // The URL as clients send it (the path exactly, no query) matches without being normalized.
-      if (req.url === exact || normalizePath(pathOf(req.url)) === path) this.route(req, res);
-      else for (const listener of application) listener.call(server, req, res);
+      if (req.url !== exact && normalizePath(pathOf(req.url)) !== path) {
+        for (const listener of application) listener.call(server, req, res);
+      } else if (req.method === 'POST') {
+        // Read, then posted by the handler itself: no continuation of the mount's own.
+        this.handler.readBody(req, res);
+      } else void routeMcpRequest(this.handler, req, res);
     });
-  }
-
-  private route(req: IncomingMessage, res: ServerResponse): void {
-    if (req.method === 'POST') this.handler.readBody(req, res, () => void this.handler.post(req, res));
-    else void routeMcpRequest(this.handler, req, res);
   }
 }

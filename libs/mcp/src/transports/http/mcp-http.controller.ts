@@ -2,7 +2,7 @@ import { All, Controller, Req, Res, type Type } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpHttpHandler } from './mcp-http.handler.js';
 import { McpHttpPlatformHost } from '../platform/http-platform.provider.js';
-import { releaseWhenHeld } from '../platform/http-platform.js';
+import { releaseWhenHeld, type McpHttpPlatform } from '../platform/http-platform.js';
 
 /**
  * Builds the Streamable HTTP controller for a path known at module definition time. It is a
@@ -16,6 +16,9 @@ import { releaseWhenHeld } from '../platform/http-platform.js';
 export function createMcpHttpController(path: string): Type<unknown> {
   @Controller(path)
   class McpHttpController {
+    /** The platform, asked of its host on the first request (it never changes after). */
+    private platform?: McpHttpPlatform;
+
     constructor(
       readonly handler: McpHttpHandler,
       readonly platforms: McpHttpPlatformHost,
@@ -23,9 +26,9 @@ export function createMcpHttpController(path: string): Type<unknown> {
 
     @All()
     serve(@Req() request: unknown, @Res() response: unknown): Promise<void> | void {
-      const platform = this.platforms.platform;
-      const req = platform.request(request);
-      const res = platform.response(response);
+      const platform = (this.platform ??= this.platforms.platform);
+      const req = platform.nodeObjects ? (request as IncomingMessage) : platform.request(request);
+      const res = platform.nodeObjects ? (response as ServerResponse) : platform.response(response);
       const answered = routeMcpRequest(this.handler, req, res);
       if (!answered) {
         platform.routed(request, response);

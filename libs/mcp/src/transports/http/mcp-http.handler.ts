@@ -27,6 +27,7 @@ import { McpHttpStreams } from './http-streams.js';
 
 const ALLOW_ALL = 'GET, POST, DELETE';
 const ALLOW_STATELESS = 'POST';
+const NOTHING = (): void => undefined;
 
 /** What a browser that opens the endpoint is told (it sends `Accept: text/html`). */
 const BROWSER_HINT =
@@ -64,15 +65,17 @@ export class McpHttpHandler implements McpServedTransport {
   /**
    * Runs before any framework body parser: refuses foreign origins and oversized bodies
    * without reading them, and keeps the raw bytes for `post()`. `transport` is the one the POST
-   * is for (the legacy HTTP+SSE `POST /messages` is read here too). `refused` hears that the
-   * request was answered here (or dropped, when the client aborted the upload).
+   * is for (the legacy HTTP+SSE `POST /messages` is read here too). `next` carries the request on
+   * once its bytes are kept; without it, the request is this endpoint's POST and goes to `post`
+   * at once (the direct mount: nothing runs between the body and the handler). `refused` hears
+   * that the request was answered here (or dropped, when the client aborted the upload).
    */
   readBody(
     req: McpHttpRequest,
     res: ServerResponse,
-    next: () => void,
+    next?: () => void,
     transport: McpTransportKind = 'streamable-http',
-    refused: () => void = () => undefined,
+    refused: () => void = NOTHING,
   ): void {
     if (!this.originPolicy.admit(req, res, transport)) {
       refused();
@@ -82,10 +85,13 @@ export class McpHttpHandler implements McpServedTransport {
     readRequestBodyInto(
       req,
       this.options.maxBodyBytes,
-      (body) => {
-        req[MCP_RAW_BODY] = body;
-        next();
-      },
+      next
+        ? (body) => {
+            req[MCP_RAW_BODY] = body;
+            next();
+          }
+        : // Bound, not wrapped: `post` takes the bytes itself.
+          this.post.bind(this, req, res),
       (error) => {
         const refusal = rejectBody(res, error, this.options.maxBodyBytes);
         if (refusal) this.inbound.refused(refusal, transport, req);
@@ -94,10 +100,75 @@ export class McpHttpHandler implements McpServedTransport {
     );
   }
 
-  async post(req: McpHttpRequest, res: ServerResponse): Promise<void> {
-    // `guarded` inlined: no closure and no async layer of its own on the path every request takes.
+  /**
+   * A POST, from its admission to its answer. One async function for the whole request (the
+   * `guarded` catch, the era's steps and the JSON answer inlined, a modern request's state set up
+   * by a plain function): a request suspends only where it waits, and each wait is one resumption.
+   * `bytes` is the request's body when the caller read it already (`readBody` without `next`).
+   */
+  async post(req: McpHttpRequest, res: ServerResponse, bytes?: Buffer): Promise<void> {
+    // The bytes the early reader handed over directly (the direct mount's POST).
+    if (bytes !== undefined) req[MCP_RAW_BODY] = bytes;
     try {
-      await this.handlePost(req, res);
+      // The early body reader admitted the request already (its bytes are there): once per POST.
+      if (req[MCP_RAW_BODY] === undefined && !this.originPolicy.admit(req, res)) return;
+      const receivedAt = this.inbound.receivedNow();
+      // Every request is authorized on its own token, never on its session (MCP 2025-11-25).
+      // Awaited only when there is something to verify: without auth the principal is undefined.
+      const auth = this.authenticator.enabled ? await this.authenticator.authenticate(req) : undefined;
+      const accept = negotiateAccept(req.headers.accept);
+      if (!accept.json && !accept.sse) {
+        throw new McpNotAcceptableException('Accept must allow application/json or text/event-stream');
+      }
+      const read = readJsonPayload(req, res, this.options.maxBodyBytes, (refusal) =>
+        this.inbound.refused(refusal, 'streamable-http', req),
+      );
+      // The early body reader's bytes are parsed at once; only a body still to be read is awaited.
+      const body = read instanceof Promise ? await read : read;
+      if (!body) return;
+      const payload = body.value;
+      if (auth?.expiresAt !== undefined) this.endAtExpiry(res, auth, payload);
+      // Classified once, here: the era of the frame, and a modern request's envelope and headers.
+      const inbound = this.inbound.classify(payload, { eras: this.options.protocol, headers: req.headers });
+      if (inbound.era === 'modern') {
+        const modern = this.modernPost(req, res, inbound, accept, auth, receivedAt);
+        const answer = await this.inbound.dispatch(inbound, modern.ctx);
+        modern.answered = true;
+        this.writeAnswer(res, answer, modern.stream, accept, undefined, auth);
+        return;
+      }
+      // The header is not read on initialize itself: that is where the version is negotiated.
+      const initialize = isInitializeFrame(inbound);
+
+      let stream: McpPostStream | undefined;
+      const ctx: McpDispatchContext = {
+        transport: 'streamable-http',
+        request: req,
+        sessionsEnabled: this.options.sessions,
+        auth,
+        receivedAt,
+        sendRelated: (json) => {
+          if (accept.sse) {
+            stream ??= this.streams.openPostAnswer(res, ctx.session, auth);
+            stream.send(json);
+            return true;
+          }
+          // A JSON-only client can take related messages only on its GET stream.
+          return ctx.session !== undefined && this.streams.sendToSession(ctx.session.id, json);
+        },
+      };
+      // The header is checked and the session looked up by the dispatcher's call: inside the
+      // message's SERVER span, so a request refused for either has its span like any other.
+      // (Bound, not wrapped in a closure: the binding's call is the only one.)
+      const lookup = this.binding.bindPost.bind(this.binding, ctx, req, initialize, auth);
+      let answer: McpAnswer | undefined;
+      try {
+        answer = await this.inbound.dispatch(inbound, ctx, lookup);
+      } catch (error) {
+        // Answered with the request's id echoed (read only now: a request that was served needs none).
+        throw new HttpRejection(error, readableId(payload));
+      }
+      this.writeAnswer(res, answer, stream, accept, ctx.session, auth);
     } catch (error) {
       this.answerRejection(req, res, error);
     }
@@ -132,65 +203,6 @@ export class McpHttpHandler implements McpServedTransport {
     return this.hasSessions ? ALLOW_ALL : ALLOW_STATELESS;
   }
 
-  private async handlePost(req: McpHttpRequest, res: ServerResponse): Promise<void> {
-    // The early body reader admitted the request already (its bytes are there): once per POST.
-    if (req[MCP_RAW_BODY] === undefined && !this.originPolicy.admit(req, res)) return;
-    const receivedAt = this.inbound.receivedNow();
-    // Every request is authorized on its own token, never on its session (MCP 2025-11-25).
-    // Awaited only when there is something to verify: without auth the principal is undefined.
-    const auth = this.authenticator.enabled ? await this.authenticator.authenticate(req) : undefined;
-    const accept = negotiateAccept(req.headers.accept);
-    if (!accept.json && !accept.sse) {
-      throw new McpNotAcceptableException('Accept must allow application/json or text/event-stream');
-    }
-    const read = readJsonPayload(req, res, this.options.maxBodyBytes, (refusal) =>
-      this.inbound.refused(refusal, 'streamable-http', req),
-    );
-    // The early body reader's bytes are parsed at once; only a body still to be read is awaited.
-    const body = read instanceof Promise ? await read : read;
-    if (!body) return;
-    const payload = body.value;
-    const id = readableId(payload);
-    this.endAtExpiry(res, auth, id);
-    // Classified once, here: the era of the frame, and a modern request's envelope and headers.
-    const inbound = this.inbound.classify(payload, { eras: this.options.protocol, headers: req.headers });
-    if (inbound.era === 'modern') return this.handleModernPost(req, res, inbound, accept, auth, receivedAt);
-    // The header is not read on initialize itself: that is where the version is negotiated.
-    const initialize = isInitializeFrame(inbound);
-
-    let stream: McpPostStream | undefined;
-    const ctx: McpDispatchContext = {
-      transport: 'streamable-http',
-      request: req,
-      sessionsEnabled: this.options.sessions,
-      auth,
-      receivedAt,
-      sendRelated: (json) => {
-        if (accept.sse) {
-          stream ??= this.streams.openPostAnswer(res, ctx.session, auth);
-          stream.send(json);
-          return true;
-        }
-        // A JSON-only client can take related messages only on its GET stream.
-        return ctx.session !== undefined && this.streams.sendToSession(ctx.session.id, json);
-      },
-    };
-    // The header is checked and the session looked up by the dispatcher's call: inside the
-    // message's SERVER span, so a request refused for either has its span like any other.
-    const lookup = async () => {
-      if (!initialize) ctx.headerProtocolVersion = this.binding.headerVersion(req);
-      ctx.session = await this.binding.forPost(req, initialize, auth);
-    };
-    let answer: McpAnswer | undefined;
-    try {
-      answer = await this.inbound.dispatch(inbound, ctx, lookup);
-    } catch (error) {
-      // Answered with the request's id echoed.
-      throw new HttpRejection(error, id);
-    }
-    this.writeAnswer(res, answer, stream, accept, ctx.session, auth);
-  }
-
   /** The answer of a POST: on its SSE stream when one was opened, else JSON (or SSE when JSON is not acceptable). */
   private writeAnswer(
     res: ServerResponse,
@@ -213,55 +225,62 @@ export class McpHttpHandler implements McpServedTransport {
       sse.send(answer.json);
       sse.finish();
     } else {
-      this.writeJson(res, answer, session);
+      const headers: Record<string, string | number> = {
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(answer.json),
+        ...answer.headers,
+      };
+      if (session) headers['MCP-Session-Id'] = session.id;
+      res.writeHead(answer.status, headers).end(answer.json);
     }
   }
 
   /**
    * A modern-era POST (MCP 2026-07-28): stateless (no session is minted, echoed or looked up),
    * its headers checked against its body before anything runs, answered with JSON or an SSE
-   * stream scoped to the request; closing that stream cancels the request.
+   * stream scoped to the request; closing that stream cancels the request. Sets up what `post`
+   * dispatches: the context, and the state its answer is written with.
    */
-  private async handleModernPost(
+  private modernPost(
     req: IncomingMessage,
     res: ServerResponse,
     inbound: Inbound,
     accept: AcceptNegotiation,
     auth: McpPrincipal | undefined,
     receivedAt: number | undefined,
-  ): Promise<void> {
-    let stream: McpPostStream | undefined;
+  ): ModernPost {
     // The answer stream closing before the answer was written cancels the request, whichever
     // side closed it: the client, or the server cutting off a slow consumer (whose response
     // may still finish, cleanly, once the client drains it).
-    let answered = false;
     let dropped = false;
     let drop: (() => void) | undefined;
     const onClosed = () => {
-      if (answered || dropped) return;
+      if (post.answered || dropped) return;
       dropped = true;
       drop?.();
     };
     // A response closes once: `on` spares `once`'s wrapper, and `onClosed` acts once anyway.
     res.on('close', onClosed);
-    const ctx: McpDispatchContext = {
-      transport: 'streamable-http',
-      request: req,
-      sessionsEnabled: false,
-      auth,
-      receivedAt,
-      onDropped: (listener) => (dropped ? listener() : (drop = listener)),
-      sendRelated: (json) => {
-        if (!accept.sse) return false;
-        // A listen's own owner ends it at the token's expiry, with its completion result first.
-        stream ??= this.streams.openPostAnswer(res, undefined, isListen(inbound) ? undefined : auth, onClosed);
-        stream.send(json);
-        return true;
+    const post: ModernPost = {
+      answered: false,
+      stream: undefined,
+      ctx: {
+        transport: 'streamable-http',
+        request: req,
+        sessionsEnabled: false,
+        auth,
+        receivedAt,
+        onDropped: (listener) => (dropped ? listener() : (drop = listener)),
+        sendRelated: (json) => {
+          if (!accept.sse) return false;
+          // A listen's own owner ends it at the token's expiry, with its completion result first.
+          post.stream ??= this.streams.openPostAnswer(res, undefined, isListen(inbound) ? undefined : auth, onClosed);
+          post.stream.send(json);
+          return true;
+        },
       },
     };
-    const answer = await this.inbound.dispatch(inbound, ctx);
-    answered = true;
-    this.writeAnswer(res, answer, stream, accept, undefined, auth);
+    return post;
   }
 
   private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -303,24 +322,14 @@ export class McpHttpHandler implements McpServedTransport {
    * SSE answer stream closes (`openPostStream`; a 2025 client resumes it on a GET with a fresh
    * token and `Last-Event-ID`, and a modern request is cancelled, as closing its stream means),
    * and a JSON answer not yet written is the 401 `invalid_token` challenge, with the request's
-   * id. The timer stops when the response closes, however it closes.
+   * id (read from `payload` then). The timer stops when the response closes, however it closes.
+   * For a principal whose token expires (`auth.expiresAt`).
    */
-  private endAtExpiry(res: ServerResponse, auth: McpPrincipal | undefined, id: JsonRpcId | null): void {
-    if (auth?.expiresAt === undefined) return;
+  private endAtExpiry(res: ServerResponse, auth: McpPrincipal, payload: unknown): void {
     const expiry = closeWhenExpired(auth, () => {
-      if (!res.headersSent) rejectHttp(res, this.authenticator.expiredToken(), id);
+      if (!res.headersSent) rejectHttp(res, this.authenticator.expiredToken(), readableId(payload));
     });
     res.once('close', () => expiry.cancel());
-  }
-
-  private writeJson(res: ServerResponse, answer: McpAnswer, session: McpSessionRecord | undefined): void {
-    const headers: Record<string, string | number> = {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(answer.json),
-      ...answer.headers,
-    };
-    if (session) headers['MCP-Session-Id'] = session.id;
-    res.writeHead(answer.status, headers).end(answer.json);
   }
 
   /**
@@ -367,6 +376,15 @@ class McpTransportFailure extends McpException {
   constructor(inner: McpException) {
     super(inner.code, inner.message, inner.detail, inner.data, { status: 500 });
   }
+}
+
+/** A modern POST being served: its dispatch context, and what its answer is written with. */
+interface ModernPost {
+  readonly ctx: McpDispatchContext;
+  /** The SSE answer stream, once a related message opened it. */
+  stream: McpPostStream | undefined;
+  /** Set once the dispatch answered: a close after that cancels nothing. */
+  answered: boolean;
 }
 
 /** A `subscriptions/listen` request (MCP 2026-07-28), whose stream `McpListens` ends. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { normalizePath, pathOf } from '../connection/request-path.js';
+import { pathIn } from '../connection/request-path.js';
 
 type Key = string | symbol;
 
@@ -47,7 +47,7 @@ export class ExpressRequestShapes {
 
   private readonly shapeAhead = (req: IncomingMessage, res: ServerResponse): void => {
     const shape = this.shapes.get(req.method ?? '');
-    if (!shape || !this.paths.has(normalizePath(pathOf(req.url)))) return;
+    if (!shape || pathIn(req.url, this.paths) === undefined) return;
     preAdd(req, shape.req);
     preAdd(res, shape.res);
   };

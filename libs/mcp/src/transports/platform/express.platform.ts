@@ -1,8 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { ExpressRequestShapes } from './express-request-shapes.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
-import { normalizePath, pathOf } from '../connection/request-path.js';
+import { pathIn } from '../connection/request-path.js';
 import type { McpEarlyBodyReader, McpHttpPlatform } from './http-platform.js';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 type RouterLayer = { handle?: { name?: string } };
@@ -23,6 +24,7 @@ interface RoutedRequest {
 const FRAMEWORK_PARSERS = new Set(['jsonParser', 'urlencodedParser']);
 
 const same = <T>(value: unknown): T => value as T;
+const NOTHING = (): void => undefined;
 
 /**
  * `@nestjs/platform-express`: Express's request and response are Node's own (extended), so a
@@ -30,21 +32,25 @@ const same = <T>(value: unknown): T => value as T;
  */
 export class McpExpressPlatform implements McpHttpPlatform {
   readonly name = 'express';
+  readonly nodeObjects = true;
   readonly request = same<IncomingMessage>;
   readonly response = same<ServerResponse>;
   private readonly logger = new McpLogger('McpHttp');
 
   private readonly shapes = new ExpressRequestShapes();
 
+  /**
+   * Learns what Express adds to the requests of the MCP paths (see `ExpressRequestShapes`): the
+   * shapes' own `learn`, bound once, so that hearing a request is no call of the platform's.
+   */
+  readonly routed: (req: unknown, res: unknown) => void;
+
   /** `server`: the HTTP server Express listens on, once there is one. */
   constructor(
     private readonly app: ExpressInstance,
     private readonly server: () => Server | undefined = () => undefined,
-  ) {}
-
-  /** Learns what Express adds to the requests of the MCP paths (see `ExpressRequestShapes`). */
-  routed(req: unknown, res: unknown): void {
-    this.shapes.learn(req as IncomingMessage, res as ServerResponse);
+  ) {
+    this.routed = this.shapes.learn.bind(this.shapes) as (req: unknown, res: unknown) => void;
   }
 
   /**
@@ -69,12 +75,12 @@ export class McpExpressPlatform implements McpHttpPlatform {
    * Express router stack. Once it has consumed the body, the parsers see a finished request and
    * step aside.
    */
-  readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void {
+  readBodiesFirst(paths: ReadonlyMap<string, McpTransportKind>, reader: McpEarlyBodyReader): void {
     const server = this.server();
-    if (server) this.shapes.install(server, paths);
+    if (server) this.shapes.install(server, new Set(paths.keys()));
     const middleware: Middleware = (req, res, next) => {
-      const path = req.method === 'POST' ? normalizePath(pathOf(req.url)) : undefined;
-      if (path !== undefined && paths.has(path)) reader(req, res, path, next, () => undefined);
+      const path = req.method === 'POST' ? pathIn(req.url, paths) : undefined;
+      if (path !== undefined) reader(req, res, next, paths.get(path)!, NOTHING);
       else next();
     };
     Object.defineProperty(middleware, 'name', { value: 'mcpBodyReader' });

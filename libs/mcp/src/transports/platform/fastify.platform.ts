@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { normalizePath, pathOf } from '../connection/request-path.js';
+import { pathIn } from '../connection/request-path.js';
 import type { McpEarlyBodyReader, McpHttpPlatform } from './http-platform.js';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 
 /** A Fastify request, as far as the platform uses it (the library does not import `fastify`). */
 interface FastifyRequestLike {
@@ -42,6 +43,7 @@ const BODY_TAKEN: Readonly<Record<string, undefined>> = Object.freeze({
  */
 export class McpFastifyPlatform implements McpHttpPlatform {
   readonly name = 'fastify';
+  readonly nodeObjects = false;
 
   constructor(private readonly fastify: FastifyInstance) {}
 
@@ -71,11 +73,11 @@ export class McpFastifyPlatform implements McpHttpPlatform {
    * it from Fastify (`BODY_TAKEN`), as it hides the body of any other method on those paths. A request it refused is hijacked, so that Fastify writes
    * nothing more and runs no route.
    */
-  readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void {
+  readBodiesFirst(paths: ReadonlyMap<string, McpTransportKind>, reader: McpEarlyBodyReader): void {
     this.fastify.addHook('onRequest', (request, reply, done) => {
       const raw = request.raw;
-      const path = normalizePath(pathOf(raw.url));
-      if (!paths.has(path)) {
+      const path = pathIn(raw.url, paths);
+      if (path === undefined) {
         done();
         return;
       }
@@ -88,11 +90,11 @@ export class McpFastifyPlatform implements McpHttpPlatform {
       reader(
         raw,
         reply.raw,
-        path,
         () => {
           request.headers = BODY_TAKEN;
           done();
         },
+        paths.get(path)!,
         () => {
           reply.hijack();
           done();

@@ -63,7 +63,7 @@ describe('McpFastifyPlatform.readBodiesFirst', () => {
   /** A Fastify app whose POST /mcp route reports what Fastify parsed and the transport read. */
   async function appWith(reader: Parameters<McpFastifyPlatform['readBodiesFirst']>[1]) {
     const app = fastify({ bodyLimit: 16 });
-    new McpFastifyPlatform(app).readBodiesFirst(new Set(['/mcp']), reader);
+    new McpFastifyPlatform(app).readBodiesFirst(new Map([['/mcp', 'streamable-http']]), reader);
     const seen: Array<{ body: unknown; contentType: unknown; rawContentType: unknown }> = [];
     const route = (request: { body: unknown; headers: Record<string, unknown>; raw: IncomingMessage }) => {
       seen.push({
@@ -92,8 +92,8 @@ describe('McpFastifyPlatform.readBodiesFirst', () => {
 
   it("reads the body before Fastify's limit and parsers, which then see none", async () => {
     const bodies: string[] = [];
-    const { app, seen, send } = await appWith((req, _res, path, next) => {
-      expect(path).toBe('/mcp');
+    const { app, seen, send } = await appWith((req, _res, next, transport) => {
+      expect(transport).toBe('streamable-http');
       void readAll(req).then((body) => {
         bodies.push(body);
         next();
@@ -121,7 +121,7 @@ describe('McpFastifyPlatform.readBodiesFirst', () => {
   });
 
   it('leaves a request the reader refused to the reader: Fastify writes nothing and runs no route', async () => {
-    const { app, seen, send } = await appWith((_req, res, _path, _next, refused) => {
+    const { app, seen, send } = await appWith((_req, res, _next, _transport, refused) => {
       res.writeHead(413, { 'content-type': 'application/json' }).end('{"refused":true}');
       refused();
     });

@@ -12,6 +12,7 @@ import type { McpHttpPlatform } from './http-platform.js';
  */
 const NO_HTTP_SERVER: McpHttpPlatform = {
   name: 'express',
+  nodeObjects: true,
   request: (req) => req as IncomingMessage,
   response: (res) => res as ServerResponse,
   readBodiesFirst: () => undefined,

@@ -1,18 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpTransportKind } from '../../model/mcp-transport.interface.js';
 
 /** The Nest HTTP platforms the HTTP transports run on. */
 export type McpHttpPlatformName = 'express' | 'fastify';
 
 /**
- * Reads the body of a POST to one of the MCP paths ahead of the framework, and calls `next` once
- * it holds the bytes; `refused` once it has answered the request itself (a foreign origin, a body
- * past the limit, an aborted upload).
+ * Reads the body of a POST to one of the MCP paths ahead of the framework (`transport`: the one
+ * its path serves), and calls `next` once it holds the bytes; `refused` once it has answered the
+ * request itself (a foreign origin, a body past the limit, an aborted upload).
+ * (`McpHttpHandler.readBody`, bound, takes its arguments in this order.)
  */
 export type McpEarlyBodyReader = (
   req: IncomingMessage,
   res: ServerResponse,
-  path: string,
   next: () => void,
+  transport: McpTransportKind,
   refused: () => void,
 ) => void;
 
@@ -24,6 +26,12 @@ export type McpEarlyBodyReader = (
  */
 export interface McpHttpPlatform {
   readonly name: McpHttpPlatformName;
+  /**
+   * True when a controller's `@Req()` and `@Res()` are Node's own request and response
+   * (Express's, extended): then they are handed on as they are, without asking `request` and
+   * `response`.
+   */
+  readonly nodeObjects: boolean;
   /** Node's request under what a controller's `@Req()` received. */
   request(req: unknown): IncomingMessage;
   /**
@@ -33,10 +41,11 @@ export interface McpHttpPlatform {
    */
   response(res: unknown): ServerResponse;
   /**
-   * Puts `reader` ahead of the framework's body parsing for the POSTs to `paths`, so that the
-   * framework's own limit and parsers never answer in place of the transport.
+   * Puts `reader` ahead of the framework's body parsing for the POSTs to `paths` (each normalized,
+   * with the transport it serves), so that the framework's own limit and parsers never answer in
+   * place of the transport.
    */
-  readBodiesFirst(paths: ReadonlySet<string>, reader: McpEarlyBodyReader): void;
+  readBodiesFirst(paths: ReadonlyMap<string, McpTransportKind>, reader: McpEarlyBodyReader): void;
   /**
    * Lets go of what the framework keeps per request and needs no more once the transport holds
    * the response open as an event stream it writes itself (`req`/`res`: what the controller
