@@ -28,16 +28,21 @@ export interface RequestChannelInit {
  * cancellation. A missing client capability becomes what the era says (`-32021` in the modern era).
  */
 export class DispatchChannel implements RequestChannel, EraRequest {
-  private readonly controller: LazyAbortController;
-  private done = false;
-  private lastProgress = -Infinity;
+  // Fields declared only and assigned in the constructor (no parameter properties or
+  // initializers): made once per request, a context then runs no field initializer.
+  declare private readonly init: RequestChannelInit;
+  declare private readonly meta: Record<string, unknown> | undefined;
+  declare private readonly controller: LazyAbortController;
+  declare private done: boolean;
+  declare private lastProgress: number;
 
   /** @param meta the request's `_meta` (its progress token), as its facts read it. */
-  constructor(
-    private readonly init: RequestChannelInit,
-    private readonly meta: Record<string, unknown> | undefined,
-  ) {
+  constructor(init: RequestChannelInit, meta: Record<string, unknown> | undefined) {
+    this.init = init;
+    this.meta = meta;
     this.controller = init.controller ?? new LazyAbortController();
+    this.done = false;
+    this.lastProgress = -Infinity;
   }
 
   get requestId() {

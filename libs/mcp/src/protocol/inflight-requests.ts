@@ -26,7 +26,8 @@ export class McpRequestCancelledError extends Error {
  * most requests are never cancelled, and the controller is measurable per-request work.
  */
 export class LazyAbortController {
-  private controller?: AbortController;
+  /** Made on first use; declared only, so a request runs no field initializer for it. */
+  declare private controller?: AbortController;
 
   get signal(): AbortSignal {
     return (this.controller ??= new AbortController()).signal;
