@@ -28,6 +28,12 @@ export class McpRequestCancelledError extends Error {
 export class LazyAbortController {
   /** Made on first use; declared only, so a request runs no field initializer for it. */
   declare private controller?: AbortController;
+  /**
+   * True once the request's response is decided (`McpRequestRun` sets it as the request settles,
+   * its channel's `complete()` sooner): the related messages its handler sends from then on are
+   * dropped. Declared only, as `controller`.
+   */
+  declare decided?: true;
 
   get signal(): AbortSignal {
     return (this.controller ??= new AbortController()).signal;

@@ -104,6 +104,8 @@ export class McpRequestRun {
       this.refused(exception, ctx);
       return failure(request.id, exception, request.method);
     } finally {
+      // Its response is decided: what its handler sends from now on is dropped.
+      controller.decided = true;
       if (tracked) this.inflight.finish(scope!, request.id, controller);
       busy?.();
     }
