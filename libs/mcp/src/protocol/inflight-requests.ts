@@ -34,18 +34,20 @@ export class LazyAbortController {
    * dropped. Declared only, as `controller`.
    */
   declare decided?: true;
+  /**
+   * The abort reason once aborted (the signal's), undefined until then: set by `abort`, the only
+   * way to abort it, so reading it creates nothing. Declared only, as `controller`.
+   */
+  declare reason?: unknown;
 
   get signal(): AbortSignal {
     return (this.controller ??= new AbortController()).signal;
   }
 
-  /** The abort reason, without creating the controller. */
-  get reason(): unknown {
-    return this.controller?.signal.reason;
-  }
-
   abort(reason: unknown): void {
-    (this.controller ??= new AbortController()).abort(reason);
+    const controller = (this.controller ??= new AbortController());
+    controller.abort(reason);
+    this.reason = controller.signal.reason;
   }
 }
 
