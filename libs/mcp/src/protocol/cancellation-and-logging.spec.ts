@@ -148,7 +148,7 @@ describe('cancellation and logging', () => {
       const ctx = await client.initialize();
       const sink: JsonRpcMessage[] = [];
       const answer = await client.dispatch(request('tools/call', { name: 'keeps-context' }), withSink(ctx, sink));
-      expect(asSuccess(answer!).result).toMatchObject({ content: [{ type: 'text', text: 'answered' }] });
+      expect(asSuccess(answer).result).toMatchObject({ content: [{ type: 'text', text: 'answered' }] });
       await tools.late!.log('info', 'too late');
       expect(sink).toEqual([]);
     });
