@@ -217,11 +217,23 @@ export class McpDispatcher {
    * transport answers it as before).
    */
   private prepareIn(operation: McpOperation | undefined, prepare: () => Promise<void>, method: string): Promise<void> {
-    return (operation ? operation.run(prepare) : prepare()).catch((error: unknown) => {
-      const exception = this.errors.toException(error, method);
-      operation?.end({ error: exception.toJsonRpcError() });
-      throw exception;
+    let prepared: Promise<void>;
+    try {
+      prepared = operation ? operation.run(prepare) : prepare();
+    } catch (error) {
+      // A `prepare` that throws instead of rejecting fails the same way.
+      return Promise.reject(this.prepareFailed(operation, error, method));
+    }
+    return prepared.catch((error: unknown) => {
+      throw this.prepareFailed(operation, error, method);
     });
+  }
+
+  /** The exception a failed `prepare` is answered with; its operation ended with it. */
+  private prepareFailed(operation: McpOperation | undefined, error: unknown, method: string): McpException {
+    const exception = this.errors.toException(error, method);
+    operation?.end({ error: exception.toJsonRpcError() });
+    return exception;
   }
 
   /** The operation of one message; undefined when telemetry records nothing of it. */
