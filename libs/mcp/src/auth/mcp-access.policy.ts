@@ -26,6 +26,8 @@ export class McpAccessPolicy {
 
   /** Throws 403 `insufficient_scope` (with the step-up challenge) when the caller lacks the entry's scopes. */
   assert(entry: McpScopedEntry, caller: Caller): void {
+    // Most entries need no scope: the caller's principal is not even read then.
+    if (entry.requiredScopes === undefined) return;
     const refusal = this.authenticator.insufficientScope(entry.requiredScopes, caller.auth);
     if (refusal) throw refusal;
   }

@@ -37,9 +37,12 @@ export class McpAuthenticator {
   /** The metadata URL every challenge names; empty when auth is off. */
   readonly resourceMetadata: string;
   private readonly challengeScopes: readonly string[];
+  /** True in resource-server mode (a field: every HTTP request asks). */
+  readonly enabled: boolean;
 
   constructor(@McpOptions('auth') options: McpOptionGroup<'auth'>) {
     this.auth = options.auth;
+    this.enabled = this.auth !== undefined;
     this.resourceMetadata = this.auth ? resourceMetadataUrl(this.auth.resource) : '';
     this.challengeScopes = this.auth?.challengeScopes ?? this.auth?.scopesSupported ?? [];
     if (this.auth) {
@@ -47,11 +50,6 @@ export class McpAuthenticator {
         this.auth.verifier ??
         new McpJwtVerifier({ issuer: this.auth.authorizationServers, audience: this.auth.resource });
     }
-  }
-
-  /** True in resource-server mode. */
-  get enabled(): boolean {
-    return this.auth !== undefined;
   }
 
   /** The canonical resource URI; undefined when auth is off. */

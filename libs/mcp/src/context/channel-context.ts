@@ -31,12 +31,17 @@ type Bound = 'sendNotification' | 'reportProgress' | 'log' | 'elicit' | 'sample'
  * asks the client pays for none of it.
  */
 export class ChannelContext implements McpRequestContext {
-  private bound?: Partial<Record<Bound, unknown>>;
+  // Fields declared only and assigned in the constructor (no parameter properties or
+  // initializers): made once per request, a context then runs no field initializer.
+  declare private readonly facts: RequestFacts;
+  declare private readonly channel: RequestChannel;
+  /** Made on first use. */
+  declare private bound?: Partial<Record<Bound, unknown>>;
 
-  constructor(
-    private readonly facts: RequestFacts,
-    private readonly channel: RequestChannel,
-  ) {}
+  constructor(facts: RequestFacts, channel: RequestChannel) {
+    this.facts = facts;
+    this.channel = channel;
+  }
 
   /** The same request through another channel, made from this context's own. */
   through(make: (own: RequestChannel) => RequestChannel): ChannelContext {

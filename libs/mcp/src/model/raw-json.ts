@@ -11,7 +11,7 @@ export class RawJson {
   constructor(readonly text: string) {}
 
   toJSON(): unknown {
-    return splicing ? splicing.mark(this) : (JSON.parse(this.text) as unknown);
+    return splicing ? mark(splicing, this) : (JSON.parse(this.text) as unknown);
   }
 }
 
@@ -21,36 +21,37 @@ export class RawJson {
  */
 const PLACEHOLDER_PREFIX = `\u0000raw-json:${randomBytes(12).toString('hex')}:`;
 
-class Splice {
-  readonly parts: RawJson[] = [];
+/**
+ * The raw values the innermost `stringifyJson` call met, in the order `JSON.stringify` visited
+ * them: a placeholder's index is its value's place here. JSON.stringify is synchronous, so the
+ * innermost call's list is the one active.
+ */
+let splicing: RawJson[] | undefined;
 
-  mark(raw: RawJson): string {
-    this.parts.push(raw);
-    return PLACEHOLDER_PREFIX + (this.parts.length - 1);
-  }
+/** Stands in for `raw` in the text being written: its placeholder. */
+function mark(parts: RawJson[], raw: RawJson): string {
+  parts.push(raw);
+  return PLACEHOLDER_PREFIX + (parts.length - 1);
 }
-
-// JSON.stringify is synchronous: the innermost call's splice is the one active.
-let splicing: Splice | undefined;
 
 /** `JSON.stringify(value)`, with every {@link RawJson} inside written as its text. */
 export function stringifyJson(value: unknown): string {
-  const splice = new Splice();
+  const parts: RawJson[] = [];
   // A toJSON of the value may itself call this: each call splices its own placeholders.
   const outer = splicing;
-  splicing = splice;
+  splicing = parts;
   let text: string;
   try {
     text = JSON.stringify(value);
   } finally {
     splicing = outer;
   }
-  if (splice.parts.length === 0) return text;
+  if (parts.length === 0) return text;
   // JSON.stringify writes values in the order it visits them, so the placeholders appear in
   // the text in the order they were marked: one pass from left to right replaces them all.
   let spliced = '';
   let from = 0;
-  splice.parts.forEach((raw, index) => {
+  parts.forEach((raw, index) => {
     // A placeholder is written as a JSON string: quoted, its NUL escaped.
     const placeholder = JSON.stringify(PLACEHOLDER_PREFIX + index);
     const at = text.indexOf(placeholder, from);

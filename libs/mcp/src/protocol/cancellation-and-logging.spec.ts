@@ -23,6 +23,14 @@ class SteeredTools {
     return 'finished';
   }
 
+  late?: McpRequestContext;
+
+  @McpTool({ name: 'keeps-context', description: 'Keeps its context, to send from it once answered' })
+  keepsContext(_args: unknown, @McpCtx() ctx: McpRequestContext) {
+    this.late = ctx;
+    return 'answered';
+  }
+
   @McpTool({ name: 'chatty', description: 'Logs at every level' })
   async chatty(_args: unknown, @McpCtx() ctx: McpRequestContext) {
     for (const level of ['debug', 'info', 'warning', 'error'] as const) await ctx.log(level, { level }, 'chatty');
@@ -134,6 +142,15 @@ describe('cancellation and logging', () => {
         'warning',
         'error',
       ]);
+    });
+
+    it('drops what a handler sends once its request has its answer', async () => {
+      const ctx = await client.initialize();
+      const sink: JsonRpcMessage[] = [];
+      const answer = await client.dispatch(request('tools/call', { name: 'keeps-context' }), withSink(ctx, sink));
+      expect(asSuccess(answer).result).toMatchObject({ content: [{ type: 'text', text: 'answered' }] });
+      await tools.late!.log('info', 'too late');
+      expect(sink).toEqual([]);
     });
 
     it('keeps levels per session', async () => {

@@ -28,16 +28,20 @@ export interface RequestChannelInit {
  * cancellation. A missing client capability becomes what the era says (`-32021` in the modern era).
  */
 export class DispatchChannel implements RequestChannel, EraRequest {
-  private readonly controller: LazyAbortController;
-  private done = false;
-  private lastProgress = -Infinity;
+  // Fields declared only and assigned in the constructor (no parameter properties or
+  // initializers): made once per request, a context then runs no field initializer.
+  declare private readonly init: RequestChannelInit;
+  declare private readonly meta: Record<string, unknown> | undefined;
+  /** The request's cancellation, and whether its response is decided (`decided`). */
+  declare private readonly controller: LazyAbortController;
+  declare private lastProgress: number;
 
   /** @param meta the request's `_meta` (its progress token), as its facts read it. */
-  constructor(
-    private readonly init: RequestChannelInit,
-    private readonly meta: Record<string, unknown> | undefined,
-  ) {
+  constructor(init: RequestChannelInit, meta: Record<string, unknown> | undefined) {
+    this.init = init;
+    this.meta = meta;
     this.controller = init.controller ?? new LazyAbortController();
+    this.lastProgress = -Infinity;
   }
 
   get requestId() {
@@ -50,11 +54,11 @@ export class DispatchChannel implements RequestChannel, EraRequest {
     return this.controller.signal;
   }
   get completed(): boolean {
-    return this.done;
+    return this.controller.decided === true;
   }
 
   complete(): void {
-    this.done = true;
+    this.controller.decided = true;
   }
 
   async notify(method: string, params?: Record<string, unknown>): Promise<void> {
@@ -118,7 +122,7 @@ export class DispatchChannel implements RequestChannel, EraRequest {
    * makes a value JSON cannot hold (a BigInt, a cycle) the handler's own error.
    */
   private sendRelated(message: object): void {
-    if (this.done) {
+    if (this.controller.decided) {
       logger.debug(`Dropped a related message: request ${String(this.requestId)} already has its response`);
       return;
     }

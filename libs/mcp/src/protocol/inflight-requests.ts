@@ -26,19 +26,28 @@ export class McpRequestCancelledError extends Error {
  * most requests are never cancelled, and the controller is measurable per-request work.
  */
 export class LazyAbortController {
-  private controller?: AbortController;
+  /** Made on first use; declared only, so a request runs no field initializer for it. */
+  declare private controller?: AbortController;
+  /**
+   * True once the request's response is decided (`McpRequestRun` sets it as the request settles,
+   * its channel's `complete()` sooner): the related messages its handler sends from then on are
+   * dropped. Declared only, as `controller`.
+   */
+  declare decided?: true;
+  /**
+   * The abort reason once aborted (the signal's), undefined until then: set by `abort`, the only
+   * way to abort it, so reading it creates nothing. Declared only, as `controller`.
+   */
+  declare reason?: unknown;
 
   get signal(): AbortSignal {
     return (this.controller ??= new AbortController()).signal;
   }
 
-  /** The abort reason, without creating the controller. */
-  get reason(): unknown {
-    return this.controller?.signal.reason;
-  }
-
   abort(reason: unknown): void {
-    (this.controller ??= new AbortController()).abort(reason);
+    const controller = (this.controller ??= new AbortController());
+    controller.abort(reason);
+    this.reason = controller.signal.reason;
   }
 }
 

@@ -24,10 +24,13 @@ export interface RequestContextInit {
  * its prototype and a request allocates one small object, not eleven accessors.
  */
 class DispatchFacts implements RequestFacts {
+  // Fields declared only and assigned in the constructor: a request runs no field initializer.
+  declare private readonly init: RequestContextInit;
   /** The request's `_meta`, when it is an object: read once, shared with its channel. */
-  readonly meta?: Record<string, unknown>;
+  declare readonly meta?: Record<string, unknown>;
 
-  constructor(private readonly init: RequestContextInit) {
+  constructor(init: RequestContextInit) {
+    this.init = init;
     const meta = init.params._meta;
     if (typeof meta === 'object' && meta !== null && !Array.isArray(meta)) this.meta = meta as Record<string, unknown>;
   }

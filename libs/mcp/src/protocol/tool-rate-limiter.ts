@@ -51,15 +51,16 @@ export class McpToolRateLimiter implements OnModuleInit {
    * rejects, with shared windows) `-32004` past the limit. Without the limit it costs nothing.
    */
   take(ctx: McpRequestContext, budget: McpRateBudget = 'toolCalls'): void | Promise<void> {
+    const tasks = budget === 'taskRequests';
+    // No limit (the default): the caller's key is not even looked up.
+    const rule = tasks ? this.options.taskPollRateLimit : this.options.toolRateLimit;
+    if (!rule) return undefined;
     const key = keyOf(ctx);
     if (key === undefined) return undefined;
-    return budget === 'taskRequests'
-      ? this.hit(`tp:${key}`, this.options.taskPollRateLimit, 'task requests')
-      : this.hit(key, this.options.toolRateLimit, 'tool calls');
+    return tasks ? this.hit(`tp:${key}`, rule, 'task requests') : this.hit(key, rule, 'tool calls');
   }
 
-  private hit(key: string, rule: RateRule | undefined, what: string): void | Promise<void> {
-    if (!rule) return;
+  private hit(key: string, rule: RateRule, what: string): void | Promise<void> {
     const now = Date.now();
     if (this.shared) return this.shared.hit(key, rule.windowMs, now).then((window) => check(window, rule, now, what));
     check(this.hitLocal(key, rule.windowMs, now), rule, now, what);
@@ -116,7 +117,10 @@ function check(window: McpRateWindow, rule: RateRule, now: number, what: string)
  * session, else the remote address of an HTTP request; stdio has a single caller.
  */
 function keyOf(ctx: McpRequestContext): string | undefined {
-  if (ctx.auth) return callerKeyOf(ctx.auth, ctx.request);
-  if (ctx.sessionId) return `s:${ctx.sessionId}`;
+  // Each read once: the context's getters read through to the request's facts.
+  const auth = ctx.auth;
+  if (auth) return callerKeyOf(auth, ctx.request);
+  const sessionId = ctx.sessionId;
+  if (sessionId) return `s:${sessionId}`;
   return callerKeyOf(undefined, ctx.request);
 }

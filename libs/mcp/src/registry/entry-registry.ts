@@ -55,7 +55,7 @@ export abstract class EntryRegistry<T extends DeclaredEntry> {
   }
 
   get(key: string): T | undefined {
-    return this.entries.get(key);
+    return this.entries.byKey.get(key);
   }
 
   has(key: string): boolean {

@@ -32,6 +32,11 @@ export function decodeCursor(cursor: unknown): string {
 export class KeyedCollection<T> {
   private readonly entries = new Map<string, T>();
   private readonly sortedKeys: string[] = [];
+  /**
+   * The entries by key, read-only: a lookup on every request (a tool by name) reads it directly,
+   * without a call of `get` in between.
+   */
+  readonly byKey: ReadonlyMap<string, T> = this.entries;
 
   get size(): number {
     return this.entries.size;

@@ -930,4 +930,41 @@ describe('McpDispatcher', () => {
       expect(response.result).toStrictEqual({ content: [{ type: 'text', text: '{"keys":["__proto__"]}' }] });
     });
   });
+
+  describe("the transport's prepare", () => {
+    const classified = (payload: unknown) => client.classifier.classify(payload, { eras: 'dual' });
+
+    it('runs before a 2025-era request is served', async () => {
+      const before = executions.get('record') ?? 0;
+      let seen: number | undefined;
+      const prepare = async () => {
+        await Promise.resolve();
+        seen = executions.get('record') ?? 0;
+      };
+      const answer = await client.dispatcher.dispatch(
+        classified(request('tools/call', { name: 'record' })),
+        statelessContext(),
+        prepare,
+      );
+      expect(seen).toBe(before);
+      expect(executions.get('record')).toBe(before + 1);
+      expect(asSuccess(parseAnswer(answer)).result).toMatchObject({ content: [{ type: 'text', text: 'recorded' }] });
+    });
+
+    it.each([
+      ['rejects', () => Promise.reject(new McpInvalidParamsException('refused by the transport'))],
+      [
+        'throws',
+        (): Promise<void> => {
+          throw new McpInvalidParamsException('refused by the transport');
+        },
+      ],
+    ])('that %s rejects the dispatch with the mapped exception, and nothing is served', async (_case, prepare) => {
+      const before = executions.get('record') ?? 0;
+      await expect(
+        client.dispatcher.dispatch(classified(request('tools/call', { name: 'record' })), statelessContext(), prepare),
+      ).rejects.toBeInstanceOf(McpInvalidParamsException);
+      expect(executions.get('record') ?? 0).toBe(before);
+    });
+  });
 });

@@ -11,7 +11,7 @@ import { ModernEra } from '../eras/modern.era.js';
 import { McpTelemetry, type McpRefusalReason } from '../../telemetry/mcp-telemetry.js';
 import { McpRequestRun, failure, type Outcome } from './request-run.js';
 import { McpInboundNotifications } from './inbound-notifications.js';
-import type { McpOperation, McpOperationOutcome } from '../../telemetry/mcp-operation.js';
+import { NO_OPERATION, type McpOperation, type McpOperationOutcome } from '../../telemetry/mcp-operation.js';
 import { ERROR_TYPE_OTHER } from '../../telemetry/semconv.js';
 
 /**
@@ -45,44 +45,43 @@ export class McpDispatcher {
    * the message's operation, so its time and its backend round trip (a span under the SERVER
    * span) belong to the message; for anything else, before.
    */
-  async dispatch(
-    inbound: Inbound,
+  dispatch(inbound: Inbound, ctx: McpDispatchContext, prepare?: () => Promise<void>): Promise<McpAnswer | undefined> {
+    // One message (nearly every frame): served, then its answer serialized.
+    if (inbound.kind === 'single') return this.dispatchOne(inbound.message, ctx, prepare).then(this.answerOf);
+    return this.dispatchFrame(inbound, ctx, prepare);
+  }
+
+  /** A refused frame, or a batch: `prepare` runs first. */
+  private async dispatchFrame(
+    inbound: Exclude<Inbound, { kind: 'single' }>,
     ctx: McpDispatchContext,
-    prepare?: () => Promise<void>,
+    prepare: (() => Promise<void>) | undefined,
   ): Promise<McpAnswer | undefined> {
-    const inside = prepare && preparesInside(inbound) ? prepare : undefined;
-    if (prepare && !inside) await prepare();
-    switch (inbound.kind) {
-      case 'single': {
-        const outcome = await this.dispatchOne(inbound.message, ctx, inside);
-        return outcome && this.toAnswer(outcome);
-      }
-      case 'refused':
-        // A batch where the era has none.
-        this.refused(inbound.error, ctx, 'era');
-        return this.toAnswer(failure(null, inbound.error, 'batch'));
-      case 'batch': {
-        const refusal = this.refuseBatch(inbound.elements, ctx);
-        if (refusal) {
-          this.refused(refusal.exception, ctx, refusal.reason);
-          return this.toAnswer(failure(null, refusal.exception, 'batch'));
-        }
-        // A modern notification inside a batch is dropped (a modern request there was refused
-        // when it was classified): nothing written for 2026-07-28 runs from a batch.
-        const outcomes = await Promise.all(
-          inbound.elements.map((message) =>
-            message.kind === 'notification' && message.era === 'modern'
-              ? Promise.resolve(undefined)
-              : this.dispatchOne(message, ctx),
-          ),
-        );
-        const parts: string[] = [];
-        for (const outcome of outcomes) {
-          if (outcome) parts.push(this.errors.serialize(outcome.response, outcome.method));
-        }
-        return parts.length > 0 ? { json: `[${parts.join(',')}]`, status: 200 } : undefined;
-      }
+    if (prepare) await prepare();
+    if (inbound.kind === 'refused') {
+      // A batch where the era has none.
+      this.refused(inbound.error, ctx, 'era');
+      return this.answerOf(failure(null, inbound.error, 'batch'));
     }
+    const refusal = this.refuseBatch(inbound.elements, ctx);
+    if (refusal) {
+      this.refused(refusal.exception, ctx, refusal.reason);
+      return this.answerOf(failure(null, refusal.exception, 'batch'));
+    }
+    // A modern notification inside a batch is dropped (a modern request there was refused
+    // when it was classified): nothing written for 2026-07-28 runs from a batch.
+    const outcomes = await Promise.all(
+      inbound.elements.map((message) =>
+        message.kind === 'notification' && message.era === 'modern'
+          ? Promise.resolve(undefined)
+          : this.dispatchOne(message, ctx, undefined),
+      ),
+    );
+    const parts: string[] = [];
+    for (const outcome of outcomes) {
+      if (outcome) parts.push(this.errors.serialize(outcome.response, outcome.method));
+    }
+    return parts.length > 0 ? { json: `[${parts.join(',')}]`, status: 200 } : undefined;
   }
 
   /**
@@ -114,22 +113,30 @@ export class McpDispatcher {
     this.requests.refused(exception, ctx, reason);
   }
 
-  private toAnswer(outcome: Outcome): McpAnswer {
+  /** The answer to an outcome, serialized; none for no outcome (a `then` callback: bound once). */
+  private readonly answerOf = (outcome: Outcome | undefined): McpAnswer | undefined => {
+    if (!outcome) return undefined;
     const json = this.errors.serialize(outcome.response, outcome.method);
     return outcome.headers
       ? { json, status: outcome.status, headers: outcome.headers }
       : { json, status: outcome.status };
-  }
+  };
 
   /**
    * Serves one message inside its operation: the SERVER span every inbound request or
    * notification gets (active while it runs, so what the handler does nests under it) and its
-   * `mcp.server.operation.duration`.
+   * `mcp.server.operation.duration`. When telemetry records nothing (no SDK, no propagator, no
+   * ambient span, no duration: asked per message) there is no operation, and the message is
+   * served without one.
+   *
+   * `prepare` runs inside the operation of a 2025-era request or notification and of a refused
+   * message (a refusal of the transport's then ends that message's span); before anything else
+   * for the rest.
    */
   private async dispatchOne(
     message: InboundMessage,
     ctx: McpDispatchContext,
-    prepare?: () => Promise<void>,
+    prepare: (() => Promise<void>) | undefined,
   ): Promise<Outcome | undefined> {
     switch (message.kind) {
       case 'invalid': {
@@ -140,43 +147,55 @@ export class McpDispatcher {
         if (prepare) await this.prepareIn(operation, prepare, method);
         this.refused(message.error, ctx, message.refusal);
         const outcome = failure(message.id, message.error, message.method ?? 'message');
-        operation.end(outcomeOf(method, outcome, ctx));
+        operation?.end(outcomeOf(method, outcome, ctx));
         return outcome;
       }
       case 'notification': {
         const { method, params } = message.notification;
-        const operation =
-          message.era === 'legacy'
-            ? await this.legacyOperation(method, undefined, params, ctx, prepare)
-            : this.operation(method, undefined, params, ctx, undefined);
-        await operation.run(() => this.notifications.notification(message.notification, ctx));
+        const legacy = message.era === 'legacy';
+        if (prepare && !legacy) await prepare();
+        // A 2025-era message's version is the session's: known now, or, with `prepare` (the
+        // session lookup, run inside the operation), at its end.
+        const operation = this.operation(
+          method,
+          undefined,
+          params,
+          ctx,
+          legacy && !prepare && method !== 'initialize' ? this.legacy.versionOf(ctx) : undefined,
+        );
+        if (prepare && legacy) await this.prepareIn(operation, prepare, method);
+        await (operation
+          ? operation.run(() => this.notifications.notification(message.notification, ctx))
+          : this.notifications.notification(message.notification, ctx));
         // A prepared (2025-era) message knows its session and version after its lookup.
-        operation.end(prepare ? { protocolVersion: this.legacy.versionOf(ctx), sessionId: ctx.session?.id } : {});
+        operation?.end(
+          prepare && legacy ? { protocolVersion: this.legacy.versionOf(ctx), sessionId: ctx.session?.id } : {},
+        );
         return undefined;
       }
       case 'response':
+        if (prepare) await prepare();
         this.notifications.answer(message.response, ctx);
         return undefined;
       case 'request': {
         const { request } = message;
         if (message.era === 'legacy') {
-          // As `legacyOperation`, inline: one async layer less on every 2025-era request.
+          // `initialize` negotiates its version, and a prepared message knows it after its lookup.
+          const late = prepare !== undefined || request.method === 'initialize';
           const operation = this.operation(
             request.method,
             request.id,
             request.params,
             ctx,
-            prepare || request.method === 'initialize' ? undefined : this.legacy.versionOf(ctx),
+            late ? undefined : this.legacy.versionOf(ctx),
           );
           if (prepare) await this.prepareIn(operation, prepare, request.method);
-          const outcome = await operation.run(() =>
-            this.requests.run(request, ctx, (controller) => this.legacy.serve(request, ctx, controller)),
-          );
-          // initialize negotiates its version, and a prepared message knows it after its lookup.
-          const late = prepare !== undefined || request.method === 'initialize';
+          if (!operation) return this.requests.run(request, ctx, this.legacy, request);
+          const outcome = await operation.run(() => this.requests.run(request, ctx, this.legacy, request));
           operation.end(outcomeOf(request.method, outcome, ctx, late ? this.legacy.versionOf(ctx) : undefined));
           return outcome;
         }
+        if (prepare) await prepare();
         const operation = this.operation(
           request.method,
           request.id,
@@ -184,59 +203,48 @@ export class McpDispatcher {
           ctx,
           message.envelope.protocolVersion,
         );
-        const outcome = await operation.run(() =>
-          this.requests.run(request, ctx, (controller) => this.modern.serve(message, ctx, controller)),
-        );
-        const answered = outcome && modernError(outcome);
-        operation.end(outcomeOf(request.method, answered, ctx));
-        return answered;
+        if (!operation) return this.requests.run(request, ctx, this.modern, message).then(modernError);
+        const outcome = modernError(await operation.run(() => this.requests.run(request, ctx, this.modern, message)));
+        operation.end(outcomeOf(request.method, outcome, ctx));
+        return outcome;
       }
     }
   }
 
   /**
-   * The operation of a 2025-era message. Its version is the session's: known now, or, with
-   * `prepare` (the session lookup, run inside the operation), at its end. `initialize` negotiates
-   * it, so it is known at the end too. A failed `prepare` ends the operation with the error and
-   * rejects with the exception the mapper made of it (the transport answers it as before).
+   * Runs the transport's `prepare` inside `operation` (when there is one). A failure ends the
+   * operation with the error and rejects with the exception the mapper made of it (the
+   * transport answers it as before).
    */
-  private async legacyOperation(
-    method: string,
-    id: JsonRpcId | undefined,
-    params: unknown,
-    ctx: McpDispatchContext,
-    prepare: (() => Promise<void>) | undefined,
-  ): Promise<McpOperation> {
-    if (!prepare) {
-      return this.operation(method, id, params, ctx, method === 'initialize' ? undefined : this.legacy.versionOf(ctx));
-    }
-    const operation = this.operation(method, id, params, ctx, undefined);
-    await this.prepareIn(operation, prepare, method);
-    return operation;
-  }
-
-  /**
-   * Runs the transport's `prepare` inside `operation`. A failure ends the operation with the error
-   * and rejects with the exception the mapper made of it (the transport answers it as before).
-   */
-  private async prepareIn(operation: McpOperation, prepare: () => Promise<void>, method: string): Promise<void> {
+  private prepareIn(operation: McpOperation | undefined, prepare: () => Promise<void>, method: string): Promise<void> {
+    let prepared: Promise<void>;
     try {
-      await operation.run(prepare);
+      prepared = operation ? operation.run(prepare) : prepare();
     } catch (error) {
-      const exception = this.errors.toException(error, method);
-      operation.end({ error: exception.toJsonRpcError() });
-      throw exception;
+      // A `prepare` that throws instead of rejecting fails the same way.
+      return Promise.reject(this.prepareFailed(operation, error, method));
     }
+    return prepared.catch((error: unknown) => {
+      throw this.prepareFailed(operation, error, method);
+    });
   }
 
+  /** The exception a failed `prepare` is answered with; its operation ended with it. */
+  private prepareFailed(operation: McpOperation | undefined, error: unknown, method: string): McpException {
+    const exception = this.errors.toException(error, method);
+    operation?.end({ error: exception.toJsonRpcError() });
+    return exception;
+  }
+
+  /** The operation of one message; undefined when telemetry records nothing of it. */
   private operation(
     method: string,
     id: JsonRpcId | undefined,
     params: unknown,
     ctx: McpDispatchContext,
     protocolVersion: string | undefined,
-  ): McpOperation {
-    return this.telemetry.startOperation({
+  ): McpOperation | undefined {
+    const operation = this.telemetry.startOperation({
       method,
       id,
       params,
@@ -247,6 +255,7 @@ export class McpDispatcher {
       principal: ctx.auth,
       receivedAt: ctx.receivedAt,
     });
+    return operation === NO_OPERATION ? undefined : operation;
   }
 }
 
@@ -275,16 +284,6 @@ function outcomeOf(
   };
 }
 
-/**
- * One 2025-era request or notification, or one refused message: what a transport's `prepare`
- * runs inside (a refusal of the transport's then ends that message's span).
- */
-const preparesInside = (inbound: Inbound): boolean =>
-  inbound.kind === 'single' &&
-  (inbound.message.kind === 'invalid' ||
-    ((inbound.message.kind === 'request' || inbound.message.kind === 'notification') &&
-      inbound.message.era === 'legacy'));
-
 const namesInitialize = (message: InboundMessage): boolean =>
   (message.kind === 'request' && message.request.method === 'initialize') ||
   (message.kind === 'invalid' && message.method === 'initialize');
@@ -295,7 +294,9 @@ const namesInitialize = (message: InboundMessage): boolean =>
  * TypeScript SDK v2 client makes it a `ResourceNotFoundError` only then), so the detail goes
  * into the message.
  */
-function modernError(outcome: Outcome): Outcome {
+function modernError(outcome: Outcome | undefined): Outcome | undefined {
+  // None: the request was cancelled.
+  if (!outcome) return undefined;
   const error = (outcome.response as { error?: { code: number; data?: Record<string, unknown> } }).error;
   if (error?.code !== JsonRpcErrorCode.ResourceNotFound) return outcome;
   const detail = typeof error.data?.detail === 'string' ? `: ${error.data.detail}` : '';

@@ -34,6 +34,14 @@ export const failure = (id: JsonRpcId | null, exception: McpException, method: s
 });
 
 /**
+ * What serves a request in its era (`LegacyEra`, `ModernEra`), from `subject`: what the era reads
+ * the request from (the JSON-RPC request, or the classified modern message).
+ */
+export interface EraServer<S> {
+  serve(subject: S, ctx: McpDispatchContext, controller: LazyAbortController): Promise<Record<string, unknown>>;
+}
+
+/**
  * What every request gets while its era serves it, whichever era and transport: counting, its
  * session kept from idling, cancellation tracking (a duplicate in-flight id is refused), the
  * transport's cancellation linked in, the error mapper, refusals counted, and no answer at all
@@ -54,10 +62,12 @@ export class McpRequestRun {
     countRefusal(this.telemetry, exception, ctx.transport, ctx.request, reason ?? refusalReasonOf(exception));
   }
 
-  async run(
+  /** Serves `request` through `era.serve(subject, ...)`, with all of the above. */
+  async run<S>(
     request: JsonRpcRequest,
     ctx: McpDispatchContext,
-    work: (controller: LazyAbortController) => Promise<Record<string, unknown>>,
+    era: EraServer<S>,
+    subject: S,
   ): Promise<Outcome | undefined> {
     this.stats.recordRequest();
     const controller = new LazyAbortController();
@@ -81,7 +91,7 @@ export class McpRequestRun {
       // The transport can no longer deliver the answer: the request is cancelled (never
       // answered, never logged as a failure).
       ctx.onDropped?.(() => controller.abort(new McpRequestCancelledError('The answer can no longer be delivered')));
-      const result = await work(controller);
+      const result = await era.serve(subject, ctx, controller);
       if (controller.reason instanceof McpRequestCancelledError) return undefined;
       return { response: successResponse(request.id, result), status: 200, method: request.method };
     } catch (error) {
@@ -94,6 +104,8 @@ export class McpRequestRun {
       this.refused(exception, ctx);
       return failure(request.id, exception, request.method);
     } finally {
+      // Its response is decided: what its handler sends from now on is dropped.
+      controller.decided = true;
       if (tracked) this.inflight.finish(scope!, request.id, controller);
       busy?.();
     }

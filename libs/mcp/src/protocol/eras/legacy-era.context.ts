@@ -16,15 +16,22 @@ import type { EraRequest, McpEraContext } from '../era-context.js';
  * there. The handler runs once, so its round state is a plain map.
  */
 export class LegacyEraContext implements McpEraContext {
-  readonly era = 'legacy' as const;
-  readonly askChannel = 'request' as const;
-  private values?: Map<string, unknown>;
+  // Fields declared only and assigned in the constructor (no parameter properties or
+  // initializers): made once per request, a context then runs no field initializer.
+  declare readonly era: 'legacy';
+  declare readonly askChannel: 'request';
+  declare readonly protocolVersion: McpProtocolVersion;
+  declare private readonly dispatch: McpDispatchContext;
+  declare private readonly clientRequests: McpClientRequests;
+  declare private values?: Map<string, unknown>;
 
-  constructor(
-    readonly protocolVersion: McpProtocolVersion,
-    private readonly dispatch: McpDispatchContext,
-    private readonly clientRequests: McpClientRequests,
-  ) {}
+  constructor(protocolVersion: McpProtocolVersion, dispatch: McpDispatchContext, clientRequests: McpClientRequests) {
+    this.era = 'legacy';
+    this.askChannel = 'request';
+    this.protocolVersion = protocolVersion;
+    this.dispatch = dispatch;
+    this.clientRequests = clientRequests;
+  }
 
   get clientCapabilities(): Readonly<Record<string, unknown>> | undefined {
     return this.dispatch.session?.clientCapabilities;

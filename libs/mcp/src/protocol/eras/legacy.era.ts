@@ -58,10 +58,8 @@ export class LegacyEra {
       telemetry: this.telemetry,
       era: new LegacyEraContext(this.versionOf(ctx), ctx, this.clientRequests),
     });
-    try {
-      return await method(params, context, ctx);
-    } finally {
-      context.complete();
-    }
+    // Not awaited here: the response is decided (what the handler sends later dropped) when the
+    // request settles, by `McpRequestRun` (the controller's `decided`).
+    return method(params, context, ctx);
   }
 }

@@ -15,16 +15,22 @@ import type { EraRequest, McpEraContext } from '../era-context.js';
  * and what it keeps in its round state comes back signed in `requestState`).
  */
 export class ModernEraContext implements McpEraContext {
-  readonly era = 'modern' as const;
-  readonly askChannel = 'mrtr' as const;
+  // Fields declared only and assigned in the constructor (no parameter properties or
+  // initializers): made once per request, a context then runs no field initializer.
+  declare readonly era: 'modern';
+  declare readonly askChannel: 'mrtr';
+  declare private readonly envelope: McpModernEnvelope;
+  /** Only methods that may answer `input_required` have one. */
+  declare private readonly round: InputRound | undefined;
   /** The round state of a method that cannot ask the client: this request's alone. */
-  private local?: Record<string, unknown>;
+  declare private local?: Record<string, unknown>;
 
-  constructor(
-    private readonly envelope: McpModernEnvelope,
-    /** Only methods that may answer `input_required` have one. */
-    private readonly round: InputRound | undefined,
-  ) {}
+  constructor(envelope: McpModernEnvelope, round: InputRound | undefined) {
+    this.era = 'modern';
+    this.askChannel = 'mrtr';
+    this.envelope = envelope;
+    this.round = round;
+  }
 
   get protocolVersion(): McpModernProtocolVersion {
     return this.envelope.protocolVersion as McpModernProtocolVersion;

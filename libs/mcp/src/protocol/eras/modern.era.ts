@@ -50,15 +50,16 @@ export class ModernEra {
       telemetry: this.telemetry,
       era: new ModernEraContext(envelope, round),
     });
-    let result: Record<string, unknown> | typeof INPUT_REQUIRED;
-    try {
-      result = round
-        ? await round.race(method(params, context, ctx), INPUT_REQUIRED)
-        : await method(params, context, ctx);
-    } finally {
+    const result = round
+      ? await round.race(method(params, context, ctx), INPUT_REQUIRED)
+      : await method(params, context, ctx);
+    if (result === INPUT_REQUIRED) {
+      // The handler waits on its asks: its request has its answer now, and what the handler sends
+      // from now on is dropped. Otherwise the handler is done, and the response is decided as the
+      // request settles (`McpRequestRun`).
       context.complete();
+      return this.mrtr.inputRequired(round!, request, params, principal);
     }
-    if (result === INPUT_REQUIRED) return this.mrtr.inputRequired(round!, request, params, principal);
     const retried = params.inputResponses !== undefined || params.requestState !== undefined;
     return this.results.complete(request.method, result, retried);
   }

@@ -7,6 +7,7 @@ import { McpExtensions, planAdmits, planRunner } from '../../extension/mcp-exten
 import { McpToolRateLimiter } from '../tool-rate-limiter.js';
 import { optionalObject, requireString } from './params.js';
 import { McpToolRun } from './tool-run.js';
+import { McpToolHooks } from '../../hooks/mcp-tool-hooks.js';
 
 /**
  * `tools/call`, one pipeline for every tool, each step in its place: find the tool; visibility
@@ -23,12 +24,13 @@ export class McpToolCallPipeline {
     private readonly access: McpAccessPolicy,
     private readonly rateLimiter: McpToolRateLimiter,
     private readonly run: McpToolRun,
+    private readonly hooks: McpToolHooks,
   ) {}
 
   async call(params: Record<string, unknown>, ctx: ChannelContext): Promise<Record<string, unknown>> {
     const name = requireString(params, 'name');
     // Hooks are awaited only when there are any: most servers register none.
-    const hooked = this.run.hooked;
+    const hooked = this.hooks.size > 0;
     const found = this.tools.get(name);
     // The tool's steps, decided once per tool: a plain tool's call asks no extension anything.
     const plan = found && this.extensions.planOf(found);

@@ -31,11 +31,6 @@ export class McpToolRun {
     private readonly errors: McpErrorMapper,
   ) {}
 
-  /** Whether any hook is registered: most servers register none, and then nothing is awaited. */
-  get hooked(): boolean {
-    return this.hooks.size > 0;
-  }
-
   /** Tells the hooks of a call refused before it ran. */
   rejected(event: McpToolRejectedEvent): Promise<void> {
     return this.hooks.rejected(event);

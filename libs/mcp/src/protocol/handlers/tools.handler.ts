@@ -26,7 +26,8 @@ export class ToolsHandler implements McpMethodGroup {
   methods(): Record<string, McpMethodFn> {
     return {
       'tools/list': async (params, ctx) => this.list(params, ctx),
-      'tools/call': (params, ctx) => this.pipeline.call(params, ctx),
+      // The pipeline's own method, bound: no forwarding function per call.
+      'tools/call': this.pipeline.call.bind(this.pipeline),
     };
   }
 
