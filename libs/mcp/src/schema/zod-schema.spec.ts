@@ -41,33 +41,6 @@ describe('compileSchema with a zod schema', () => {
     });
   });
 
-  it('answers a synchronous schema at once, without a promise', async () => {
-    const { validate } = await compileSchema(CreateNote, 'NotesTools.create');
-
-    const result = validate({ title: 'Groceries', count: 3, author: { name: 'Ada' } });
-    expect(result).not.toBeInstanceOf(Promise);
-    expect(result).toMatchObject({ ok: true });
-    expect(validate({ title: 1 })).toMatchObject({ ok: false });
-  });
-
-  it('parses a schema with an async refinement asynchronously, from the first call that meets it', async () => {
-    const checked: string[] = [];
-    const schema = z.object({
-      code: z.string().refine(async (code) => {
-        checked.push(code);
-        return code !== 'taken';
-      }, 'code is taken'),
-    });
-    const { validate } = await compileSchema(schema, 'Pages.create');
-
-    await expect(validate({ code: 'a' })).resolves.toEqual({ ok: true, value: { code: 'a' } });
-    const second = validate({ code: 'taken' });
-    expect(second).toBeInstanceOf(Promise);
-    await expect(second).resolves.toEqual({ ok: false, errors: ['code: code is taken'] });
-    // The sync attempt that found the refinement async ran it once; every later call runs it once.
-    expect(checked).toEqual(['a', 'a', 'taken']);
-  });
-
   it('runs transforms and async refinements', async () => {
     const schema = z.object({
       slug: z.string().transform((text) => text.toLowerCase()),

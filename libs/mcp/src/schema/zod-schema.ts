@@ -4,7 +4,6 @@ import { INVALID_SCHEMA } from '../mcp.messages.js';
 import type { CompiledSchema, JsonSchemaObject, SchemaValidationResult } from './schema.types.js';
 
 type ZodModule = typeof import('zod');
-type ZodSafeParseResult = ReturnType<ZodModule['safeParse']>;
 
 let zodModule: Promise<ZodModule> | undefined;
 
@@ -55,29 +54,13 @@ export async function compileZodSchema(
   if (jsonSchema.type !== 'object') {
     throw new McpDefinitionError(INVALID_SCHEMA(where, 'the root of a zod schema must be an object (z.object)'));
   }
-  // Parsed synchronously (no promise, no await in the caller) until the schema turns out to need
-  // zod's async parse (an async refinement or transform): from then on, asynchronously. The one
-  // sync attempt that finds out runs the schema's synchronous parts once more than before.
-  let parsesAsync = false;
   return {
     jsonSchema,
-    validate: (value): SchemaValidationResult | Promise<SchemaValidationResult> => {
-      if (!parsesAsync) {
-        try {
-          return validationOf(z.safeParse(zodSchema, value));
-        } catch (error) {
-          if (!(error instanceof z.core.$ZodAsyncError)) throw error;
-          parsesAsync = true;
-        }
-      }
-      return z.safeParseAsync(zodSchema, value).then(validationOf);
+    validate: async (value): Promise<SchemaValidationResult> => {
+      const result = await z.safeParseAsync(zodSchema, value);
+      return result.success
+        ? { ok: true, value: result.data }
+        : { ok: false, errors: result.error.issues.map(formatIssue) };
     },
   };
-}
-
-/** zod's parse result, as a validation result. */
-function validationOf(result: ZodSafeParseResult): SchemaValidationResult {
-  return result.success
-    ? { ok: true, value: result.data }
-    : { ok: false, errors: result.error.issues.map(formatIssue) };
 }
