@@ -70,7 +70,11 @@ describe('RedisTaskStore', () => {
       expect(ttl).toBeGreaterThan(0); // -2 would be a missing key, -1 one that never expires
       expect(ttl).toBeLessThanOrEqual(ttlMs);
     }
-    await until(async () => (await redis.command('EXISTS', ...keys)) === 0, 'every key of the task gone', ttlMs + 10_000);
+    await until(
+      async () => (await redis.command('EXISTS', ...keys)) === 0,
+      'every key of the task gone',
+      ttlMs + 10_000,
+    );
     // The global counter held its place until the next look gave it back.
     expect(await redis.command('HMGET', `${prefix}tasks`, 'n', 'b')).toEqual(['1', expect.any(String)]);
     expect(await tasks.reapOrphans!(Date.now())).toEqual([]);
