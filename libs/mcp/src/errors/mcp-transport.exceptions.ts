@@ -1,5 +1,5 @@
 import { JsonRpcErrorCode } from '../model/json-rpc.js';
-import { MODERN_PROTOCOL_VERSIONS } from '../mcp.constants.js';
+import { isModernProtocolVersion } from '../model/protocol-version.js';
 import { McpException } from './mcp.exception.js';
 
 /**
@@ -66,7 +66,7 @@ export class McpPayloadTooLargeException extends McpException {
 export class McpUnsupportedProtocolVersionException extends McpException {
   constructor(requested: unknown, supported: readonly string[]) {
     const shown = String(requested).slice(0, 64);
-    if (supported.every((version) => (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(version))) {
+    if (supported.every(isModernProtocolVersion)) {
       super(
         JsonRpcErrorCode.UnsupportedProtocolVersion,
         'Unsupported protocol version',

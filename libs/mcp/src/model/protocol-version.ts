@@ -1,5 +1,6 @@
 import {
   LATEST_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSIONS,
   SUPPORTED_PROTOCOL_VERSIONS,
   type McpAnyProtocolVersion,
   type McpProtocolVersion,
@@ -7,6 +8,10 @@ import {
 
 export const isSupportedProtocolVersion = (value: unknown): value is McpProtocolVersion =>
   typeof value === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(value);
+
+/** True for a version of the modern (2026-07-28) era this server speaks. */
+export const isModernProtocolVersion = (value: unknown): boolean =>
+  typeof value === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(value);
 
 /**
  * The version `initialize` answers (docs/decisions/0006-protocol-version-negotiation.md): the configured one when

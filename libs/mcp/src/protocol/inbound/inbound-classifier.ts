@@ -16,6 +16,7 @@ import type { Inbound, InboundFrame, InboundMessage } from './inbound.js';
 import { isModernMessage, readModernEnvelope } from './modern-envelope.js';
 import { checkModernHeaders } from './modern-headers.js';
 import { isObject } from '../../model/is-object.js';
+import { isModernProtocolVersion } from '../../model/protocol-version.js';
 
 /**
  * The method a message names, when it names one of a length a method can have (for the log line
@@ -91,7 +92,7 @@ export class McpInboundClassifier {
           // Params that are no object are refused here too ("A modern request needs 'params' with '_meta'").
           const envelope = readModernEnvelope(request.params);
           if (frame.headers) checkModernHeaders(frame.headers, request, envelope, this.tools);
-          if (!(MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(envelope.protocolVersion)) {
+          if (!isModernProtocolVersion(envelope.protocolVersion)) {
             throw new McpUnsupportedProtocolVersionException(envelope.protocolVersion, MODERN_PROTOCOL_VERSIONS);
           }
           return { kind: 'request', era: 'modern', request, envelope };

@@ -5,9 +5,9 @@ import {
   META_CLIENT_INFO,
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
-  MODERN_PROTOCOL_VERSIONS,
 } from '../../mcp.constants.js';
 import { isObject } from '../../model/is-object.js';
+import { isModernProtocolVersion } from '../../model/protocol-version.js';
 
 /** What every modern-era request says about itself in `params._meta` (MCP 2026-07-28). */
 export interface McpModernEnvelope {
@@ -32,7 +32,7 @@ export function isModernMessage(message: unknown, headerVersion?: unknown): bool
   const meta = isObject(message.params) ? message.params._meta : undefined;
   // Most messages carry no `_meta`: nothing to ask of it then.
   if (meta !== undefined && isObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)) return true;
-  return typeof headerVersion === 'string' && (MODERN_PROTOCOL_VERSIONS as readonly string[]).includes(headerVersion);
+  return isModernProtocolVersion(headerVersion);
 }
 
 /**
