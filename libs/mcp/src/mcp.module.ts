@@ -68,6 +68,11 @@ import { SkillsHandler } from './extensions/skills/skills.handler.js';
 import { ServedSkills } from './extensions/skills/served-skills.js';
 import { RuntimeSkills } from './extensions/skills/runtime-skills.js';
 import { McpSkills } from './extensions/skills/mcp-skills.service.js';
+import { keepTickShape } from './transports/connection/tick-shape.js';
+
+// As the library loads, before a server's start-up: Node's ticks keep one hidden class for the
+// life of the process, so they stay on V8's fast path (transports/connection/tick-shape.ts).
+keepTickShape();
 
 /**
  * Turns a Nest application into an MCP server: discovers `@McpTool`, `@McpResource` and
