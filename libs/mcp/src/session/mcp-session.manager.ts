@@ -142,7 +142,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
       found = this.store.access(id, Date.now(), idleTimeoutMs, binding);
     } catch (error) {
       // A store that fails at once fails the lookup as one that answers later does: in the promise.
-      return Promise.reject(error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     if (found instanceof Promise) return found.then((session) => ownedBy(session, binding));
     // The same check as `ownedBy`, inline: the answer at once is every in-memory request's lookup.
