@@ -57,7 +57,7 @@ afterAll(async () => {
 });
 
 /** Runs `work` until it succeeds; a failure meanwhile must be the backend's 503 (Redis failing over). */
-async function once<T>(what: string, work: () => Promise<T>): Promise<T> {
+async function once<T>(what: string, work: () => T | Promise<T>): Promise<T> {
   let result: { value: T } | undefined;
   await until(
     async () => {
@@ -103,7 +103,7 @@ async function masters(): Promise<number[]> {
 }
 
 /** Runs a request while the cluster changes: it answers, or fails with the backend's 503 error. */
-async function tolerated(work: () => Promise<unknown>): Promise<void> {
+async function tolerated(work: () => unknown): Promise<void> {
   try {
     await work();
   } catch (error) {

@@ -192,7 +192,7 @@ describe('Redis Cluster: the calls of the scripts that delete POST-stream logs',
     try {
       const a = await deployment.instance();
       const keys = new RedisKeys(keyPrefix, 256);
-      const callsOf = async (script: string, work: () => Promise<unknown>): Promise<number> => {
+      const callsOf = async (script: string, work: () => unknown): Promise<number> => {
         run.mockClear();
         await work();
         return run.mock.calls.filter(([name]) => name === script).length;

@@ -35,7 +35,8 @@ export type McpSessionPatch = Partial<Pick<McpSessionRecord, 'initialized' | 'lo
 
 /**
  * Storage of session records: the first of the backend seams (see `McpBackend`). Every method
- * is async, so a shared store (Redis) can stand where the in-memory one does.
+ * may answer later, so a shared store (Redis) can stand where the in-memory one does: all are
+ * async, except `access`, which may answer at once or in a promise (see there).
  *
  * The rules every implementation keeps (the contract suite checks them):
  * - `create` is atomic with its cap: concurrent creates never pass `limit`.
@@ -60,13 +61,19 @@ export interface McpSessionStore {
    * and an anonymous lookup, or the reverse, never match) is undefined too, and left exactly as
    * it was: its idle clock is not restarted and it is not ended, so a request that is refused
    * for it keeps nobody's session alive.
+   *
+   * A store that knows at once may answer at once (the record or undefined); one that asks
+   * elsewhere (a shared store) answers with a promise (a native `Promise`, as an `async` method
+   * returns). Every request with a session makes this lookup first: the in-process store
+   * answering at once spares each request a suspension on a promise. The session manager takes
+   * either shape, and checks the answer's principal itself whichever it is.
    */
   access(
     id: string,
     now: number,
     idleTimeoutMs: number,
     principal?: McpPrincipalBinding,
-  ): Promise<McpSessionRecord | undefined>;
+  ): McpSessionRecord | undefined | Promise<McpSessionRecord | undefined>;
   /** Changes stored facts of a live session; false when it is gone (it is never re-created). */
   update(id: string, patch: McpSessionPatch): Promise<boolean>;
   /**

@@ -7,7 +7,12 @@ import type { McpModuleOptions } from '../interfaces/mcp-module-options.interfac
 import { InMemoryMcpBackend } from '../backend/in-memory/in-memory.backend.js';
 import type { InMemorySessionStore } from '../backend/in-memory/in-memory-session.store.js';
 import type { McpLiveStreams } from '../backend/mcp-live-streams.js';
-import type { McpConnection, McpSessionEndListener, McpSessionRecord } from '../backend/mcp-session.store.js';
+import type {
+  McpConnection,
+  McpSessionEndListener,
+  McpSessionRecord,
+  McpSessionStore,
+} from '../backend/mcp-session.store.js';
 import { McpSessionManager } from './mcp-session.manager.js';
 
 const IDLE_TIMEOUT_MS = 10_000;
@@ -19,6 +24,8 @@ interface Harness {
   store: InMemorySessionStore & { get(id: string): Promise<McpSessionRecord | undefined> };
   liveStreams: McpLiveStreams;
   ended: jest.Mock<McpSessionEndListener>;
+  /** Another manager with the same options and live streams, on `store` (a wrapper around the harness's). */
+  managerOn(store: McpSessionStore): McpSessionManager;
 }
 
 function createHarness(options: Partial<McpModuleOptions> = {}): Harness {
@@ -38,8 +45,34 @@ function createHarness(options: Partial<McpModuleOptions> = {}): Harness {
   const manager = new McpSessionManager(store, parts.liveStreams, resolved, new McpTelemetry());
   const ended = jest.fn<McpSessionEndListener>();
   manager.onSessionEnd(ended);
-  return { manager, store, liveStreams: parts.liveStreams, ended };
+  const managerOn = (other: McpSessionStore) =>
+    new McpSessionManager(other, parts.liveStreams, resolved, new McpTelemetry());
+  return { manager, store, liveStreams: parts.liveStreams, ended, managerOn };
 }
+
+/** `store`, except that its `access` answers in a promise (as a shared store's does). */
+const answeringLater = (store: McpSessionStore): McpSessionStore =>
+  new Proxy(store, {
+    get: (target, property) =>
+      property === 'access'
+        ? async (...args: Parameters<McpSessionStore['access']>) => target.access(...args)
+        : Reflect.get(target, property),
+  });
+
+/** `store`, except that its `access` ignores the principal asked for (it answers for the record's own). */
+const careless = (store: InMemorySessionStore, answer: 'at once' | 'in a promise'): McpSessionStore => {
+  const access = (id: string, now: number, idle: number) => store.access(id, now, idle, store.peek(id)?.principal);
+  return new Proxy(store, {
+    get: (target, property) =>
+      property === 'access'
+        ? answer === 'at once'
+          ? access
+          : async (id: string, now: number, idle: number) => access(id, now, idle)
+        : Reflect.get(target, property),
+  });
+};
+
+const alice = { issuer: 'https://as', subject: 'alice', scopes: [], audience: [], claims: {} };
 
 const newSession = (manager: McpSessionManager) =>
   manager.create({ protocolVersion: '2025-11-25', transport: 'streamable-http' });
@@ -101,62 +134,71 @@ describe('McpSessionManager', () => {
       ['an object', { id: 'abc' }],
     ])('answers undefined for an id with %s, without touching the store', async (_label, id) => {
       const access = jest.spyOn(harness.store, 'access');
-      const accessNow = jest.spyOn(harness.store, 'accessNow');
 
       expect(await harness.manager.resolve(id)).toBeUndefined();
       expect(access).not.toHaveBeenCalled();
-      expect(accessNow).not.toHaveBeenCalled();
     });
 
     it('looks up a well-formed id of 256 characters (and answers undefined when unknown)', async () => {
-      // The in-memory store is asked at once (its `access` answers the same, in a promise).
-      const accessNow = jest.spyOn(harness.store, 'accessNow');
+      const access = jest.spyOn(harness.store, 'access');
 
       expect(await harness.manager.resolve('a'.repeat(256))).toBeUndefined();
-      expect(accessNow).toHaveBeenCalledWith('a'.repeat(256), expect.any(Number), IDLE_TIMEOUT_MS, undefined);
+      expect(access).toHaveBeenCalledWith('a'.repeat(256), expect.any(Number), IDLE_TIMEOUT_MS, undefined);
     });
 
-    it('answers at once with the in-memory store, and through `access` with a store wrapped around it', async () => {
+    it('answers at once when the store does (the in-memory one), and in a promise when the store answers with one', async () => {
       const session = await newSession(harness.manager);
-      expect(harness.manager.resolve(session.id)).toEqual(expect.objectContaining({ id: session.id }));
+      const atOnce = harness.manager.resolve(session.id);
+      expect(atOnce).not.toBeInstanceOf(Promise);
+      expect(atOnce).toEqual(expect.objectContaining({ id: session.id }));
 
-      // A wrapper (here a proxy, as the faulty test backend is) keeps what it adds to `access`.
-      const wrapped = new Proxy(harness.store, {});
       const access = jest.spyOn(harness.store, 'access');
-      const manager = new McpSessionManager(
-        wrapped,
-        harness.liveStreams,
-        resolveMcpOptions({ serverInfo: { name: 't', version: '1' } }),
-        new McpTelemetry(),
-      );
-      const lookup = manager.resolve(session.id);
+      const lookup = harness.managerOn(answeringLater(harness.store)).resolve(session.id);
       expect(lookup).toBeInstanceOf(Promise);
       expect((await lookup)?.id).toBe(session.id);
       expect(access).toHaveBeenCalledTimes(1);
     });
 
-    it("checks the principal itself on a store's async answer: a store that ignores it hands no session over", async () => {
-      const alice = { issuer: 'https://as', subject: 'alice', scopes: [], audience: [], claims: {} };
-      const session = await harness.manager.create({
-        protocolVersion: '2025-11-25',
-        transport: 'streamable-http',
-        principal: { issuer: 'https://as', subject: 'alice' },
-      });
-      const careless = new Proxy(harness.store, {
-        get: (store, property) =>
-          property === 'access'
-            ? async (id: string, now: number, idle: number) => store.accessNow(id, now, idle, store.peek(id)?.principal)
-            : Reflect.get(store, property),
-      });
-      const manager = new McpSessionManager(
-        careless,
-        harness.liveStreams,
-        resolveMcpOptions({ serverInfo: { name: 't', version: '1' } }),
-        new McpTelemetry(),
-      );
+    it.each(['at once', 'in a promise'] as const)(
+      "checks the principal itself on a store's answer %s: a store that ignores it hands no session over",
+      async (answer) => {
+        const session = await harness.manager.create({
+          protocolVersion: '2025-11-25',
+          transport: 'streamable-http',
+          principal: { issuer: 'https://as', subject: 'alice' },
+        });
+        const manager = harness.managerOn(careless(harness.store, answer));
+        // The store hands alice's record to mallory, and to an anonymous caller: the manager does not.
+        const foreign = manager.resolve(session.id, { ...alice, subject: 'mallory' });
+        expect(foreign instanceof Promise).toBe(answer === 'in a promise');
+        expect(await foreign).toBeUndefined();
+        expect(await manager.resolve(session.id)).toBeUndefined();
+        expect((await manager.resolve(session.id, alice))?.id).toBe(session.id);
+      },
+    );
 
-      expect(await manager.resolve(session.id, { ...alice, subject: 'mallory' })).toBeUndefined();
-      expect((await manager.resolve(session.id, alice))?.id).toBe(session.id);
+    it('fails the lookup in a promise when the store fails at once, as when its promise rejects', async () => {
+      const session = await newSession(harness.manager);
+      const failure = new Error('store unreachable');
+      const failing = (answer: 'at once' | 'in a promise'): McpSessionStore =>
+        new Proxy(harness.store, {
+          get: (target, property) =>
+            property !== 'access'
+              ? Reflect.get(target, property)
+              : answer === 'at once'
+                ? () => {
+                    throw failure;
+                  }
+                : async () => {
+                    throw failure;
+                  },
+        });
+
+      for (const answer of ['at once', 'in a promise'] as const) {
+        const lookup = harness.managerOn(failing(answer)).resolve(session.id);
+        expect(lookup).toBeInstanceOf(Promise);
+        await expect(lookup).rejects.toBe(failure);
+      }
     });
 
     it('never adopts an unknown id', async () => {
@@ -176,7 +218,6 @@ describe('McpSessionManager', () => {
     });
 
     it("refuses another principal's lookup before it touches the session: its idle clock stays where it was", async () => {
-      const alice = { issuer: 'https://as', subject: 'alice', scopes: [], audience: [], claims: {} };
       const session = await harness.manager.create({
         protocolVersion: '2025-11-25',
         transport: 'streamable-http',
@@ -192,6 +233,49 @@ describe('McpSessionManager', () => {
       jest.setSystemTime(START + IDLE_TIMEOUT_MS + 1);
       expect(await harness.manager.resolve(session.id, alice)).toBeUndefined();
       expect(harness.ended).toHaveBeenCalledWith(session.id, 'expired');
+    });
+  });
+
+  describe.each(['at once', 'in a promise'] as const)('a store answering %s', (answer) => {
+    /** The manager on the harness's store as it is (at once), or on it answering in a promise. */
+    const managerOf = () => (answer === 'at once' ? harness.manager : harness.managerOn(answeringLater(harness.store)));
+
+    it('finds a live session and restarts its idle clock', async () => {
+      const session = await newSession(harness.manager);
+      jest.setSystemTime(START + 4_000);
+
+      const found = managerOf().resolve(session.id);
+      expect(found instanceof Promise).toBe(answer === 'in a promise');
+      expect((await found)?.lastActivityAt).toBe(START + 4_000);
+      expect((await harness.store.get(session.id))?.lastActivityAt).toBe(START + 4_000);
+    });
+
+    it("answers another principal's lookup as an unknown session, and leaves the session as it was", async () => {
+      const session = await harness.manager.create({
+        protocolVersion: '2025-11-25',
+        transport: 'streamable-http',
+        principal: { issuer: 'https://as', subject: 'alice' },
+      });
+      const manager = managerOf();
+      jest.setSystemTime(START + 0.9 * IDLE_TIMEOUT_MS);
+
+      expect(await manager.resolve(session.id, { ...alice, subject: 'mallory' })).toBeUndefined();
+      expect(await manager.resolve(session.id)).toBeUndefined();
+      expect((await harness.store.get(session.id))?.lastActivityAt).toBe(START);
+      expect((await manager.resolve(session.id, alice))?.id).toBe(session.id);
+    });
+
+    it('ends a session idle for longer than the timeout, and keeps one with a request in flight', async () => {
+      const [idle, busy] = [await newSession(harness.manager), await newSession(harness.manager)];
+      const manager = managerOf();
+      const done = manager.requestStarted(busy.id);
+      jest.setSystemTime(START + IDLE_TIMEOUT_MS + 1);
+
+      expect(await manager.resolve(idle.id)).toBeUndefined();
+      expect(harness.ended).toHaveBeenCalledWith(idle.id, 'expired');
+      expect(await harness.store.get(idle.id)).toBeUndefined();
+      expect((await manager.resolve(busy.id))?.id).toBe(busy.id);
+      done();
     });
   });
 

@@ -8,7 +8,6 @@ import type {
   McpSessionRecord,
   McpSessionStore,
 } from '../backend/mcp-session.store.js';
-import { inProcessSessionStore, type InMemorySessionStore } from '../backend/in-memory/in-memory-session.store.js';
 import { onClientDeparture, stopWatchingDeparture } from './client-departure.js';
 import { generateSessionId, isWellFormedSessionId } from './session-id.js';
 import {
@@ -42,17 +41,13 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
   private readonly quota = new SessionQuota();
   /** Requests in flight on this instance, by session: a session with one is never idle. */
   private readonly busy = new Map<string, number>();
-  /** The store, when it is the in-memory one: a lookup is then answered at once. */
-  private readonly inProcess: InMemorySessionStore | undefined;
 
   constructor(
     @Inject(MCP_SESSION_STORE) private readonly store: McpSessionStore,
     @Inject(MCP_LIVE_STREAMS) private readonly liveStreams: McpLiveStreams,
     @McpOptions('sessions') private readonly options: McpOptionGroup<'sessions'>,
     private readonly telemetry: McpTelemetry,
-  ) {
-    this.inProcess = inProcessSessionStore(store);
-  }
+  ) {}
 
   onModuleInit(): void {
     if (!this.options.sessions) return;
@@ -132,30 +127,26 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
    * is not revealed) and not touched: the store checks the principal before the clock. Without
    * auth both are undefined and always match.
    *
-   * With the in-memory store the session is answered at once, not in a promise: a request then
-   * waits for nothing it need not (`await` takes either).
+   * Answered in the store's own shape: at once when the store answers at once (the in-memory
+   * one), so a request waits for nothing it need not, and in a promise when it answers with one
+   * (`await` takes either). Whichever it is, the record's principal is checked here too: a store
+   * of its own that ignores `principal` still hands no session over.
    */
   resolve(id: unknown, principal?: McpPrincipal): McpSessionRecord | undefined | Promise<McpSessionRecord | undefined> {
     if (!isWellFormedSessionId(id)) return undefined;
     const idleTimeoutMs =
       this.liveStreams.holds(id) || this.busy.has(id) ? Number.POSITIVE_INFINITY : this.options.sessionIdleTimeoutMs;
     const binding = principal && principalBinding(principal);
-    // The library's own store checks the principal itself (its contract suite holds it to that).
-    if (this.inProcess) return this.inProcess.accessNow(id, Date.now(), idleTimeoutMs, binding);
-    return this.accessStored(id, idleTimeoutMs, binding);
-  }
-
-  /** `resolve` through the store's async `access`. */
-  private async accessStored(
-    id: string,
-    idleTimeoutMs: number,
-    binding: McpPrincipalBinding | undefined,
-  ): Promise<McpSessionRecord | undefined> {
-    const session = await this.store.access(id, Date.now(), idleTimeoutMs, binding);
-    // Checked here too: a store of its own that ignores `principal` still hands no session over.
-    return session && (session.principal === binding || isSamePrincipal(session.principal, binding))
-      ? session
-      : undefined;
+    let found: McpSessionRecord | undefined | Promise<McpSessionRecord | undefined>;
+    try {
+      found = this.store.access(id, Date.now(), idleTimeoutMs, binding);
+    } catch (error) {
+      // A store that fails at once fails the lookup as one that answers later does: in the promise.
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (found instanceof Promise) return found.then((session) => ownedBy(session, binding));
+    // The same check as `ownedBy`, inline: the answer at once is every in-memory request's lookup.
+    return found && (found.principal === binding || isSamePrincipal(found.principal, binding)) ? found : undefined;
   }
 
   /**
@@ -217,5 +208,12 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
     return ended;
   }
 }
+
+/** `session` when it belongs to `binding` (the same binding, none without auth, needs no comparison). */
+const ownedBy = (
+  session: McpSessionRecord | undefined,
+  binding: McpPrincipalBinding | undefined,
+): McpSessionRecord | undefined =>
+  session && (session.principal === binding || isSamePrincipal(session.principal, binding)) ? session : undefined;
 
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -19,7 +19,11 @@ import type { McpBackendParts } from '../backend/mcp-backend.interface.js';
 import type { McpModuleOptions } from '../interfaces/mcp-module-options.interface.js';
 import type { McpListener, McpListKind } from '../backend/mcp-fanout.js';
 import type { McpRequestStateNonces } from '../backend/mcp-request-state-nonces.js';
-import type { McpSessionEndReason, McpSessionRecord } from '../backend/mcp-session.store.js';
+import type { McpSessionEndReason, McpSessionRecord, McpSessionStore } from '../backend/mcp-session.store.js';
+import { resolveMcpOptions } from '../mcp-options.resolver.js';
+import { principalBinding, type McpPrincipal } from '../model/mcp-principal.js';
+import { McpSessionManager } from '../session/mcp-session.manager.js';
+import { McpTelemetry } from '../telemetry/mcp-telemetry.js';
 import { FakeConnection, listChanged, updated } from './fake-connection.js';
 import { describeSkillStoreContract } from './skill-store-contract.js';
 import { describeTaskStoreContract } from './task-store-contract.js';
@@ -73,6 +77,19 @@ function endsOf(parts: McpBackendParts): { ends: [string, McpSessionEndReason][]
       });
     },
   };
+}
+
+/** `store`, except that `access` always answers in a promise, whatever shape the store's own answer has. */
+function answeringInPromise(store: McpSessionStore): McpSessionStore {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'access') {
+        return async (...args: Parameters<McpSessionStore['access']>) => target.access(...args);
+      }
+      const value = Reflect.get(target, property) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** A modern listener that records what it is told. */
@@ -230,6 +247,41 @@ export function describeBackendContract(name: string, subject: BackendUnderTest)
         expect(await parts.sessions.access(stale.id, Date.now(), 5_000)).toBeUndefined();
         expect(ends).toEqual([[stale.id, 'expired']]);
         expect(await parts.sessions.count()).toBe(0);
+      });
+
+      it('is honoured alike by the session manager, whether access answers at once or in a promise', async () => {
+        const parts = await (await deploy()).instance();
+        const ended = endsOf(parts);
+        const options = resolveMcpOptions({
+          serverInfo: { name: 'contract', version: '1' },
+          sessions: { idleTimeoutMs: 5_000 },
+        });
+        const alice: McpPrincipal = {
+          issuer: 'https://issuer',
+          subject: 'alice',
+          clientId: 'c1',
+          scopes: [],
+          audience: [],
+          claims: {},
+        };
+        // The store's own answer (at once from an in-process store, a promise from a shared one),
+        // then the same store answering every lookup in a promise: the manager treats both alike.
+        for (const sessions of [parts.sessions, answeringInPromise(parts.sessions)]) {
+          const manager = new McpSessionManager(sessions, parts.liveStreams, options, new McpTelemetry());
+          const bound = sessionRecord({ principal: principalBinding(alice) });
+          const stale = sessionRecord({ lastActivityAt: Date.now() - 10_000 });
+          for (const record of [bound, stale]) expect(await parts.sessions.create(record, 100)).toBe(true);
+
+          // Another principal, or none, finds nothing: the same answer as an unknown id.
+          expect(await manager.resolve(bound.id, { ...alice, subject: 'mallory' })).toBeUndefined();
+          expect(await manager.resolve(bound.id)).toBeUndefined();
+          expect(await manager.resolve(newId())).toBeUndefined();
+          expect(await manager.resolve(bound.id, alice)).toEqual({ ...bound, lastActivityAt: expect.any(Number) });
+          // Idle past the timeout: not found, and ended as expired.
+          expect(await manager.resolve(stale.id)).toBeUndefined();
+          await ended.waitFor(stale.id);
+          expect(ended.ends.filter(([id]) => id === stale.id)).toEqual([[stale.id, 'expired']]);
+        }
       });
 
       it('expires idle sessions only; a touched one lives on', async () => {

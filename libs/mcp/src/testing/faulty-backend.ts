@@ -11,7 +11,10 @@ import {
   type McpBackendParts,
 } from '../backend/mcp-backend.interface.js';
 
-/** The async calls of each seam that the wrapper can slow down, hold or fail. */
+/**
+ * The calls of each seam that may answer later, which the wrapper can slow down, hold or fail
+ * (`sessions.access` may answer at once too: wrapped, it answers in a promise).
+ */
 const ASYNC_CALLS = {
   sessions: ['create', 'access', 'update', 'touch', 'end', 'expireIdle', 'count'],
   subscriptions: ['subscribe', 'unsubscribe', 'subscribersOf', 'subscriptionsOf', 'count'],

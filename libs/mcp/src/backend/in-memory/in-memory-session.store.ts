@@ -8,20 +8,6 @@ import type {
 } from '../mcp-session.store.js';
 import { McpLogger } from '../../logging/mcp-logger.js';
 
-/** The in-memory stores made here, by identity: a wrapper around one (a proxy, a decorator) is not one of them. */
-const IN_PROCESS = new WeakSet<object>();
-
-/**
- * `store` itself when it is an in-memory store, unwrapped and with its own `access`: then its
- * `accessNow` is the same lookup, answered at once (not part of the public store contract, whose
- * calls are all async). Undefined for any other store, which is asked through `access`.
- */
-export function inProcessSessionStore(store: McpSessionStore): InMemorySessionStore | undefined {
-  return IN_PROCESS.has(store) && store.access === InMemorySessionStore.prototype.access
-    ? (store as InMemorySessionStore)
-    : undefined;
-}
-
 /** Told, synchronously and inside `end`, that a session ended: the sibling stores clear it. */
 export type InMemorySessionEndHook = (sessionId: string) => void;
 
@@ -39,10 +25,6 @@ export class InMemorySessionStore implements McpSessionStore {
   private readonly sessions = new Map<string, McpSessionRecord>();
   private readonly endHooks: InMemorySessionEndHook[] = [];
   private readonly endListeners: McpSessionEndListener[] = [];
-
-  constructor() {
-    IN_PROCESS.add(this);
-  }
 
   /** Runs `hook` inside every `end`, before the listeners (not part of the public store contract). */
   clearOnEnd(hook: InMemorySessionEndHook): void {
@@ -70,20 +52,8 @@ export class InMemorySessionStore implements McpSessionStore {
     return true;
   }
 
-  async access(
-    id: string,
-    now: number,
-    idleTimeoutMs: number,
-    principal?: McpPrincipalBinding,
-  ): Promise<McpSessionRecord | undefined> {
-    return this.accessNow(id, now, idleTimeoutMs, principal);
-  }
-
-  /**
-   * `access`, answered at once (the session manager's lookup of a request, found through
-   * `inProcessSessionStore`; not part of the public store contract).
-   */
-  accessNow(
+  /** Answered at once: a lookup here waits for nothing, so a request does not suspend on it. */
+  access(
     id: string,
     now: number,
     idleTimeoutMs: number,

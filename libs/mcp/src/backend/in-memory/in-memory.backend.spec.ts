@@ -1,7 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { resolveMcpOptions } from '../../mcp-options.resolver.js';
 import type { McpConnection, McpSessionRecord } from '../mcp-session.store.js';
-import { inProcessSessionStore, InMemorySessionStore } from './in-memory-session.store.js';
+import { InMemorySessionStore } from './in-memory-session.store.js';
 import { InMemoryMcpBackend } from './in-memory.backend.js';
 import type { InMemoryDelivery } from './in-memory-delivery.js';
 
@@ -203,27 +203,25 @@ describe('InMemoryMcpBackend: delivery behind the notifying request', () => {
 });
 
 describe('InMemorySessionStore: the lookup answered at once', () => {
-  it('is the store itself, unwrapped; a wrapper around it, or a store whose access is its own, is asked through access', () => {
-    const { sessions } = backend();
-    expect(inProcessSessionStore(sessions)).toBe(sessions);
-    expect(inProcessSessionStore(new Proxy(sessions, {}))).toBeUndefined();
-    class Audited extends InMemorySessionStore {
-      override async access(id: string, now: number, idleTimeoutMs: number) {
-        return super.access(id, now, idleTimeoutMs);
-      }
-    }
-    expect(inProcessSessionStore(new Audited())).toBeUndefined();
-  });
-
-  it('answers what access answers, and restarts the idle clock the same way', async () => {
+  it('answers access with the record itself, not a promise, and restarts the idle clock', async () => {
     const { sessions } = backend();
     const stored = record();
     await sessions.create(stored, 10);
     const now = stored.lastActivityAt + 1_000;
 
-    expect(sessions.accessNow(stored.id, now, 60_000)).toEqual({ ...stored, lastActivityAt: now });
-    expect(await sessions.access(stored.id, now + 1, 60_000)).toEqual({ ...stored, lastActivityAt: now + 1 });
-    expect(sessions.accessNow(stored.id, now + 60_002, 60_000)).toBeUndefined();
+    const found = sessions.access(stored.id, now, 60_000);
+    expect(found).not.toBeInstanceOf(Promise);
+    expect(found).toEqual({ ...stored, lastActivityAt: now });
+    expect(sessions.peek(stored.id)?.lastActivityAt).toBe(now);
+    expect(sessions.access('no-such-session', now, 60_000)).toBeUndefined();
+  });
+
+  it('ends a session found idle at once, before access returns', async () => {
+    const { sessions } = backend();
+    const stored = record();
+    await sessions.create(stored, 10);
+
+    expect(sessions.access(stored.id, stored.lastActivityAt + 60_001, 60_000)).toBeUndefined();
     expect(sessions.isAlive(stored.id)).toBe(false);
   });
 });
