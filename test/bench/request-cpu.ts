@@ -9,7 +9,8 @@
  *     [--syscalls] [--concurrency 16] kind...
  *
  * `kind` is a bench server kind (`library`, `library-direct`, `nest-floor`, `node-floor`,
- * `library-fastify`, `library-direct-fastify`, `nest-floor-fastify`), or `kind+NAME=value` to
+ * `library-fastify`, `library-direct-fastify`, `nest-floor-fastify`, `sdk-v2`, `sdk-v2-fastify`:
+ * the official SDK v2's legacy requests go without a session, through its stateless fallback), or `kind+NAME=value` to
  * start it with more environment (`+era=modern` or `+era=legacy`: that server's requests are
  * of that era, whatever `--era` says). The servers are up at once and take turns: each round sends
  * `--requests` requests at concurrency 16 (`--concurrency`) to each server in turn, after a
@@ -29,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { BenchHttp, openSession, parseAnswer } from './client/http.js';
 import { runLoad } from './client/load.js';
 import { modernEchoRequest, modernHeaders } from './client/modern.js';
-import { ServerProcess, type ServerKind } from './client/server-process.js';
+import { SESSIONLESS_LEGACY_KINDS, ServerProcess, type ServerKind } from './client/server-process.js';
 import { formatProfile, summariseProfile } from './report/cpu-profile.js';
 import { echoRequest } from './phases/echo.js';
 
@@ -166,7 +167,11 @@ async function open(label: string, profDir?: string): Promise<Subject> {
     await server.stop(30_000);
   };
   try {
-    const headers = modern ? modernHeaders('tools/call', 'echo') : (await openSession(http)).headers;
+    const headers = modern
+      ? modernHeaders('tools/call', 'echo')
+      : SESSIONLESS_LEGACY_KINDS.includes(kind)
+        ? {}
+        : (await openSession(http)).headers;
     let seq = 0;
     const load = async () => {
       const result = await runLoad({

@@ -18,8 +18,11 @@
  * over 3,000 requests), so the count would depend on how busy the machine is. The collections
  * that allocation itself triggers stay in the count.
  *
- * `kind` is a bench server kind (`library-direct`, `library`, `node-floor`, `nest-floor`, ...).
- * The floors know no era: they are sent the legacy request (one `initialize`d session). `--out`
+ * `kind` is a bench server kind (`library-direct`, `library`, `node-floor`, `nest-floor`,
+ * `library-fastify`, `library-direct-fastify`, `nest-floor-fastify`, `sdk-v2`, `sdk-v2-fastify`).
+ * The floors know no era: they are sent the legacy request (one `initialize`d session). The
+ * official SDK v2's kinds serve both eras; their legacy request goes without a session (the
+ * SDK's stateless fallback). `--out`
  * keeps the callgrind files (for `callgrind_annotate`); by default they go to a temporary
  * directory that is removed. Needs `valgrind` on the PATH.
  */
@@ -31,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { BenchHttp, openSession, parseAnswer } from './client/http.js';
 import { runLoad } from './client/load.js';
 import { modernEchoRequest, modernHeaders } from './client/modern.js';
-import { ServerProcess, type ServerKind } from './client/server-process.js';
+import { SESSIONLESS_LEGACY_KINDS, ServerProcess, type ServerKind } from './client/server-process.js';
 import { echoRequest } from './phases/echo.js';
 
 const { values, positionals } = parseArgs({
@@ -50,8 +53,8 @@ const warmup = Number(values.warmup);
 const requests = Number(values.requests);
 const runs = Number(values.runs);
 
-/** The library's kinds serve both eras; the floors answer the legacy request only. */
-const servesEras = (kind: ServerKind): boolean => kind.startsWith('library');
+/** The library's and the official SDK v2's kinds serve both eras; the floors answer the legacy request only. */
+const servesEras = (kind: ServerKind): boolean => kind.startsWith('library') || kind.startsWith('sdk-v2');
 
 interface Count {
   /** Main-thread instructions per request. */
@@ -84,7 +87,11 @@ async function count(kind: ServerKind, modern: boolean, dir: string): Promise<Co
   const pid = String(server.pid);
   const http = new BenchHttp(server.endpoint, 1, 600_000);
   try {
-    const headers = modern ? modernHeaders('tools/call', 'echo') : (await openSession(http)).headers;
+    const headers = modern
+      ? modernHeaders('tools/call', 'echo')
+      : SESSIONLESS_LEGACY_KINDS.includes(kind)
+        ? {}
+        : (await openSession(http)).headers;
     let seq = 0;
     const load = async (amount: number) => {
       const result = await runLoad({

@@ -382,6 +382,12 @@ export interface FastifyResult {
    * taking turns round by round; listed per mount, on Fastify then on Express.
    */
   fanout: FanoutResult[];
+  /**
+   * `subscriptions/listen` fan-out to the same N on the MCP servers on Fastify (each mount of
+   * the library, the official SDK v2), one after the other: the SDK's stateless legacy fallback
+   * has no sessions for the fan-out above.
+   */
+  listen?: ListenFanoutResult[];
   errors: number;
   error?: string;
 }

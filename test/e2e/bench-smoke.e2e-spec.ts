@@ -269,10 +269,18 @@ describe('npm run bench, smoke mode', () => {
     expect(report.streamTargets.find((t: any) => t.id === 'stream-bump-vs-echo-10').value).toBeGreaterThan(0);
     expect(output).toContain('| Stream target |');
 
-    // The Fastify phase: both mounts on Fastify and on Express, and the Nest-on-Fastify floor,
-    // taking turns; fan-out on each mount on both platforms.
+    // The Fastify phase: both mounts on Fastify and on Express, the Nest-on-Fastify floor and the
+    // official SDK v2 on Fastify (a peer, sessionless), taking turns; fan-out on each mount on
+    // both platforms; subscriptions/listen fan-out on the MCP servers on Fastify.
     expect(report.fastify).toMatchObject({ errors: 0 });
-    for (const kind of ['nest-floor-fastify', 'library-fastify', 'library', 'library-direct-fastify', 'library-direct'])
+    for (const kind of [
+      'nest-floor-fastify',
+      'library-fastify',
+      'library',
+      'library-direct-fastify',
+      'library-direct',
+      'sdk-v2-fastify',
+    ])
       expect(report.fastify.echo.best[kind]).toMatchObject({ ok: requests, errors: 0 });
     expect(report.fastify.fanout.map((f: any) => f.server)).toEqual([
       'library-fastify',
@@ -284,6 +292,15 @@ describe('npm run bench, smoke mode', () => {
       expect(run).toMatchObject({ n: 10, errors: 0, delivered: 10, leaked: 0 });
       expect(run.cpuPerBumpUs).toBeGreaterThan(0);
     }
+    expect(report.fastify.listen.map((l: any) => l.server)).toEqual([
+      'library-fastify',
+      'library-direct-fastify',
+      'sdk-v2-fastify',
+    ]);
+    for (const run of report.fastify.listen) {
+      expect(run).toMatchObject({ n: 10, errors: 0, delivered: 10, missing: 0, duplicates: 0 });
+      expect(run.serverCpuMs).toBeGreaterThan(0);
+    }
     for (const id of [
       'fastify-echo-c16-vs-floor',
       'fastify-echo-c16-direct-vs-express',
@@ -294,11 +311,18 @@ describe('npm run bench, smoke mode', () => {
       'fastify-cpu-controller-vs-floor',
       'fastify-cpu-direct-vs-floor',
       'fastify-cpu-controller-vs-direct',
+      'fastify-echo-c16-vs-sdk',
+      'fastify-echo-c16-vs-sdk-direct',
+      'fastify-cpu-vs-sdk',
+      'fastify-cpu-vs-sdk-direct',
+      'fastify-listen-vs-sdk',
+      'fastify-listen-vs-sdk-direct',
     ])
       expect(ids).toContain(id);
-    for (const kind of ['nest-floor-fastify', 'library-fastify', 'library-direct-fastify'])
+    for (const kind of ['nest-floor-fastify', 'library-fastify', 'library-direct-fastify', 'sdk-v2-fastify'])
       expect(report.fastify.echo.cpuMedian[kind]).toBeGreaterThan(0);
     expect(output).toContain('| Nest on Fastify vs Express |');
+    expect(output).toContain('| official SDK v2 on Fastify |');
 
     // The Redis Cluster phase: the same fan-out and tools/call on one node and on the cluster,
     // each reporting its Redis commands.

@@ -20,14 +20,27 @@ export type ServerKind =
   | 'library-redis'
   | 'library-fastify'
   | 'library-direct-fastify'
-  | 'nest-floor-fastify';
+  | 'nest-floor-fastify'
+  | 'sdk-v2-fastify';
 
 /**
  * Servers only the Fastify phase starts (not columns of the main table, whose Express rows stay
- * as they were): the library's two mounts on Nest's Fastify platform and the bare Nest-on-Fastify
- * floor.
+ * as they were): the library's two mounts on Nest's Fastify platform, the bare Nest-on-Fastify
+ * floor and the official SDK v2 on its own Fastify app (`@modelcontextprotocol/fastify`).
  */
-export const FASTIFY_KINDS: readonly ServerKind[] = ['library-fastify', 'library-direct-fastify', 'nest-floor-fastify'];
+export const FASTIFY_KINDS: readonly ServerKind[] = [
+  'library-fastify',
+  'library-direct-fastify',
+  'nest-floor-fastify',
+  'sdk-v2-fastify',
+];
+
+/**
+ * Servers whose 2025-era (legacy) traffic has no session: the official SDK v2's stateless
+ * fallback answers a `tools/call` without `initialize` and has no GET stream, so the session
+ * fan-out (resources/subscribe + GET streams) cannot run on them.
+ */
+export const SESSIONLESS_LEGACY_KINDS: readonly ServerKind[] = ['sdk-v2', 'sdk-v2-fastify'];
 
 /**
  * Servers only the era, listen and Redis phases start (not columns of the main table): the
@@ -65,6 +78,7 @@ export const SERVER_LABELS: Record<ServerKind, string> = {
   'library-fastify': 'this library on Fastify',
   'library-direct-fastify': 'this library, direct mount, on Fastify',
   'nest-floor-fastify': 'bare Nest on Fastify',
+  'sdk-v2-fastify': 'official SDK v2 on Fastify',
 };
 
 /** How a library kind's endpoint is mounted (for target texts). */
@@ -88,6 +102,7 @@ const ENTRIES: Record<ServerKind, string> = {
   'library-fastify': 'library-fixture.js',
   'library-direct-fastify': 'library-fixture.js',
   'nest-floor-fastify': 'nest-floor-fastify.js',
+  'sdk-v2-fastify': 'sdk-fastify-server.js',
 };
 
 /** Environment that makes a kind out of a shared entry. */

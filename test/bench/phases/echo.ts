@@ -4,7 +4,7 @@
  */
 import { BenchHttp, openSession, parseAnswer } from '../client/http.js';
 import { runLoad, type LoadRequest, type LoadResult } from '../client/load.js';
-import { ServerProcess, type ServerKind } from '../client/server-process.js';
+import { SESSIONLESS_LEGACY_KINDS, ServerProcess, type ServerKind } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
 import type { EchoResult } from '../types.js';
 
@@ -39,8 +39,9 @@ export interface EchoSession {
 
 /**
  * Opens a session on `server` for echo loads, each call with an id of its own; the answers are
- * parsed as JSON or as an SSE stream's last message. Stops the server when the session cannot
- * be opened.
+ * parsed as JSON or as an SSE stream's last message. A server whose legacy era has no session
+ * (SESSIONLESS_LEGACY_KINDS: the SDK v2's stateless fallback) gets the same calls without one.
+ * Stops the server when the session cannot be opened.
  */
 export async function echoSession(config: BenchConfig, server: ServerProcess): Promise<EchoSession> {
   const http = new BenchHttp(server.endpoint, 4);
@@ -49,12 +50,12 @@ export async function echoSession(config: BenchConfig, server: ServerProcess): P
     await server.stop();
   };
   try {
-    const session = await openSession(http);
+    const headers = SESSIONLESS_LEGACY_KINDS.includes(server.kind) ? {} : (await openSession(http)).headers;
     let seq = 1_000;
     const load = (concurrency: number, durationS: number) =>
       runLoad({
         url: server.endpoint,
-        headers: session.headers,
+        headers,
         concurrency,
         durationS,
         amount: config.requestsPerPoint,

@@ -11,16 +11,13 @@
 import { BenchHttp, parseAnswer, openSession } from '../client/http.js';
 import { runLoad, type LoadRequest, type LoadResult } from '../client/load.js';
 import { modernEchoRequest, modernHeaders } from '../client/modern.js';
-import { ServerProcess, type ServerKind } from '../client/server-process.js';
+import { SESSIONLESS_LEGACY_KINDS, ServerProcess, type ServerKind } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
 import type { Era, EraPoint, EraResult } from '../types.js';
 import { echoRequest } from './echo.js';
 
 /** The eras a server of the era phase is measured in (the floor: legacy only, it ignores `_meta`). */
 export const erasOf = (kind: ServerKind): readonly Era[] => (kind === 'node-floor' ? ['legacy'] : ['legacy', 'modern']);
-
-/** Servers whose legacy era has no session (the SDK v2's stateless fallback). */
-const SESSIONLESS_LEGACY: readonly ServerKind[] = ['sdk-v2'];
 
 interface Cpu {
   user: number;
@@ -51,7 +48,7 @@ export async function runEra(
           headers = modernHeaders('tools/call', 'echo');
           build = () => modernEchoRequest(++seq);
         } else {
-          headers = SESSIONLESS_LEGACY.includes(kind) ? {} : (await openSession(http)).headers;
+          headers = SESSIONLESS_LEGACY_KINDS.includes(kind) ? {} : (await openSession(http)).headers;
           build = () => echoRequest(++seq);
         }
         const load = (concurrency: number, durationS: number): Promise<LoadResult> =>

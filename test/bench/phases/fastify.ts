@@ -2,11 +2,12 @@
  * The library on Nest's Fastify platform (`@nestjs/platform-fastify`), beside the same servers
  * on Express:
  *
- * - **tools/call at concurrency 16** on one legacy session each, five servers up at once taking
+ * - **tools/call at concurrency 16** on one legacy session each, six servers up at once taking
  *   turns for `BENCH_FASTIFY_ROUNDS` rounds of `BENCH_ERA_DURATION` seconds (the best round of
  *   each compared, as the Redis phase does: identical runs on a shared 2-core machine differ by
  *   up to a third): the bare Nest-on-Fastify floor, the controller mount on Fastify and on
- *   Express, the direct mount on Fastify and on Express.
+ *   Express, the direct mount on Fastify and on Express, and the official SDK v2 on Fastify
+ *   (below).
  *   Each round also takes the server's CPU (user + system) per answered request: on a shared
  *   machine the rates of identical rounds differ by a third or more, while the CPU a request
  *   costs its server moves far less, so the medians of the rounds say where the time goes.
@@ -17,6 +18,16 @@
  *   does. Run one after the other, drift on the shared machine and who went first decided the
  *   ratio (identical code measured anywhere from 0.8× to 2.5×); taking turns, both see it alike.
  *
+ * - **The official SDK v2 on Fastify** (`sdk-v2-fastify`: `createMcpFastifyApp` + `toNodeHandler`
+ *   of `createMcpHandler`, as the SDK's Fastify guide mounts it), a peer row, no target: a sixth
+ *   server of the echo rounds, with the same `tools/call` but no session (its 2025-era traffic goes
+ *   through the SDK's stateless fallback). It cannot run the fan-out above: that one needs
+ *   sessions subscribed with `resources/subscribe` and their GET streams, which the stateless
+ *   fallback does not have. So the phase also runs the listen phase's fan-out (runListenFanout:
+ *   `BENCH_FASTIFY_FANOUT_N` modern `subscriptions/listen` streams, one notification at a time from
+ *   the server's own call) on the three MCP servers on Fastify, one after the other: each mount
+ *   of the library and the SDK.
+ *
  * The Express servers are the main table's own kinds, started unchanged.
  */
 import type { LoadResult } from '../client/load.js';
@@ -25,16 +36,18 @@ import type { BenchConfig } from '../config.js';
 import type { FanoutResult, FastifyResult } from '../types.js';
 import { bestRound, echoSession, type EchoSession } from './echo.js';
 import { FanoutRun } from './fanout.js';
+import { runListenFanout } from './listen.js';
 import { cpuUsOf } from './redis.js';
 import { median } from './telemetry.js';
 
-/** The servers of the echo rounds, in turn order. */
+/** The servers of the echo rounds, in turn order (the SDK on Fastify last: a peer row). */
 export const FASTIFY_ECHO_KINDS: readonly ServerKind[] = [
   'nest-floor-fastify',
   'library-fastify',
   'library',
   'library-direct-fastify',
   'library-direct',
+  'sdk-v2-fastify',
 ];
 /** The fan-out pairs, each taking turns: a mount on Fastify and on Express. */
 const FANOUT_PAIRS: ReadonlyArray<readonly [ServerKind, ServerKind]> = [
@@ -43,6 +56,12 @@ const FANOUT_PAIRS: ReadonlyArray<readonly [ServerKind, ServerKind]> = [
 ];
 /** The servers of the fan-out runs, in the results' order: each mount on Fastify, then on Express. */
 export const FASTIFY_FANOUT_KINDS: readonly ServerKind[] = FANOUT_PAIRS.flat();
+/** The servers of the `subscriptions/listen` fan-out, in run order: the MCP servers on Fastify. */
+export const FASTIFY_LISTEN_KINDS: readonly ServerKind[] = [
+  'library-fastify',
+  'library-direct-fastify',
+  'sdk-v2-fastify',
+];
 
 /**
  * One pair's fan-out runs, both set up before the first round and taking turns: odd rounds
@@ -137,6 +156,12 @@ export async function runFastify(config: BenchConfig, log: (line: string) => voi
       result.fanout.push(run);
       result.errors += run.errors;
     }
+  }
+  result.listen = [];
+  for (const kind of FASTIFY_LISTEN_KINDS) {
+    const run = await runListenFanout(config, kind, config.fastifyFanoutN, log);
+    result.listen.push(run);
+    result.errors += run.errors;
   }
   return result;
 }

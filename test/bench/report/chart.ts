@@ -19,6 +19,7 @@ const COLORS: Record<ServerKind, string> = {
   'library-fastify': '#f76707',
   'library-direct-fastify': '#862e9c',
   'nest-floor-fastify': '#2b8a3e',
+  'sdk-v2-fastify': '#4dabf7',
 };
 
 interface Panel {

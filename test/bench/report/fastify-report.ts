@@ -15,9 +15,15 @@
  * (median of the rounds) of each mount on Fastify against the floor's, and of the controller
  * mount against the direct mount on Fastify (what Fastify's and Nest's routing and the platform
  * seam add): on a shared machine these move far less than the rates.
+ *
+ * The official SDK v2 on Fastify (`@modelcontextprotocol/fastify`) is a peer column, no target:
+ * its `tools/call` rows (the same call, through its stateless legacy fallback, no session) and
+ * the `subscriptions/listen` fan-out rows, which it shares with the library's mounts on Fastify
+ * (it has no sessions for the session fan-out: those cells stay empty). Informational: each
+ * mount on Fastify against it in throughput, server CPU per request and listen fan-out time.
  */
 import { MOUNT_LABELS, SERVER_LABELS, type ServerKind } from '../client/server-process.js';
-import type { FastifyResult, TargetResult } from '../types.js';
+import type { FastifyResult, ListenFanoutResult, TargetResult } from '../types.js';
 import type { PeerTable } from './peer-tables.js';
 
 /** The controller mount on Fastify against the bare Nest-on-Fastify floor. */
@@ -43,9 +49,16 @@ const fanoutOf = (result: FastifyResult, kind: ServerKind) =>
 /** Rounds of the fan-out runs at `n` (every run of the phase has the same count). */
 const roundsOf = (result: FastifyResult, n: number) => result.fanout.find((f) => f.n === n)?.rounds ?? 0;
 
+/** The official SDK v2 on Fastify: a peer column, no target. */
+const SDK: ServerKind = 'sdk-v2-fastify';
+
+/** A server's error-free `subscriptions/listen` fan-out run at `n`. */
+const listenOf = (result: FastifyResult, kind: ServerKind, n?: number): ListenFanoutResult | undefined =>
+  result.listen?.find((l) => l.server === kind && (n === undefined || l.n === n) && l.errors === 0);
+
 export function fastifyTable(result: FastifyResult | undefined): PeerTable | undefined {
   if (!result) return undefined;
-  const columns = ['nest-floor-fastify', ...PAIRS.flatMap((pair) => [pair.fastify, pair.express])] as ServerKind[];
+  const columns = ['nest-floor-fastify', ...PAIRS.flatMap((pair) => [pair.fastify, pair.express]), SDK] as ServerKind[];
   const best = result.echo?.best ?? {};
   const rows: PeerTable['rows'] = [
     {
@@ -81,6 +94,21 @@ export function fastifyTable(result: FastifyResult | undefined): PeerTable | und
         const us = result.fanout.find((f) => f.server === kind && f.n === n && f.errors === 0)?.cpuPerBumpUs;
         return us === undefined ? undefined : us / 1000;
       }),
+    });
+  }
+  for (const n of [...new Set((result.listen ?? []).map((l) => l.n))]) {
+    const rounds = result.listen?.find((l) => l.n === n)?.rounds ?? 0;
+    rows.push({
+      metric: `subscriptions/listen fan-out N=${n}: notify → last stream (median of ${rounds} rounds, servers one after the other)`,
+      unit: 'ms',
+      better: 'lower',
+      values: columns.map((kind) => listenOf(result, kind, n)?.fanoutMs),
+    });
+    rows.push({
+      metric: `subscriptions/listen fan-out N=${n}: server CPU per notification (median round)`,
+      unit: 'ms',
+      better: 'lower',
+      values: columns.map((kind) => listenOf(result, kind, n)?.serverCpuMs),
     });
   }
   return { title: 'Nest on Fastify vs Express', columns: columns.map((kind) => SERVER_LABELS[kind]), rows };
@@ -165,6 +193,54 @@ export function evaluateFastifyTargets(result: FastifyResult | undefined): Targe
         value === undefined
           ? 'n/a'
           : `${ratioText(value)} (${cpu(server)!.toFixed(1)} vs ${cpu(reference)!.toFixed(1)} µs)`,
+      pass: null,
+    });
+  }
+  // The official SDK v2 on Fastify, a peer: each mount on Fastify against it (informational).
+  for (const { fastify } of PAIRS) {
+    const suffix = fastify === 'library-fastify' ? '' : '-direct';
+    const mount = MOUNT_LABELS[fastify]!;
+    const throughput = ratio(rps(fastify), rps(SDK));
+    targets.push({
+      id: `fastify-echo-c16-vs-sdk${suffix}`,
+      server: fastify,
+      informational: true,
+      text: `tools/call c=16, ${mount} vs the official SDK v2 on Fastify (its stateless legacy fallback)`,
+      threshold: 'informational',
+      value: throughput,
+      detail:
+        throughput === undefined
+          ? 'n/a'
+          : `${ratioText(throughput)} (${rps(fastify)!.toFixed(0)} vs ${rps(SDK)!.toFixed(0)} req/s)`,
+      pass: null,
+    });
+    const cpuRatio = ratio(cpu(fastify), cpu(SDK));
+    targets.push({
+      id: `fastify-cpu-vs-sdk${suffix}`,
+      server: fastify,
+      informational: true,
+      text: `server CPU per tools/call (median of rounds), ${mount} vs the official SDK v2 on Fastify`,
+      threshold: 'informational',
+      value: cpuRatio,
+      detail:
+        cpuRatio === undefined
+          ? 'n/a'
+          : `${ratioText(cpuRatio)} (${cpu(fastify)!.toFixed(1)} vs ${cpu(SDK)!.toFixed(1)} µs)`,
+      pass: null,
+    });
+    const [mine, sdk] = [listenOf(result, fastify), listenOf(result, SDK)];
+    const listenRatio = mine && sdk && mine.n === sdk.n ? ratio(mine.fanoutMs, sdk.fanoutMs) : undefined;
+    targets.push({
+      id: `fastify-listen-vs-sdk${suffix}`,
+      server: fastify,
+      informational: true,
+      text: `subscriptions/listen fan-out to ${(mine?.n ?? sdk?.n ?? 1_000).toLocaleString('en-US')}, ${mount} vs the official SDK v2 on Fastify (time, one after the other)`,
+      threshold: 'informational',
+      value: listenRatio,
+      detail:
+        listenRatio === undefined
+          ? 'n/a'
+          : `${ratioText(listenRatio)} (${mine!.fanoutMs!.toFixed(1)} vs ${sdk!.fanoutMs!.toFixed(1)} ms)`,
       pass: null,
     });
   }
