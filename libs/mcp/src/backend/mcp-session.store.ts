@@ -63,10 +63,10 @@ export interface McpSessionStore {
    * for it keeps nobody's session alive.
    *
    * A store that knows at once may answer at once (the record or undefined); one that asks
-   * elsewhere (a shared store) answers with a promise (a native `Promise`, as an `async` method
-   * returns). Every request with a session makes this lookup first: the in-process store
-   * answering at once spares each request a suspension on a promise. The session manager takes
-   * either shape, and checks the answer's principal itself whichever it is.
+   * elsewhere (a shared store) answers with a promise (an `async` method's, or any thenable).
+   * Every request with a session makes this lookup first: the in-process store answering at once
+   * spares each request a suspension on a promise. The session manager takes either shape, and
+   * checks the answer's principal itself whichever it is.
    */
   access(
     id: string,

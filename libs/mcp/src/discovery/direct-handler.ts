@@ -12,6 +12,7 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import type { McpHandlerFn } from '../context/mcp-handler.types.js';
 import type { McpRequestContext } from '../context/mcp-request-context.js';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants.js';
+import { isThenable } from '../model/is-object.js';
 
 type Callback = (...args: unknown[]) => unknown;
 
@@ -153,11 +154,6 @@ export function directHandler(
     return isObservable(value) ? (settle(value, callArgs) as Promise<unknown>) : Promise.resolve(value);
   };
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  (typeof value === 'object' || typeof value === 'function') &&
-  value !== null &&
-  typeof (value as { then?: unknown }).then === 'function';
 
 /**
  * The method's decorated parameters, from its `ROUTE_ARGS_METADATA` (keys `type:index`), or

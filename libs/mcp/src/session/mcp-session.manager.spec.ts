@@ -177,6 +177,33 @@ describe('McpSessionManager', () => {
       },
     );
 
+    it("waits on a store's promise of another make (a thenable that is not a native Promise)", async () => {
+      const session = await harness.manager.create({
+        protocolVersion: '2025-11-25',
+        transport: 'streamable-http',
+        principal: { issuer: 'https://as', subject: 'alice' },
+      });
+      const store = harness.store;
+      const thenable: McpSessionStore = new Proxy(store, {
+        get: (target, property) =>
+          property !== 'access'
+            ? Reflect.get(target, property)
+            : (...args: Parameters<McpSessionStore['access']>) => {
+                const answer = Promise.resolve(store.access(...args));
+                return {
+                  then: (resolve: (value: unknown) => unknown, reject: (error: unknown) => unknown) =>
+                    answer.then(resolve, reject),
+                };
+              },
+      });
+      const manager = harness.managerOn(thenable);
+
+      const owner = manager.resolve(session.id, alice);
+      expect(owner).toBeInstanceOf(Promise);
+      expect((await owner)?.id).toBe(session.id);
+      expect(await manager.resolve(session.id, { ...alice, subject: 'mallory' })).toBeUndefined();
+    });
+
     it('fails the lookup in a promise when the store fails at once, as when its promise rejects', async () => {
       const session = await newSession(harness.manager);
       const failure = new Error('store unreachable');

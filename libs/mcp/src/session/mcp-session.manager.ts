@@ -23,6 +23,7 @@ import { ATTR_MCP_PROTOCOL_VERSION } from '../telemetry/semconv.js';
 import { McpLogger } from '../logging/mcp-logger.js';
 import { McpCapacityException } from '../errors/mcp-capacity.exception.js';
 import { McpOptions, type McpOptionGroup } from '../mcp-option-groups.js';
+import { isThenable } from '../model/is-object.js';
 
 type NewSession = Omit<McpSessionRecord, 'id' | 'createdAt' | 'lastActivityAt' | 'initialized'>;
 
@@ -144,7 +145,7 @@ export class McpSessionManager implements OnModuleInit, OnApplicationShutdown {
       // A store that fails at once fails the lookup as one that answers later does: in the promise.
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    if (found instanceof Promise) return found.then((session) => ownedBy(session, binding));
+    if (isThenable(found)) return Promise.resolve(found).then((session) => ownedBy(session, binding));
     // The same check as `ownedBy`, inline: the answer at once is every in-memory request's lookup.
     return found && (found.principal === binding || isSamePrincipal(found.principal, binding)) ? found : undefined;
   }
