@@ -32,6 +32,7 @@
  * | BENCH_TELEMETRY_DURATION | 1 (0.1) | seconds per mode and round of the telemetry phase |
  * | BENCH_FASTIFY_ROUNDS | 5 (1) | interleaved tools/call rounds of the Fastify phase (each server BENCH_ERA_DURATION s per round) |
  * | BENCH_FASTIFY_FANOUT_N | 1000 (10) | subscribers of the Fastify phase's fan-out runs |
+ * | BENCH_FASTIFY_FANOUT_ROUNDS | 21 (2) | `bump`s per server in the Fastify phase's fan-out pairs, taking turns (single bumps of one server spread 2× on a shared machine: 7 left the median 15% apart between identical code) |
  * | BENCH_REDIS_CLUSTER_N | 10000 (10) | subscribers over the instances in the Redis Cluster phase's fan-out (one node and cluster) |
  *
  * `--quick` on the command line (`npm run bench -- --quick`): the new rows only (phases era,
@@ -113,6 +114,7 @@ export interface BenchConfig {
   telemetryDurationS: number;
   fastifyRounds: number;
   fastifyFanoutN: number;
+  fastifyFanoutRounds: number;
   redisClusterFanoutN: number;
 }
 
@@ -194,6 +196,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     telemetryDurationS: number(env.BENCH_TELEMETRY_DURATION, smoke ? 0.1 : 1),
     fastifyRounds: Math.min(20, Math.max(1, Math.floor(number(env.BENCH_FASTIFY_ROUNDS, smoke ? 1 : 5)))),
     fastifyFanoutN: Math.floor(number(env.BENCH_FASTIFY_FANOUT_N, smoke ? 10 : 1_000)),
+    fastifyFanoutRounds: Math.min(
+      50,
+      Math.max(1, Math.floor(number(env.BENCH_FASTIFY_FANOUT_ROUNDS, smoke ? 2 : quick ? 11 : 21))),
+    ),
     redisClusterFanoutN: Math.floor(number(env.BENCH_REDIS_CLUSTER_N, smoke ? 10 : 10_000)),
   };
 }

@@ -167,7 +167,7 @@ async function main(): Promise<number> {
   }
   if (config.phases.includes('fastify')) {
     log(
-      `\n== Nest on Fastify vs Express (tools/call c=16, ${config.fastifyRounds} interleaved rounds of ${config.eraDurationS} s; fan-out to ${config.fastifyFanoutN}, Fastify and Express taking turns for ${config.fanoutRounds} rounds; the official SDK v2 on Fastify as a peer; subscriptions/listen fan-out to ${config.fastifyFanoutN} on the MCP servers on Fastify)`,
+      `\n== Nest on Fastify vs Express (tools/call c=16, ${config.fastifyRounds} interleaved rounds of ${config.eraDurationS} s; fan-out to ${config.fastifyFanoutN}, Fastify and Express taking turns for ${config.fastifyFanoutRounds} rounds; the official SDK v2 on Fastify as a peer; subscriptions/listen fan-out to ${config.fastifyFanoutN} on the MCP servers on Fastify)`,
     );
     const done = phaseStart();
     fastify = await runFastify(config, log);

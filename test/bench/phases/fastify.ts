@@ -13,7 +13,7 @@
  *   costs its server moves far less, so the medians of the rounds say where the time goes.
  * - **Fan-out to `BENCH_FASTIFY_FANOUT_N` (1,000) subscribers**: the fan-out phase's run
  *   (FanoutRun: same client, proof barrier) per mount on Fastify and on Express, both servers up
- *   at once and taking turns for `BENCH_FANOUT_ROUNDS` rounds (round 1 Fastify then Express,
+ *   at once and taking turns for `BENCH_FASTIFY_FANOUT_ROUNDS` (21) rounds (round 1 Fastify then Express,
  *   round 2 Express then Fastify, …), the median round of each compared as the fan-out phase
  *   does. Run one after the other, drift on the shared machine and who went first decided the
  *   ratio (identical code measured anywhere from 0.8× to 2.5×); taking turns, both see it alike.
@@ -77,7 +77,7 @@ async function fanoutPair(
   try {
     // Both hold their streams at once: each gets half of the client's descriptors.
     for (const kind of pair) runs.push(await FanoutRun.open(config, kind, config.fastifyFanoutN, log, pair.length));
-    for (let round = 1; round <= config.fanoutRounds; round++) {
+    for (let round = 1; round <= config.fastifyFanoutRounds; round++) {
       const order = round % 2 === 1 ? runs : [...runs].reverse();
       for (const run of order) await run.round(round);
     }
