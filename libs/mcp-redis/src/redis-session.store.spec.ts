@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { McpBackendParts } from '@nest-mcp/server/backend';
 import { deploymentOf, sessionRecord, type BackendDeployment } from '@nest-mcp/server/testing';
 import { startRedis, type TestRedis } from '../../../test/support/redis-server.js';
+import { ACCESS } from './lua/session.lua.js';
+import { preludeFor } from './lua/prelude.lua.js';
 import { RedisMcpBackend } from './redis.backend.js';
 
 /** The module's default idle timeout (30 min) gives the keys a TTL of one hour. */
@@ -86,6 +88,38 @@ describe('RedisSessionStore.access', () => {
     await b.sessions.touch([session.id], Date.now());
     expect(Number(await redis.command('EXISTS', sessionKey(session.id)))).toBe(0);
     expect(await redis.command('ZSCORE', `${keyPrefix}x:{b0}`, session.id)).toBeNull();
+  });
+
+  it('answers a lookup with the hash fields the store reads only: the holder, the patches, and the record unless held', async () => {
+    const session = sessionRecord();
+    await a.sessions.create(session, 100);
+    expect(await a.sessions.update(session.id, { logLevel: 'debug' })).toBe(true);
+    await redis.command('HSET', sessionKey(session.id), 'holder', 'elsewhere 1', 'hl', Date.now() + 60_000);
+    const access = (holdsRecord: 0 | 1) =>
+      redis.command(
+        'EVAL',
+        preludeFor(false) + ACCESS,
+        1,
+        `${keyPrefix}x:{b0}`,
+        keyPrefix,
+        'spec',
+        TTL_MS,
+        session.id,
+        Date.now(),
+        -1,
+        holdsRecord,
+        '',
+      ) as Promise<string[][]>;
+    const names = (reply: string[]) => reply.filter((_, i) => i % 2 === 0).sort();
+    // No `ep`, `seq`, `xp`, `pd` or `hl`: bytes Redis would write and ioredis decode on every request.
+    expect(names((await access(1))[0])).toEqual(['holder', 'p:logLevel']);
+    expect(names((await access(0))[0])).toEqual(['holder', 'p:logLevel', 'rec']);
+    // What the store makes of it: the record, the patch, and the stream held by another instance.
+    expect(await b.sessions.access(session.id, Date.now(), Number.POSITIVE_INFINITY)).toMatchObject({
+      id: session.id,
+      clientInfo: session.clientInfo,
+      logLevel: 'debug',
+    });
   });
 
   it('answers every lookup of one turn from one batch: each caller its own record, the unknown and the idle apart', async () => {

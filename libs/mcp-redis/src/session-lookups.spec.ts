@@ -1,4 +1,7 @@
-/** The lookups of one turn leave as one batch, one entry per session, and each caller gets its session's reply. */
+/**
+ * The lookups of one turn leave as one batch, one entry per session, and each caller gets its
+ * session's reply; while a call is out, the lookups asked meanwhile wait and leave together.
+ */
 import { describe, expect, it } from '@jest/globals';
 import { MAX_SESSIONS_PER_CALL } from './batches.js';
 import { SessionLookups, type AccessArgs, type AccessReply } from './session-lookups.js';
@@ -112,5 +115,65 @@ describe('SessionLookups', () => {
       { status: 'rejected', reason: broken },
       { status: 'fulfilled', value: ['ep', 'x'] },
     ]);
+  });
+  it('holds the lookups asked while a call is out until its reply, then sends them as one call, each answered with its own reply', async () => {
+    // Redis answers each call only when the test says so: a barrier, not a timer.
+    const calls: { args: AccessArgs; answer: (replies: AccessReply[]) => void }[] = [];
+    const lookups = new SessionLookups(
+      (args) => new Promise<AccessReply[]>((answer) => calls.push({ args, answer })),
+      () => undefined,
+    );
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const first = lookups.lookup('a', '', 1, 10, true);
+    await turn();
+    expect(calls.map((call) => call.args)).toEqual([['a', 1, 10, 1, '']]);
+
+    // Three later turns, the first call still out: nothing more leaves.
+    const b = lookups.lookup('b', '', 2, 10, true);
+    await turn();
+    const again = lookups.lookup('a', '', 3, 10, false);
+    await turn();
+    const foreign = lookups.lookup('a', 'other', 4, 10, true);
+    await turn();
+    expect(calls).toHaveLength(1);
+
+    calls[0].answer([['rec', 'first']]);
+    await expect(first).resolves.toEqual(['rec', 'first']);
+    await turn();
+    // Everything asked meanwhile, in one call: one entry per session and principal.
+    expect(calls.map((call) => call.args)).toEqual([
+      ['a', 1, 10, 1, ''],
+      ['b', 2, 10, 1, '', 'a', 3, 10, 0, '', 'a', 4, 10, 1, 'other'],
+    ]);
+    calls[1].answer([['holder', 'b'], ['rec', 'second'], -2]);
+    await expect(Promise.all([b, again, foreign])).resolves.toEqual([['holder', 'b'], ['rec', 'second'], -2]);
+
+    // Nothing out any more: the next lookup leaves at the end of its own turn.
+    const later = lookups.lookup('c', '', 5, 10, true);
+    await turn();
+    expect(calls).toHaveLength(3);
+    calls[2].answer([0]);
+    await expect(later).resolves.toBe(0);
+  });
+
+  it('sends the lookups held behind a call that failed once it has failed', async () => {
+    const down = new Error('Redis is unavailable');
+    const calls: { fail: (error: Error) => void; answer: (replies: AccessReply[]) => void }[] = [];
+    const lookups = new SessionLookups(
+      () => new Promise<AccessReply[]>((answer, fail) => calls.push({ answer, fail })),
+      () => undefined,
+    );
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const first = lookups.lookup('a', '', 1, 10, true);
+    await turn();
+    const held = lookups.lookup('b', '', 2, 10, true);
+    await turn();
+    expect(calls).toHaveLength(1);
+    calls[0].fail(down);
+    await expect(first).rejects.toBe(down);
+    await turn();
+    expect(calls).toHaveLength(2);
+    calls[1].answer([['holder', 'x']]);
+    await expect(held).resolves.toEqual(['holder', 'x']);
   });
 });

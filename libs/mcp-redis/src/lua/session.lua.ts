@@ -29,8 +29,10 @@ return 1
 /**
  * ARGV: ttl ms, then a group of five per session looked up: sid, now, idle ms (-1: never idle),
  * '1' when the caller holds the record already, the caller's principal digest ('' when
- * anonymous). Replies one answer per group, in order: the hash as a flat array (without `rec`
- * when the caller holds it: it never changes after the create); 0 when unknown; -1 when found
+ * anonymous). Replies one answer per group, in order: the fields of the hash the store reads, as
+ * a flat array: `holder`, the patched facts `p:<name>`, and `rec` unless the caller holds it (it
+ * never changes after the create); nothing else (`ep`, `seq`, `xp`, ... are fewer bytes for
+ * Redis to write and ioredis to decode per call); 0 when unknown; -1 when found
  * idle (and ended here, unless a live instance holds its stream); -2 when the session belongs to
  * another principal, in which case nothing is changed (neither its clock nor its end).
  * The session's keys get a fresh TTL only once less than half of it is left (`xp` records when
@@ -73,7 +75,7 @@ local function access(sid, now, holdsRecord, fields, score)
   for i = 1, #fields, 2 do
     local name = fields[i]
     if name == 'xp' then xp = tonumber(fields[i + 1])
-    elseif name ~= 'pd' and (name ~= 'rec' or not holdsRecord) then
+    elseif name == 'holder' or string.sub(name, 1, 2) == 'p:' or (name == 'rec' and not holdsRecord) then
       reply[#reply + 1] = name
       reply[#reply + 1] = fields[i + 1]
     end
