@@ -35,9 +35,10 @@ export type AccessArgs = (string | number)[];
  * and leave together in the turn it comes back in. Under load that makes each call serve the
  * requests of every turn its round trip lasted, not only those of one turn: on one 2-core
  * machine at concurrency 16, about a quarter fewer calls per request (each a script run and a
- * read and a write on both sides), and some 10 µs less CPU per request in this process. A lookup asked while nothing is out leaves at the end of its
- * turn, as before (one client alone waits no longer); one asked while a call is out waits at
- * most for that call's reply (or its failure: the command timeout bounds it) and its own.
+ * read and a write on both sides), and some 10 µs less CPU per request in this process. A
+ * lookup asked while nothing is out leaves at the end of its turn, as before (one client alone
+ * waits no longer); one asked while a call is out waits at most for that call's reply (or its
+ * failure: the command timeout bounds it) and its own.
  */
 export class SessionLookups {
   private pending = new Map<string, Lookup>();
