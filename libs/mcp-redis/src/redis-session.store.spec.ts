@@ -47,6 +47,29 @@ describe('RedisSessionStore.access', () => {
     expect(later).toMatchObject({ id: session.id, clientInfo: session.clientInfo, logLevel: 'debug' });
   });
 
+  it('hands each lookup a record of its own, rebuilt only when a patch changed, with the lookup time as its activity', async () => {
+    const session = sessionRecord();
+    await a.sessions.create(session, 100);
+    expect(await b.sessions.update(session.id, { logLevel: 'debug' })).toBe(true);
+    const first = (await a.sessions.access(session.id, 1_000, Number.POSITIVE_INFINITY)) as Record<string, unknown>;
+    expect(first).toMatchObject({ id: session.id, logLevel: 'debug', lastActivityAt: 1_000 });
+
+    // What a caller does to its copy reaches neither the store's nor the next caller's.
+    first.logLevel = 'error';
+    first.extra = true;
+    const second = (await a.sessions.access(session.id, 2_000, Number.POSITIVE_INFINITY)) as Record<string, unknown>;
+    expect(second).not.toBe(first);
+    expect(second).toMatchObject({ id: session.id, logLevel: 'debug', lastActivityAt: 2_000 });
+    expect(second).not.toHaveProperty('extra');
+
+    // The same patch field with another value, and a new one: both seen at the next lookup.
+    expect(await b.sessions.update(session.id, { logLevel: 'info' })).toBe(true);
+    expect(await b.sessions.update(session.id, { initialized: true })).toBe(true);
+    const third = await a.sessions.access(session.id, 3_000, Number.POSITIVE_INFINITY);
+    expect(third).toMatchObject({ id: session.id, logLevel: 'info', initialized: true, lastActivityAt: 3_000 });
+    expect(third?.clientInfo).toEqual(session.clientInfo);
+  });
+
   it('answers unknown once the session ended on another instance, whatever it had decoded', async () => {
     const session = sessionRecord();
     await a.sessions.create(session, 100);

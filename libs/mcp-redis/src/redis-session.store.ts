@@ -23,6 +23,14 @@ const MAX_EXPIRE_BATCHES = 1_000;
 /** Decoded session records kept between requests (a record never changes after its create). */
 const MAX_CACHED_RECORDS = 10_000;
 
+/** A session's decoded record, the `p:` fields (name, value, ...) last merged over it, and the result. */
+interface CachedSession {
+  readonly record: Record<string, unknown>;
+  readonly patches: readonly string[];
+  /** The record with the patches over it, its id set; never handed out (callers get copies). */
+  readonly merged: Record<string, unknown>;
+}
+
 /**
  * Sessions in Redis: the record as JSON in one hash field (`rec`), so fields added later (an
  * OAuth principal, ...) flow through untouched; patched facts in `p:<field>`; the activity clock
@@ -39,7 +47,7 @@ export class RedisSessionStore implements McpSessionStore {
    * its reply when the caller has it, which spares Redis the bytes and this process the parse.
    * Patched facts and the holder come with every reply, so nothing here goes stale.
    */
-  private readonly records = new Map<string, Record<string, unknown>>();
+  private readonly records = new Map<string, CachedSession>();
   /** The lookups of this turn, one batch per bucket (one script call per slot). */
   private readonly lookups = new Map<string, SessionLookups>();
 
@@ -200,34 +208,64 @@ export class RedisSessionStore implements McpSessionStore {
     this.ends.listen(listener);
   }
 
-  /** The record from the session hash's fields: `rec` (or the cached one), then each `p:<field>` over it. */
-  private decode(id: string, fields: string[], now: number, cached?: Record<string, unknown>): McpSessionRecord {
-    let record = cached ?? {};
-    const patched: Record<string, unknown> = {};
+  /**
+   * The record from the session hash's fields: `rec` (or the cached one), then each `p:<field>`
+   * over it. The merged record is kept with the patched fields it was built from: while a
+   * session's replies bring the same ones (a session is patched a few times in its life, looked
+   * up on every request), a request costs one copy of it, not a parse and a merge.
+   */
+  private decode(id: string, fields: string[], now: number, cached?: CachedSession): McpSessionRecord {
+    let record = cached?.record;
     let holder: string | undefined;
+    let patchedFields = 0;
+    let samePatches = cached !== undefined;
     for (let i = 0; i < fields.length; i += 2) {
       const name = fields[i];
-      const value = fields[i + 1];
-      if (name === 'rec') record = this.remember(id, JSON.parse(value) as Record<string, unknown>);
-      else if (name === 'holder') holder = value;
-      else if (name.startsWith('p:')) patched[name.slice(2)] = JSON.parse(value) as unknown;
+      if (name === 'rec') {
+        record = JSON.parse(fields[i + 1]) as Record<string, unknown>;
+        samePatches = false;
+      } else if (name === 'holder') holder = fields[i + 1];
+      else if (name.startsWith('p:')) {
+        if (samePatches) {
+          const raw = cached!.patches;
+          samePatches = raw[patchedFields] === name && raw[patchedFields + 1] === fields[i + 1];
+        }
+        patchedFields += 2;
+      }
     }
     const instance = holder?.split(' ')[0];
     this.holders.note(id, instance !== undefined && instance !== this.scripts.instanceId);
-    // Copied key by key: in V8 a spread followed by more properties costs about a microsecond
-    // per property, and this runs for every request.
-    const session: Record<string, unknown> = {};
-    for (const key of Object.keys(record)) session[key] = record[key];
-    for (const key of Object.keys(patched)) session[key] = patched[key];
-    session.id = id;
+    let merged: Record<string, unknown>;
+    if (samePatches && patchedFields === cached!.patches.length) merged = cached!.merged;
+    else merged = this.remember(id, record ?? {}, fields).merged;
+    // A copy per caller (of an object with its properties in place: no property added after it).
+    const session = { ...merged };
     session.lastActivityAt = now;
     return session as unknown as McpSessionRecord;
   }
 
-  private remember(id: string, record: Record<string, unknown>): Record<string, unknown> {
+  /** Builds and keeps the merged record of a session from its record and its hash's `p:` fields. */
+  private remember(id: string, record: Record<string, unknown>, fields: string[]): CachedSession {
+    const patches: string[] = [];
+    const patched: Record<string, unknown> = {};
+    for (let i = 0; i < fields.length; i += 2) {
+      const name = fields[i];
+      if (!name.startsWith('p:')) continue;
+      patches.push(name, fields[i + 1]);
+      patched[name.slice(2)] = JSON.parse(fields[i + 1]) as unknown;
+    }
+    // Copied key by key: in V8 a spread followed by more properties costs about a microsecond
+    // per property.
+    const merged: Record<string, unknown> = {};
+    for (const key of Object.keys(record)) merged[key] = record[key];
+    for (const key of Object.keys(patched)) merged[key] = patched[key];
+    merged.id = id;
+    merged.lastActivityAt = 0;
+    const entry: CachedSession = { record, patches, merged };
     // The oldest entry makes room: a session not seen lately just decodes its record again.
-    if (this.records.size >= MAX_CACHED_RECORDS) this.records.delete(this.records.keys().next().value!);
-    this.records.set(id, record);
-    return record;
+    if (!this.records.has(id) && this.records.size >= MAX_CACHED_RECORDS)
+      this.records.delete(this.records.keys().next().value!);
+    this.records.set(id, entry);
+    return entry;
   }
 }

@@ -50,6 +50,16 @@ describe('SessionLookups', () => {
     expect(batches).toEqual([['a', 3, 10, 1, 'owner', 'a', 2, 10, 1, 'other']]);
   });
 
+  it("keeps an anonymous lookup of a session apart from a principal's lookup of it", async () => {
+    const { lookups, batches } = fakeRedis({ a: ['ep', 'x'] });
+    await Promise.all([
+      lookups.lookup('a', '', 1, 10, true),
+      lookups.lookup('a', 'owner', 2, 10, true),
+      lookups.lookup('a', '', 3, 10, true),
+    ]);
+    expect(batches).toEqual([['a', 3, 10, 1, '', 'a', 2, 10, 1, 'owner']]);
+  });
+
   it('starts a new batch in the next turn', async () => {
     const { lookups, batches } = fakeRedis({ a: ['ep', 'x'] });
     await lookups.lookup('a', '', 1, -1, true);
@@ -110,10 +120,12 @@ describe('SessionLookups', () => {
     const outcomes = await Promise.allSettled([
       lookups.lookup('a', '', 1, 10, true),
       lookups.lookup('b', '', 1, 10, true),
+      lookups.lookup('a', '', 2, 10, true),
     ]);
     expect(outcomes).toEqual([
       { status: 'rejected', reason: broken },
       { status: 'fulfilled', value: ['ep', 'x'] },
+      { status: 'rejected', reason: broken },
     ]);
   });
   it('holds the lookups asked while a call is out until its reply, then sends them as one call, each answered with its own reply', async () => {

@@ -15,7 +15,21 @@ interface Lookup {
   idleMs: number;
   /** False as soon as one caller lacks the decoded record: Redis then sends `rec` along. */
   holdsRecord: boolean;
-  readonly waiters: { resolve: (reply: AccessReply) => void; reject: (error: unknown) => void }[];
+  /** What every caller of this lookup is given: one promise, however many asked. */
+  readonly reply: Promise<AccessReply>;
+  readonly resolve: (reply: AccessReply) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** A lookup and its one promise (the executor runs at once, so both callbacks are set on return). */
+function newLookup(sessionId: string, principal: string, now: number, idleMs: number, holdsRecord: boolean): Lookup {
+  let resolve!: (reply: AccessReply) => void;
+  let reject!: (error: unknown) => void;
+  const reply = new Promise<AccessReply>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { sessionId, principal, now, idleMs, holdsRecord, reply, resolve, reject };
 }
 
 /** The access script's arguments for a batch: five per lookup (see `ACCESS`). */
@@ -62,20 +76,20 @@ export class SessionLookups {
     idleMs: number,
     holdsRecord: boolean,
   ): Promise<AccessReply> {
-    // A newline is in neither a session id (visible ASCII) nor a digest (base64url).
-    const key = `${sessionId}\n${principal}`;
+    // A newline is in neither a session id (visible ASCII) nor a digest (base64url): an anonymous
+    // lookup is keyed by the id alone (no string built per request), a principal's never is.
+    const key = principal === '' ? sessionId : `${sessionId}\n${principal}`;
     let lookup = this.pending.get(key);
     if (lookup === undefined) {
       if (this.pending.size === 0 && this.calls === 0) setImmediate(this.flushNow);
-      lookup = { sessionId, principal, now, idleMs, holdsRecord, waiters: [] };
+      lookup = newLookup(sessionId, principal, now, idleMs, holdsRecord);
       this.pending.set(key, lookup);
       if (this.pending.size >= MAX_SESSIONS_PER_CALL) this.flush();
     } else {
       lookup.now = Math.max(lookup.now, now);
       lookup.holdsRecord &&= holdsRecord;
     }
-    const waiters = lookup.waiters;
-    return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+    return lookup.reply;
   }
 
   /** The flush scheduled at the end of a turn (one function, not a closure per turn). */
@@ -104,14 +118,14 @@ export class SessionLookups {
           try {
             this.settle(lookup.sessionId, reply);
           } catch (error) {
-            for (const waiter of lookup.waiters) waiter.reject(error);
+            lookup.reject(error);
             continue;
           }
-          for (const waiter of lookup.waiters) waiter.resolve(reply);
+          lookup.resolve(reply);
         }
       },
       (error: unknown) => {
-        for (const lookup of batch.values()) for (const waiter of lookup.waiters) waiter.reject(error);
+        for (const lookup of batch.values()) lookup.reject(error);
       },
     );
   }
