@@ -51,13 +51,19 @@ describe('RedisSessionStore.access', () => {
     const session = sessionRecord();
     await a.sessions.create(session, 100);
     expect(await b.sessions.update(session.id, { logLevel: 'debug' })).toBe(true);
-    const first = (await a.sessions.access(session.id, 1_000, Number.POSITIVE_INFINITY)) as Record<string, unknown>;
+    const first = (await a.sessions.access(session.id, 1_000, Number.POSITIVE_INFINITY)) as unknown as Record<
+      string,
+      unknown
+    >;
     expect(first).toMatchObject({ id: session.id, logLevel: 'debug', lastActivityAt: 1_000 });
 
     // What a caller does to its copy reaches neither the store's nor the next caller's.
     first.logLevel = 'error';
     first.extra = true;
-    const second = (await a.sessions.access(session.id, 2_000, Number.POSITIVE_INFINITY)) as Record<string, unknown>;
+    const second = (await a.sessions.access(session.id, 2_000, Number.POSITIVE_INFINITY)) as unknown as Record<
+      string,
+      unknown
+    >;
     expect(second).not.toBe(first);
     expect(second).toMatchObject({ id: session.id, logLevel: 'debug', lastActivityAt: 2_000 });
     expect(second).not.toHaveProperty('extra');
