@@ -51,13 +51,15 @@ class CommandWatch {
 
   private constructor(
     private readonly connection: Redis,
+    /** The MONITOR connection (ioredis opens one of its own for it). */
+    private readonly monitor: Redis,
     private readonly control: Redis,
   ) {}
 
   static async start(url: string): Promise<CommandWatch> {
     const connection = new Redis(url);
     const monitor = await connection.monitor();
-    const watch = new CommandWatch(connection, new Redis(url));
+    const watch = new CommandWatch(connection, monitor, new Redis(url));
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
       if (args[0]?.toLowerCase() === 'echo' && args[1] === watch.barrier?.token) {
         watch.barrier.seen();
@@ -86,7 +88,9 @@ class CommandWatch {
   }
 
   stop(): void {
+    // All three: a connection left open retries forever once the phase's Redis is gone.
     this.connection.disconnect();
+    this.monitor.disconnect();
     this.control.disconnect();
   }
 }
