@@ -73,6 +73,8 @@ export class FanoutRun {
   private stage = 'starting';
   /** A round timed out or a step failed: the later rounds are skipped. */
   private stopped = false;
+  /** The rounds asked of this run (skipped ones too): what `finish` expects to have been timed. */
+  private roundsAsked = 0;
 
   private constructor(
     private readonly config: BenchConfig,
@@ -153,6 +155,7 @@ export class FanoutRun {
 
   /** Round `round` (1, 2, … in order): ECHO_PER_ROUND plain calls, then one `bump` timed to the last stream. */
   async round(round: number): Promise<void> {
+    this.roundsAsked = Math.max(this.roundsAsked, round);
     if (this.stopped) return;
     const { http, set, result } = this;
     const writer = this.writer!;
@@ -193,9 +196,10 @@ export class FanoutRun {
 
   /** The median round, the proof barrier and the counts; logs the run and stops the server. */
   async finish(): Promise<FanoutResult> {
-    const { config, http, set, result, roundTimes, echoTimes } = this;
+    const { http, set, result, roundTimes, echoTimes } = this;
     const { n, unsubscribed } = result;
-    const rounds = config.fanoutRounds;
+    // The caller decides how many (the fan-out phase BENCH_FANOUT_ROUNDS, the Fastify phase its own).
+    const rounds = this.roundsAsked;
     try {
       if (this.stopped && result.error) return result;
       result.rounds = rounds;
