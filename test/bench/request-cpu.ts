@@ -10,8 +10,8 @@
  *
  * `kind` is a bench server kind (`library`, `library-direct`, `nest-floor`, `node-floor`,
  * `library-fastify`, `library-direct-fastify`, `nest-floor-fastify`, `sdk-v2`, `sdk-v2-fastify`:
- * the official SDK v2's legacy requests go without a session, through its stateless fallback), or `kind+NAME=value` to
- * start it with more environment (`+era=modern` or `+era=legacy`: that server's requests are
+ * the official SDK v2's legacy requests go without a session, through its stateless fallback),
+ * or `kind+NAME=value` to start it with more environment (`+era=modern` or `+era=legacy`: that server's requests are
  * of that era, whatever `--era` says). The servers are up at once and take turns: each round sends
  * `--requests` requests at concurrency 16 (`--concurrency`) to each server in turn, after a
  * warm-up of the same size; the best (lowest) round is reported with its user and system
@@ -27,12 +27,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchHttp, openSession, parseAnswer } from './client/http.js';
+import { BenchHttp, parseAnswer } from './client/http.js';
 import { runLoad } from './client/load.js';
 import { modernEchoRequest, modernHeaders } from './client/modern.js';
-import { SESSIONLESS_LEGACY_KINDS, ServerProcess, type ServerKind } from './client/server-process.js';
+import { ServerProcess, type ServerKind } from './client/server-process.js';
 import { formatProfile, summariseProfile } from './report/cpu-profile.js';
-import { echoRequest } from './phases/echo.js';
+import { echoRequest, legacyEchoHeaders } from './phases/echo.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -167,11 +167,7 @@ async function open(label: string, profDir?: string): Promise<Subject> {
     await server.stop(30_000);
   };
   try {
-    const headers = modern
-      ? modernHeaders('tools/call', 'echo')
-      : SESSIONLESS_LEGACY_KINDS.includes(kind)
-        ? {}
-        : (await openSession(http)).headers;
+    const headers = modern ? modernHeaders('tools/call', 'echo') : await legacyEchoHeaders(http, kind);
     let seq = 0;
     const load = async () => {
       const result = await runLoad({

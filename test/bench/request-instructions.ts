@@ -22,20 +22,19 @@
  * `library-fastify`, `library-direct-fastify`, `nest-floor-fastify`, `sdk-v2`, `sdk-v2-fastify`).
  * The floors know no era: they are sent the legacy request (one `initialize`d session). The
  * official SDK v2's kinds serve both eras; their legacy request goes without a session (the
- * SDK's stateless fallback). `--out`
- * keeps the callgrind files (for `callgrind_annotate`); by default they go to a temporary
- * directory that is removed. Needs `valgrind` on the PATH.
+ * SDK's stateless fallback). `--out` keeps the callgrind files (for `callgrind_annotate`); by
+ * default they go to a temporary directory that is removed. Needs `valgrind` on the PATH.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BenchHttp, openSession, parseAnswer } from './client/http.js';
+import { BenchHttp, parseAnswer } from './client/http.js';
 import { runLoad } from './client/load.js';
 import { modernEchoRequest, modernHeaders } from './client/modern.js';
-import { SESSIONLESS_LEGACY_KINDS, ServerProcess, type ServerKind } from './client/server-process.js';
-import { echoRequest } from './phases/echo.js';
+import { ServerProcess, type ServerKind } from './client/server-process.js';
+import { echoRequest, legacyEchoHeaders } from './phases/echo.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -87,11 +86,7 @@ async function count(kind: ServerKind, modern: boolean, dir: string): Promise<Co
   const pid = String(server.pid);
   const http = new BenchHttp(server.endpoint, 1, 600_000);
   try {
-    const headers = modern
-      ? modernHeaders('tools/call', 'echo')
-      : SESSIONLESS_LEGACY_KINDS.includes(kind)
-        ? {}
-        : (await openSession(http)).headers;
+    const headers = modern ? modernHeaders('tools/call', 'echo') : await legacyEchoHeaders(http, kind);
     let seq = 0;
     const load = async (amount: number) => {
       const result = await runLoad({

@@ -38,10 +38,18 @@ export interface EchoSession {
 }
 
 /**
+ * The headers of `kind`'s legacy (2025-era) `tools/call`s: a session's, opened here, or none
+ * for a server whose legacy era has no session (SESSIONLESS_LEGACY_KINDS: the SDK v2's stateless
+ * fallback), which answers the same call without one.
+ */
+export async function legacyEchoHeaders(http: BenchHttp, kind: ServerKind): Promise<Record<string, string>> {
+  return SESSIONLESS_LEGACY_KINDS.includes(kind) ? {} : (await openSession(http)).headers;
+}
+
+/**
  * Opens a session on `server` for echo loads, each call with an id of its own; the answers are
- * parsed as JSON or as an SSE stream's last message. A server whose legacy era has no session
- * (SESSIONLESS_LEGACY_KINDS: the SDK v2's stateless fallback) gets the same calls without one.
- * Stops the server when the session cannot be opened.
+ * parsed as JSON or as an SSE stream's last message (the headers of `legacyEchoHeaders`). Stops
+ * the server when the session cannot be opened.
  */
 export async function echoSession(config: BenchConfig, server: ServerProcess): Promise<EchoSession> {
   const http = new BenchHttp(server.endpoint, 4);
@@ -50,7 +58,7 @@ export async function echoSession(config: BenchConfig, server: ServerProcess): P
     await server.stop();
   };
   try {
-    const headers = SESSIONLESS_LEGACY_KINDS.includes(server.kind) ? {} : (await openSession(http)).headers;
+    const headers = await legacyEchoHeaders(http, server.kind);
     let seq = 1_000;
     const load = (concurrency: number, durationS: number) =>
       runLoad({

@@ -8,13 +8,13 @@
  * The official SDK v2 serves 2025-era traffic through its stateless fallback (no session, an
  * SSE answer); tmcp answers both eras with SSE. Answers are parsed as JSON or SSE.
  */
-import { BenchHttp, parseAnswer, openSession } from '../client/http.js';
+import { BenchHttp, parseAnswer } from '../client/http.js';
 import { runLoad, type LoadRequest, type LoadResult } from '../client/load.js';
 import { modernEchoRequest, modernHeaders } from '../client/modern.js';
-import { SESSIONLESS_LEGACY_KINDS, ServerProcess, type ServerKind } from '../client/server-process.js';
+import { ServerProcess, type ServerKind } from '../client/server-process.js';
 import type { BenchConfig } from '../config.js';
 import type { Era, EraPoint, EraResult } from '../types.js';
-import { echoRequest } from './echo.js';
+import { echoRequest, legacyEchoHeaders } from './echo.js';
 
 /** The eras a server of the era phase is measured in (the floor: legacy only, it ignores `_meta`). */
 export const erasOf = (kind: ServerKind): readonly Era[] => (kind === 'node-floor' ? ['legacy'] : ['legacy', 'modern']);
@@ -48,7 +48,7 @@ export async function runEra(
           headers = modernHeaders('tools/call', 'echo');
           build = () => modernEchoRequest(++seq);
         } else {
-          headers = SESSIONLESS_LEGACY_KINDS.includes(kind) ? {} : (await openSession(http)).headers;
+          headers = await legacyEchoHeaders(http, kind);
           build = () => echoRequest(++seq);
         }
         const load = (concurrency: number, durationS: number): Promise<LoadResult> =>
