@@ -7,7 +7,7 @@
  */
 import type { LoadResult } from '../bench/client/load.js';
 import { evaluateFastifyTargets, fastifyTable } from '../bench/report/fastify-report.js';
-import type { FastifyResult, ListenFanoutResult } from '../bench/types.js';
+import type { FanoutResult, FastifyResult, ListenFanoutResult } from '../bench/types.js';
 
 const point = (rps: number): LoadResult => ({
   concurrency: 16,
@@ -30,6 +30,16 @@ const listen = (server: ListenFanoutResult['server'], fanoutMs: number, serverCp
   missing: 0,
   duplicates: 0,
   unexpected: 0,
+  errors: 0,
+});
+
+const fanout = (server: FanoutResult['server'], fanoutMs: number, cpuPerBumpUs: number): FanoutResult => ({
+  server,
+  n: 1_000,
+  unsubscribed: 1_000,
+  rounds: 7,
+  fanoutMs,
+  cpuPerBumpUs,
   errors: 0,
 });
 
@@ -57,34 +67,10 @@ function result(): FastifyResult {
       errors: 0,
     },
     fanout: [
-      {
-        server: 'library-fastify',
-        n: 1_000,
-        unsubscribed: 1_000,
-        rounds: 7,
-        fanoutMs: 10,
-        cpuPerBumpUs: 8_000,
-        errors: 0,
-      },
-      { server: 'library', n: 1_000, unsubscribed: 1_000, rounds: 7, fanoutMs: 10, cpuPerBumpUs: 8_000, errors: 0 },
-      {
-        server: 'library-direct-fastify',
-        n: 1_000,
-        unsubscribed: 1_000,
-        rounds: 7,
-        fanoutMs: 9,
-        cpuPerBumpUs: 7_000,
-        errors: 0,
-      },
-      {
-        server: 'library-direct',
-        n: 1_000,
-        unsubscribed: 1_000,
-        rounds: 7,
-        fanoutMs: 9,
-        cpuPerBumpUs: 7_000,
-        errors: 0,
-      },
+      fanout('library-fastify', 10, 8_000),
+      fanout('library', 10, 8_000),
+      fanout('library-direct-fastify', 9, 7_000),
+      fanout('library-direct', 9, 7_000),
     ],
     listen: [
       listen('library-fastify', 12, 9),
